@@ -1,0 +1,27 @@
+# Insight Relay: one image for every role (ROLE=web, worker or scheduler; see docker-compose.yml).
+ARG NODE_IMAGE=node:22-slim
+
+# --- build: compile TypeScript to dist/ --------------------------------------------------------
+FROM ${NODE_IMAGE} AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json ./
+COPY src ./src
+RUN npm run build
+
+# --- runtime: production dependencies and the compiled app, as the unprivileged `node` user ---
+FROM ${NODE_IMAGE} AS runtime
+ENV NODE_ENV=production \
+    PORT=3000 \
+    SPOOL_DIR=/app/data/spool
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+COPY --from=build /app/dist ./dist
+# The spool must be writable by the app, and exist in the image so a volume mounted there
+# starts with the same owner.
+RUN mkdir -p /app/data/spool && chown -R node:node /app/data
+USER node
+EXPOSE 3000
+CMD ["node", "dist/main.js"]

@@ -1,0 +1,508 @@
+/*
+ * Pictures for the README: a thread digest (new and re-enriched), a weekly summary and the
+ * weekly chart, as they look in Slack. The messages come from the app's own path, not from
+ * hand-built blocks: the emulator sends real webhooks, the Insight client reads the listing,
+ * buildThreadDigest/renderThreadDigest and summarizeGroup/renderWeeklyReport make the Block
+ * Kit, and src/weekly/chart.ts draws the chart. A small Block Kit -> HTML renderer below then
+ * dresses each message like Slack, and headless Chromium photographs it.
+ *
+ *   npm run docs:pictures            (needs Chromium: apt-get install -y chromium)
+ *   CHROMIUM_PATH=/path/to/chrome npm run docs:pictures
+ *
+ * The clock is fixed, so the pictures only change when the app's output does.
+ */
+import { once } from "node:events";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
+import { createRequire } from "node:module";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { dirname, join, relative } from "node:path";
+import { fileURLToPath } from "node:url";
+import { chromium, type BrowserContext } from "playwright-core";
+import { startEmulator, SEED, type Emulator } from "../src/emulator/index.js";
+import { InsightClient } from "../src/insight/client.js";
+import { webhookEventSchema, type ThreadEvent } from "../src/insight/schemas.js";
+import { buildThreadDigest } from "../src/insights/thread-digest.js";
+import type { WeeklyReport } from "../src/insights/weekly-report.js";
+import { utcDay, weekWindow } from "../src/insights/weekly-window.js";
+import { ThreadLookup } from "../src/jobs/thread-lookup.js";
+import { silentLogger } from "../src/log.js";
+import type { KnownBlock } from "../src/slack/render/known-blocks.js";
+import { renderThreadDigest } from "../src/slack/render/thread-digest.js";
+import { renderWeeklyReport } from "../src/slack/render/weekly-summary.js";
+import { renderSentimentChart, sentimentChartInput } from "../src/weekly/chart.js";
+import { summarizeGroup } from "../src/weekly/summarize-group.js";
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
+const OUT = join(ROOT, "docs", "images");
+const require = createRequire(import.meta.url);
+
+const GROUP = SEED.groups.support;
+const TIME_ZONE = "Europe/Berlin";
+const HOUR = 3_600_000;
+/** Friday afternoon: the digest; the weekly summary follows on Monday 09:00 Berlin time. */
+const DIGEST_AT = Date.parse("2026-03-13T14:05:00Z");
+const UPDATED_AT = DIGEST_AT + 2 * HOUR + 25 * 60_000;
+const WEEKLY_AT = Date.parse("2026-03-16T08:00:00Z");
+const WIDTH = 700;
+
+// --- Block Kit -> HTML that looks like Slack ------------------------------------------------
+
+/** The shortcodes the renderers use (grep `:[a-z_]+:` in src/slack/render and src/insights). */
+const EMOJI: Record<string, string> = {
+  arrows_counterclockwise: "🔄",
+  busts_in_silhouette: "👥",
+  calendar: "📆",
+  grey_question: "❔",
+  hourglass_flowing_sand: "⏳",
+  large_green_circle: "🟢",
+  large_orange_diamond: "🔶",
+  large_yellow_circle: "🟡",
+  mag: "🔍",
+  no_entry: "⛔",
+  pause_button: "⏸️",
+  question: "❓",
+  red_circle: "🔴",
+  speech_balloon: "💬",
+  warning: "⚠️",
+  white_check_mark: "✅",
+  white_circle: "⚪",
+  x: "❌",
+  zzz: "💤",
+};
+
+const dataUrl = (file: string, type: string) =>
+  `data:${type};base64,${readFileSync(file).toString("base64")}`;
+
+/** Slack draws emoji as images; Twemoji's SVGs do the same here, whatever fonts the machine has. */
+function emojiImg(char: string): string {
+  const code = [...char]
+    .map((c) => c.codePointAt(0)?.toString(16) ?? "")
+    .filter((c) => c !== "fe0f")
+    .join("-");
+  try {
+    const src = dataUrl(require.resolve(`@twemoji/svg/${code}.svg`), "image/svg+xml");
+    return `<img class="emoji" alt="${char}" src="${src}">`;
+  } catch {
+    return char;
+  }
+}
+
+const html = (s: string) =>
+  s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
+/** Slack's three entities, back to the characters they stand for. */
+const unescapeSlack = (s: string) => s.replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&amp;/g, "&");
+const emoji = (s: string) =>
+  s.replace(/:([a-z0-9_+-]+):/g, (m, name: string) => (EMOJI[name] ? emojiImg(EMOJI[name]) : m));
+
+/** Bold, italic and strike on HTML-escaped text, at word edges as Slack has them. */
+function styles(s: string): string {
+  const mark = (ch: string) =>
+    new RegExp(`(^|[^\\w${ch}])\\${ch}(?!\\s)([^${ch}\\n]+?)(?<!\\s)\\${ch}(?![\\w${ch}])`, "g");
+  return s
+    .replace(mark("*"), "$1<b>$2</b>")
+    .replace(mark("_"), "$1<i>$2</i>")
+    .replace(mark("~"), "$1<s>$2</s>");
+}
+
+/** Text between Slack's own `<…>` tokens: entities decoded, `code` spans kept verbatim. */
+function inline(text: string): string {
+  return unescapeSlack(text)
+    .split(/(`[^`\n]+`)/)
+    .map((part) =>
+      part.length > 2 && part.startsWith("`") && part.endsWith("`")
+        ? `<code>${html(part.slice(1, -1))}</code>`
+        : emoji(styles(html(part))),
+    )
+    .join("");
+}
+
+/** A `<…>` token: links show their label, channel and user ids show as mentions. */
+function token(t: string): string {
+  const [target = "", label] = t.slice(1, -1).split("|");
+  if (target.startsWith("#")) return `<span class="mention">#${html(label ?? "channel")}</span>`;
+  if (target.startsWith("@")) return `<span class="mention">@${html(label ?? "user")}</span>`;
+  return `<span class="link">${inline(label ?? target)}</span>`;
+}
+
+function mrkdwn(text: string): string {
+  return text
+    .split(/(<[^<>\n]+>)/)
+    .map((p) => (p.startsWith("<") && p.endsWith(">") ? token(p) : inline(p)))
+    .join("")
+    .replace(/\n/g, "<br>");
+}
+
+interface TextObject {
+  type: string;
+  text: string;
+}
+
+const textHtml = (t: TextObject) => (t.type === "mrkdwn" ? mrkdwn(t.text) : emoji(html(t.text)));
+
+const isText = (t: unknown): t is TextObject =>
+  typeof t === "object" && t !== null && typeof (t as { text?: unknown }).text === "string";
+
+/** Buttons, text and images inside context, actions and accessories. */
+function elementHtml(e: unknown): string {
+  const el = e as { type?: string; text?: unknown; style?: string };
+  if (el.type === "button" && isText(el.text)) {
+    return `<span class="button ${html(el.style ?? "")}">${textHtml(el.text)}</span>`;
+  }
+  // Nothing is fetched while photographing: an image shows as a placeholder.
+  if (el.type === "image") return `<span class="thumb"></span>`;
+  if (isText(e)) return `<span>${textHtml(e)}</span>`;
+  return "";
+}
+
+function blockHtml(b: KnownBlock): string {
+  switch (b.type) {
+    case "header":
+      return `<div class="header">${textHtml(b.text)}</div>`;
+    case "divider":
+      return `<hr>`;
+    case "context":
+      return `<div class="context">${b.elements.map(elementHtml).join("")}</div>`;
+    case "actions":
+      return `<div class="actions">${b.elements.map(elementHtml).join("")}</div>`;
+    case "section": {
+      const text = b.text ? `<div class="text">${textHtml(b.text)}</div>` : "";
+      const fields = b.fields?.length
+        ? `<div class="fields">${b.fields.map((f) => `<div>${textHtml(f)}</div>`).join("")}</div>`
+        : "";
+      const accessory = b.accessory ? `<div class="accessory">${elementHtml(b.accessory)}</div>` : "";
+      return `<div class="section"><div class="main">${text}${fields}</div>${accessory}</div>`;
+    }
+    default:
+      return `<div class="section"><i>(${html(b.type)} block)</i></div>`;
+  }
+}
+
+/** The app's avatar: a square with a relay of bars, in Slack's aubergine. */
+const AVATAR = `<svg class="avatar" viewBox="0 0 36 36" xmlns="http://www.w3.org/2000/svg">
+<rect width="36" height="36" rx="6" fill="#4A154B"/>
+<rect x="8" y="17" width="5" height="11" rx="1.5" fill="#36C5F0"/>
+<rect x="15.5" y="11" width="5" height="17" rx="1.5" fill="#2EB67D"/>
+<rect x="23" y="7" width="5" height="21" rx="1.5" fill="#ECB22E"/></svg>`;
+
+function fontFace(weight: number, style: "normal" | "italic"): string {
+  const file = require.resolve(`@fontsource/lato/files/lato-latin-${weight}-${style}.woff2`);
+  return `@font-face{font-family:Lato;font-weight:${weight};font-style:${style};src:url(${dataUrl(file, "font/woff2")}) format("woff2")}`;
+}
+
+const CSS = `
+${fontFace(400, "normal")}${fontFace(400, "italic")}${fontFace(700, "normal")}${fontFace(700, "italic")}${fontFace(900, "normal")}
+*{box-sizing:border-box}
+body{margin:0;background:#fff;color:#1d1c1d;font:15px/1.46668 Lato,"DejaVu Sans",sans-serif;-webkit-font-smoothing:antialiased}
+#shot{width:${WIDTH}px;padding:0 0 8px}
+.channel{padding:12px 20px;border-bottom:1px solid #e8e8e8;font-weight:900;font-size:17px}
+.channel span{color:#616061;font-weight:400;font-size:13px;margin-left:8px}
+.msg{display:flex;padding:12px 20px 4px}
+.avatar{width:36px;height:36px;flex:none;margin:4px 8px 0 0}
+.content{flex:1;min-width:0}
+.who{display:flex;align-items:baseline;gap:4px}
+.name{font-weight:900}
+.badge{font-size:10px;font-weight:700;line-height:1.25;color:rgba(29,28,29,.7);background:rgba(29,28,29,.13);border-radius:2px;padding:1px 3px;position:relative;top:-1px}
+.time{font-size:12px;color:#616061;margin-left:4px}
+.header{font-size:18px;font-weight:900;line-height:1.33;margin:4px 0 6px}
+.section{display:flex;gap:12px;align-items:flex-start;margin:6px 0}
+.section .main{flex:1;min-width:0}
+.fields{display:grid;grid-template-columns:1fr 1fr;gap:6px 16px;margin-top:2px}
+.context{display:flex;flex-wrap:wrap;gap:2px 12px;align-items:center;font-size:12px;line-height:1.5;color:#616061;margin:8px 0 4px}
+.context .emoji{width:16px;height:16px;vertical-align:-3px}
+.emoji{width:20px;height:20px;vertical-align:-4px;margin:0 1px}
+code{font:12px/1.5 Monaco,Menlo,"DejaVu Sans Mono",monospace;color:#e01e5a;background:rgba(29,28,29,.04);border:1px solid rgba(29,28,29,.13);border-radius:3px;padding:2px 3px 1px}
+.mention{color:#1264a3;background:rgba(29,155,209,.1);border-radius:3px;padding:0 2px}
+.link{color:#1264a3}
+.button{display:inline-flex;align-items:center;height:28px;padding:0 12px;border:1px solid rgba(29,28,29,.3);border-radius:4px;font-size:13px;font-weight:700;white-space:nowrap;background:#fff}
+.thumb{display:inline-block;width:20px;height:20px;border-radius:4px;background:#e8e8e8}
+.button.primary{background:#007a5a;border-color:#007a5a;color:#fff}
+.button.danger{color:#e01e5a}
+.actions{display:flex;gap:8px;margin:8px 0}
+hr{border:0;border-top:1px solid rgba(29,28,29,.13);margin:12px 0}
+.edited{display:block;font-size:12px;line-height:1.2;color:#616061;margin-top:-2px}
+`;
+
+interface SlackPicture {
+  blocks: KnownBlock[];
+  /** When the message was posted, shown like Slack next to the name. */
+  postedAt: number;
+  edited?: boolean;
+}
+
+function slackPage(p: SlackPicture): string {
+  const time = new Intl.DateTimeFormat("en-US", { timeZone: TIME_ZONE, hour: "numeric", minute: "2-digit" });
+  const edited = p.edited ? `<span class="edited">(edited)</span>` : "";
+  return `<!doctype html><html><head><meta charset="utf-8"><style>${CSS}</style></head><body>
+<div id="shot">
+<div class="channel"># community-insights<span>Lumen DB community health</span></div>
+<div class="msg">${AVATAR}<div class="content">
+<div class="who"><span class="name">Insight Relay</span><span class="badge">APP</span><span class="time">${time.format(p.postedAt)}</span></div>
+${p.blocks.map(blockHtml).join("\n")}${edited}
+</div></div></div></body></html>`;
+}
+
+// --- The messages, made by the app's own code -------------------------------------------------
+
+/** Receives the emulator's webhooks, as the app's web role would. */
+async function webhookInbox() {
+  const events: ThreadEvent[] = [];
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => {
+      const event = webhookEventSchema.parse(JSON.parse(Buffer.concat(chunks).toString("utf8")));
+      if (event.webhookType === "chatthread-crud") events.push(event);
+      res.writeHead(200).end();
+    });
+  });
+  server.listen(0, "127.0.0.1");
+  await once(server, "listening");
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/webhooks/insight`,
+    last(threadId: string): ThreadEvent {
+      const e = events.filter((x) => x.payload.threadId === threadId).at(-1);
+      if (!e) throw new Error(`no webhook arrived for thread ${threadId}`);
+      return e;
+    },
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+interface Clock {
+  now: number;
+}
+
+/** A thread arrives, is enriched, then re-enriched: the digest as posted, and as edited. */
+async function digests(emu: Emulator, client: InsightClient, clock: Clock) {
+  const inbox = await webhookInbox();
+  emu.webhooks.register({ url: inbox.url, types: ["chatthread-crud"], groupIds: [GROUP] });
+  const lookup = new ThreadLookup(client, { now: () => clock.now });
+  try {
+    clock.now = DIGEST_AT;
+    const { thread } = await emu.createThread(GROUP, {
+      title: "Replicas fall minutes behind after upgrading to 0.15",
+      summary:
+        "Since upgrading to 0.15.0, several members see read replicas lag 3–5 minutes behind the primary under steady writes. A maintainer asked for their `checkpoint_interval` settings and WAL logs; two others confirmed the same on ARM64 & x86.",
+      sentiment: "negative",
+      keywords: ["replication", "upgrade", "checkpoint", "WAL", "lag"],
+      isQuestionLed: true,
+      questionResponseStatus: "pending",
+      messageCount: 14,
+      participantCount: 6,
+      firstMessageDate: new Date(DIGEST_AT - 26 * HOUR).toISOString(),
+      lastMessageDate: new Date(DIGEST_AT - 12 * 60_000).toISOString(),
+    });
+    const created = buildThreadDigest(
+      inbox.last(thread.id),
+      await lookup.find(GROUP, thread.id, { fresh: true }),
+    );
+
+    clock.now = UPDATED_AT;
+    await emu.enrichThread(GROUP, thread.id, {
+      summary:
+        "Fixed in 0.15.1: the lag came from a changed `checkpoint_interval` default. Upgrading resolved it for everyone who reported it, and the release notes now call out the change.",
+      sentiment: "positive",
+      keywords: ["replication", "upgrade", "checkpoint", "release", "WAL"],
+      questionResponseStatus: "answered",
+      messageCount: 21,
+      participantCount: 8,
+      lastMessageDate: new Date(UPDATED_AT - 9 * 60_000).toISOString(),
+    });
+    const updated = buildThreadDigest(
+      inbox.last(thread.id),
+      await lookup.find(GROUP, thread.id, { fresh: true }),
+    );
+    return {
+      created: renderThreadDigest(created, { now: new Date(DIGEST_AT) }),
+      updated: renderThreadDigest(updated, { now: new Date(UPDATED_AT) }),
+    };
+  } finally {
+    await inbox.close();
+  }
+}
+
+/**
+ * Title, sentiment, keywords, question status ("" when not question-led), messages, last activity
+ * in hours before the weekly run, and the hours the thread ran before that.
+ */
+type WeekThread = [
+  string,
+  string,
+  string[],
+  "" | "answered" | "pending" | "unanswered",
+  number,
+  number,
+  number,
+];
+
+/** This week's threads beyond the seed's few: distinct titles, as a busy support group has. */
+// prettier-ignore
+const WEEK: WeekThread[] = [
+  ["Compaction stalls on a 2 TB dataset", "negative", ["compaction", "performance", "disk usage"], "pending", 17, 30, 40],
+  ["Kubernetes operator fails to upgrade the StatefulSet", "mixed", ["kubernetes", "upgrade", "operator"], "pending", 15, 52, 30],
+  ["Go client leaks goroutines on context cancel", "negative", ["go client", "concurrency"], "unanswered", 2, 101, 3],
+  ["Backups to S3 twice as slow since 0.15", "negative", ["backup", "s3", "upgrade"], "unanswered", 3, 77, 5],
+  ["Best practice for retention with many tenants?", "neutral", ["retention", "multi-tenant", "configuration"], "answered", 12, 20, 26],
+  ["Grafana panel shows gaps after the 0.15 upgrade", "mixed", ["grafana", "upgrade", "dashboards"], "answered", 10, 44, 12],
+  ["How do I downsample old data automatically?", "neutral", ["retention", "downsampling"], "answered", 9, 125, 20],
+  ["Disk usage keeps growing after deletes", "mixed", ["disk usage", "compaction", "deletes"], "answered", 13, 146, 18],
+  ["Thanks for the new query planner!", "positive", ["release", "query planner"], "", 6, 8, 10],
+  ["Sharing our ingestion benchmark results", "positive", ["benchmark", "ingestion", "compaction"], "", 11, 60, 20],
+  ["ARM64 image starts fine now, thank you", "positive", ["docker", "arm64"], "", 4, 95, 6],
+  ["Docs: the continuous query example is outdated", "neutral", ["docs", "continuous queries"], "", 3, 116, 4],
+];
+
+/** The seed's untrusted-text fixture is for tests; in a picture it would only distract. */
+function tameFixture(emu: Emulator): void {
+  emu.store.updateThread(GROUP, SEED.threads.injection, {
+    title: "Alert bot pings the whole channel on every restart",
+    summary: "The alert bot mentions everyone when it restarts; a maintainer suggested muting restarts.",
+    keywords: ["alerts", "bot", "notifications"],
+  });
+}
+
+/** A busier fortnight than the seed alone has, so the counts, lists and chart have something to show. */
+function fillWeeks(emu: Emulator): void {
+  tameFixture(emu);
+  for (const [title, sentiment, keywords, status, messages, hoursAgo, spanHours] of WEEK) {
+    const last = WEEKLY_AT - hoursAgo * HOUR;
+    emu.store.addThread(GROUP, {
+      title,
+      sentiment,
+      keywords,
+      isQuestionLed: status !== "",
+      questionResponseStatus: status || "answered",
+      messageCount: messages,
+      participantCount: Math.min(messages, 2 + Math.floor(messages / 3)),
+      firstMessageDate: new Date(last - spanHours * HOUR).toISOString(),
+      lastMessageDate: new Date(last).toISOString(),
+    });
+  }
+  // The week before: the seed's generated threads, a few more of them.
+  for (let h = 7 * 24 + 5; h < 14 * 24; h += 17) {
+    emu.store.addThread(GROUP, { lastMessageDate: new Date(WEEKLY_AT - h * HOUR).toISOString() });
+  }
+}
+
+/**
+ * Messages per UTC day. The app counts chatmessage-crud deliveries in Redis; here each
+ * thread's messages are spread over its span, which is what those deliveries would have been.
+ */
+function activityFrom(emu: Emulator) {
+  const perDay: Record<string, number> = {};
+  for (const t of emu.store.threads(GROUP)) {
+    const first = Date.parse(t.firstMessageDate);
+    const last = Date.parse(t.lastMessageDate);
+    for (let i = 0; i < t.messageCount; i++) {
+      const at = t.messageCount === 1 ? last : first + ((last - first) * i) / (t.messageCount - 1);
+      const day = utcDay(at);
+      perDay[day] = (perDay[day] ?? 0) + 1;
+    }
+  }
+  return async (_groupId: string, days: string[]) => Object.fromEntries(days.map((d) => [d, perDay[d] ?? 0]));
+}
+
+async function weekly(emu: Emulator, client: InsightClient, clock: Clock) {
+  clock.now = WEEKLY_AT;
+  fillWeeks(emu);
+  const window = weekWindow(WEEKLY_AT);
+  const group = { groupId: GROUP, groupName: emu.store.group(GROUP)?.name ?? "Lumen DB Support" };
+  const { outcome } = await summarizeGroup(
+    { client, activity: activityFrom(emu), logger: silentLogger },
+    group,
+    window,
+  );
+  if (outcome.kind !== "summary") throw new Error(`the week of ${GROUP} came out ${outcome.kind}`);
+  const report: WeeklyReport = { channelId: "C0COMMUNITY", window, timeZone: TIME_ZONE, groups: [outcome] };
+  const [message] = renderWeeklyReport(report);
+  if (!message) throw new Error("the weekly summary rendered no message");
+  const chart = await renderSentimentChart(sentimentChartInput(outcome.week, window, TIME_ZONE));
+  return { message, chart };
+}
+
+// --- Photographs -------------------------------------------------------------------------------
+
+function browserPath(): string {
+  const path = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+  if (!existsSync(path)) {
+    throw new Error(
+      `No Chromium at ${path}. Install it (apt-get update && apt-get install -y chromium) or set CHROMIUM_PATH.`,
+    );
+  }
+  return path;
+}
+
+async function shoot(browser: BrowserContext, picture: SlackPicture, file: string): Promise<void> {
+  const page = await browser.newPage();
+  try {
+    await page.setContent(slackPage(picture), { waitUntil: "load" });
+    // A string: the script is typed for Node, without the DOM library.
+    await page.evaluate("document.fonts.ready.then(() => true)");
+    await page.locator("#shot").screenshot({ path: file });
+  } finally {
+    await page.close();
+  }
+}
+
+function report(file: string): void {
+  const kb = Math.round(readFileSync(file).length / 1024);
+  console.log(`  ${relative(ROOT, file)} (${kb} KB)`);
+}
+
+async function main(): Promise<void> {
+  const executablePath = browserPath();
+  mkdirSync(OUT, { recursive: true });
+  const clock: Clock = { now: DIGEST_AT };
+  const emu = await startEmulator({ now: () => new Date(clock.now), webhookTimeoutMs: 5_000 });
+  const client = new InsightClient({ baseUrl: emu.baseUrl, apiKey: emu.apiKey, logger: silentLogger });
+  const profile = mkdtempSync(join(tmpdir(), "docs-pictures-"));
+  let browser: BrowserContext | undefined;
+  try {
+    const d = await digests(emu, client, clock);
+    const w = await weekly(emu, client, clock);
+
+    browser = await chromium.launchPersistentContext(profile, {
+      executablePath,
+      headless: true,
+      viewport: { width: WIDTH, height: 400 },
+      deviceScaleFactor: 2,
+      args: [
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+      ],
+    });
+    // Everything the pages need is inline: no request leaves the machine.
+    await browser.route("**/*", (route) => route.abort());
+
+    const files = {
+      digest: join(OUT, "digest.png"),
+      updated: join(OUT, "digest-updated.png"),
+      weekly: join(OUT, "weekly-summary.png"),
+      chart: join(OUT, "weekly-chart.png"),
+    };
+    await shoot(browser, { blocks: d.created.blocks, postedAt: DIGEST_AT }, files.digest);
+    await shoot(browser, { blocks: d.updated.blocks, postedAt: DIGEST_AT, edited: true }, files.updated);
+    await shoot(browser, { blocks: w.message.blocks, postedAt: WEEKLY_AT }, files.weekly);
+    writeFileSync(files.chart, w.chart);
+    console.log("Pictures written:");
+    Object.values(files).forEach(report);
+  } finally {
+    await browser?.close();
+    rmSync(profile, { recursive: true, force: true });
+    await client.close();
+    await emu.close();
+  }
+}
+
+main().catch((err: unknown) => {
+  console.error(err instanceof Error ? err.message : err);
+  process.exitCode = 1;
+});

@@ -1,0 +1,209 @@
+import { CronExpressionParser } from "cron-parser";
+import { z } from "zod";
+
+/** The roles one process can run; `all` runs every role. */
+export const ROLES = ["all", "web", "worker", "scheduler"] as const;
+export type Role = (typeof ROLES)[number];
+
+export const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+// Empty strings in .env files mean "unset", as operators expect from `FOO=`.
+const blankAsUnset = (v: unknown) => (typeof v === "string" && v.trim() === "" ? undefined : v);
+const opt = <T extends z.ZodType>(schema: T) => z.preprocess(blankAsUnset, schema.optional());
+const present = z.string({ error: (iss) => (iss.input === undefined ? "is missing" : "must be text") });
+const req = <T extends z.ZodType<string, string>>(schema: T) =>
+  z.preprocess(blankAsUnset, present.pipe(schema));
+
+const httpUrl = z
+  .string()
+  .trim()
+  .refine(
+    (v) => {
+      try {
+        const u = new URL(v);
+        return u.protocol === "http:" || u.protocol === "https:";
+      } catch {
+        return false;
+      }
+    },
+    { message: "must be an http(s) URL" },
+  );
+
+const int = (min: number, max: number) =>
+  z
+    .string()
+    .trim()
+    .regex(/^\d+$/, { message: "must be a whole number" })
+    .transform(Number)
+    .refine((n) => n >= min && n <= max, { message: `must be between ${min} and ${max}` });
+
+export function isValidTimezone(tz: string): boolean {
+  try {
+    new Intl.DateTimeFormat("en-US", { timeZone: tz });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export function isValidCron(expr: string): boolean {
+  // Five fields only: a seconds field would let a typo post every second.
+  if (expr.trim().split(/\s+/).length !== 5) return false;
+  try {
+    CronExpressionParser.parse(expr);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const envSchema = z.object({
+  SLACK_BOT_TOKEN: req(
+    z
+      .string()
+      .trim()
+      .regex(/^xoxb-\S+$/, { message: "must be a bot token (xoxb-...)" }),
+  ),
+  SLACK_SIGNING_SECRET: req(z.string().trim().min(1)),
+  SLACK_API_URL: opt(httpUrl),
+  INSIGHT_BASE_URL: req(httpUrl),
+  INSIGHT_API_KEY: req(z.string().trim().min(1)),
+  INSIGHT_API_VERSION: opt(
+    z
+      .string()
+      .trim()
+      .regex(/^v\d+$/, { message: "must look like v1" }),
+  ),
+  INSIGHT_SEARCH_PARAM: opt(
+    z
+      .string()
+      .trim()
+      .regex(/^[A-Za-z0-9_.-]+$/, { message: "must be a query parameter name" }),
+  ),
+  WEBHOOK_SECRET: req(
+    z
+      .string()
+      .trim()
+      .min(16, { message: "must be at least 16 characters" })
+      .regex(/^[A-Za-z0-9_-]+$/, {
+        message: "may hold only letters, digits, '-' and '_' (it is part of a URL)",
+      }),
+  ),
+  REDIS_URL: opt(
+    z
+      .string()
+      .trim()
+      .regex(/^rediss?:\/\//, { message: "must start with redis:// or rediss://" }),
+  ),
+  REDIS_PREFIX: opt(
+    z
+      .string()
+      .trim()
+      .regex(/^[A-Za-z0-9_.-]+$/, { message: "may hold only letters, digits, '.', '-' and '_'" }),
+  ),
+  PORT: opt(int(0, 65535)),
+  ROLE: opt(z.enum(ROLES, { message: `must be one of ${ROLES.join(", ")}` })),
+  SPOOL_DIR: opt(z.string().trim().min(1)),
+  ADMIN_USER_IDS: opt(
+    z
+      .string()
+      .trim()
+      .regex(/^[A-Z0-9]+(\s*,\s*[A-Z0-9]+)*$/, {
+        message: "must be comma-separated Slack user ids (U123,...)",
+      }),
+  ),
+  OPS_CHANNEL_ID: opt(
+    z
+      .string()
+      .trim()
+      .regex(/^[CGD][A-Z0-9]+$/, { message: "must be a Slack channel id (C...)" }),
+  ),
+  ADMIN_PASSWORD: opt(z.string().min(8, { message: "must be at least 8 characters" })),
+  RECONCILE_INTERVAL: opt(int(1, 86_400)),
+  WEEKLY_DEFAULT_CRON: opt(
+    z.string().trim().refine(isValidCron, { message: "must be a five-field cron expression" }),
+  ),
+  DEFAULT_TIMEZONE: opt(
+    z.string().trim().refine(isValidTimezone, { message: "must be an IANA time zone such as Europe/Paris" }),
+  ),
+  LOG_LEVEL: opt(z.enum(LOG_LEVELS, { message: `must be one of ${LOG_LEVELS.join(", ")}` })),
+});
+
+export interface Config {
+  slack: { botToken: string; signingSecret: string; apiUrl: string };
+  insight: { baseUrl: string; apiKey: string; apiVersion: string; searchParam: string };
+  webhookSecret: string;
+  redis: { url: string; prefix: string };
+  port: number;
+  role: Role;
+  spoolDir: string;
+  adminUserIds: string[];
+  opsChannelId: string | undefined;
+  adminPassword: string | undefined;
+  reconcileIntervalSeconds: number;
+  weekly: { defaultCron: string; defaultTimezone: string };
+  logLevel: LogLevel;
+}
+
+export type ConfigResult = { ok: true; config: Config } | { ok: false; errors: string[] };
+
+const withTrailingSlash = (u: string) => (u.endsWith("/") ? u : `${u}/`);
+
+/**
+ * Reads the environment once into a typed config. Error lines name the variable and what is
+ * wrong with it, never its value: several of these are secrets.
+ */
+export function loadConfig(env: NodeJS.ProcessEnv): ConfigResult {
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success) {
+    const byVar = new Map<string, string>();
+    for (const issue of parsed.error.issues) {
+      const name = String(issue.path[0] ?? "environment");
+      if (!byVar.has(name)) byVar.set(name, `${name} ${issue.message}`);
+    }
+    return { ok: false, errors: [...byVar.values()] };
+  }
+  const e = parsed.data;
+  return {
+    ok: true,
+    config: {
+      slack: {
+        botToken: e.SLACK_BOT_TOKEN,
+        signingSecret: e.SLACK_SIGNING_SECRET,
+        apiUrl: withTrailingSlash(e.SLACK_API_URL ?? "https://slack.com/api/"),
+      },
+      insight: {
+        baseUrl: e.INSIGHT_BASE_URL.replace(/\/+$/, ""),
+        apiKey: e.INSIGHT_API_KEY,
+        apiVersion: e.INSIGHT_API_VERSION ?? "v1",
+        searchParam: e.INSIGHT_SEARCH_PARAM ?? "query",
+      },
+      webhookSecret: e.WEBHOOK_SECRET,
+      redis: { url: e.REDIS_URL ?? "redis://127.0.0.1:6379", prefix: e.REDIS_PREFIX ?? "insight" },
+      port: e.PORT ?? 3000,
+      role: e.ROLE ?? "all",
+      spoolDir: e.SPOOL_DIR ?? "./data/spool",
+      adminUserIds: e.ADMIN_USER_IDS ? e.ADMIN_USER_IDS.split(",").map((s) => s.trim()) : [],
+      opsChannelId: e.OPS_CHANNEL_ID,
+      adminPassword: e.ADMIN_PASSWORD,
+      reconcileIntervalSeconds: e.RECONCILE_INTERVAL ?? 600,
+      weekly: {
+        defaultCron: e.WEEKLY_DEFAULT_CRON ?? "0 9 * * 1",
+        defaultTimezone: e.DEFAULT_TIMEZONE ?? "UTC",
+      },
+      logLevel: e.LOG_LEVEL ?? "info",
+    },
+  };
+}
+
+/** The secrets of a config, for log redaction and leak tests. */
+export function secretsOf(config: Config): string[] {
+  return [
+    config.slack.botToken,
+    config.slack.signingSecret,
+    config.insight.apiKey,
+    config.webhookSecret,
+    ...(config.adminPassword ? [config.adminPassword] : []),
+  ];
+}

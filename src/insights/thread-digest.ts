@@ -1,0 +1,63 @@
+import { readKeywords, type Thread, type ThreadEvent } from "../insight/schemas.js";
+
+/** Everything a digest message shows about one enriched thread. Pure data, untrusted text. */
+export interface ThreadDigest {
+  threadId: string;
+  groupId: string;
+  /** "" when the payload did not name the group. */
+  groupName: string;
+  communityId: string;
+  /** "" when neither the payload nor the listing had one. */
+  title: string;
+  summary: string | undefined;
+  /** The service's raw value; undefined until the listing brings it (DESIGN.md rule 3). */
+  sentiment: string | undefined;
+  keywords: string[];
+  messageCount: number | undefined;
+  participantCount: number | undefined;
+  isQuestionLed: boolean | undefined;
+  questionResponseStatus: string | undefined;
+  firstMessageDate: string | undefined;
+  lastMessageDate: string | undefined;
+  /** The webhook payload's timestamp: orders re-enrichments (DESIGN.md rule 2). */
+  enrichedAt: string;
+  action: "created" | "updated";
+}
+
+const text = (v: unknown): string | undefined => (typeof v === "string" && v.trim() ? v.trim() : undefined);
+const bool = (v: unknown): boolean | undefined => (typeof v === "boolean" ? v : undefined);
+const count = (v: unknown): number | undefined =>
+  typeof v === "number" && Number.isInteger(v) && v >= 0 ? v : undefined;
+
+/**
+ * Joins a `chatthread-crud` event with the thread's listing item (undefined while the
+ * listing has not been fetched or did not contain the thread).
+ *
+ * The payload is the enrichment that triggered the event, so its title, summary and
+ * counts win; the listing fills in what the payload lacks (sentiment, keywords, question
+ * fields, dates). Should a payload ever carry those too (unknown fields pass through),
+ * they are used first. A listing item for another thread is ignored rather than shown.
+ */
+export function buildThreadDigest(event: ThreadEvent, listing: Thread | undefined): ThreadDigest {
+  const p = event.payload;
+  const l = listing && listing.id === p.threadId ? listing : undefined;
+  const payloadKeywords = readKeywords(p);
+  return {
+    threadId: p.threadId,
+    groupId: p.groupId,
+    groupName: text(p.groupName) ?? "",
+    communityId: p.communityId,
+    title: text(p.title) ?? text(l?.title) ?? "",
+    summary: text(p.summary) ?? text(l?.summary),
+    sentiment: text(p.sentiment) ?? text(l?.sentiment),
+    keywords: payloadKeywords.length > 0 ? payloadKeywords : l ? readKeywords(l) : [],
+    messageCount: p.messageCount ?? l?.messageCount,
+    participantCount: p.participantCount ?? count(l?.participantCount),
+    isQuestionLed: bool(p.isQuestionLed) ?? l?.isQuestionLed,
+    questionResponseStatus: text(p.questionResponseStatus) ?? text(l?.questionResponseStatus),
+    firstMessageDate: text(p.firstMessageDate) ?? text(l?.firstMessageDate),
+    lastMessageDate: text(p.lastMessageDate) ?? text(l?.lastMessageDate),
+    enrichedAt: p.timestamp,
+    action: event.actionType,
+  };
+}

@@ -1,0 +1,203 @@
+import { readKeywords, type Thread } from "../insight/schemas.js";
+import { questionStatusLabel, sentimentLabel, type QuestionStatus, type Tone } from "./sentiment.js";
+import { KeywordCounter } from "./weekly-keywords.js";
+import { TopN } from "./weekly-top.js";
+import { DAY_MS, dayIndex, timeOf, utcDay, WEEK_DAYS } from "./weekly-window.js";
+
+/*
+ * A week of threads folded into counts, one thread at a time: the listing is streamed page by
+ * page and nothing but these counters and a few top-N lists is kept (plus the ids seen, so a
+ * thread that pages shifting sent twice counts once: ~100 bytes a thread).
+ */
+
+/** Display order of tones: good news first, "not rated" last. */
+export const TONES: readonly Tone[] = ["positive", "neutral", "mixed", "negative", "unknown"];
+export type ToneCounts = Record<Tone, number>;
+export const emptyTones = (): ToneCounts => ({ positive: 0, neutral: 0, mixed: 0, negative: 0, unknown: 0 });
+
+export type QuestionCounts = Record<QuestionStatus, number> & { total: number };
+const emptyQuestions = (): QuestionCounts => ({
+  total: 0,
+  answered: 0,
+  partial: 0,
+  unanswered: 0,
+  pending: 0,
+  unknown: 0,
+});
+
+/** What a summary shows of one thread. Untrusted text: escape when rendering. */
+export interface ThreadRef {
+  id: string;
+  title: string;
+  messageCount: number | undefined;
+  firstMessageDate: string | undefined;
+  lastMessageDate: string | undefined;
+  sentiment: string | undefined;
+  questionResponseStatus: string | undefined;
+}
+
+export interface WeekStats {
+  threads: number;
+  /** Sum of the threads' message counts. */
+  messages: number;
+  /** Threads whose listing item had no message count (left out of `messages`). */
+  threadsWithoutCount: number;
+  sentiment: ToneCounts;
+  /** Tone counts per day of the week (0 = oldest), by each thread's last activity. */
+  sentimentByDay: ToneCounts[];
+  /** Threads per UTC calendar day of last activity: the busiest-days fallback. */
+  threadsByUtcDay: Record<string, number>;
+  keywords: { keyword: string; count: number }[];
+  /** True when there were so many distinct keywords that counts are lower bounds. */
+  keywordsApproximate: boolean;
+  /** Question-led threads by response status. */
+  questions: QuestionCounts;
+  /** Question-led threads not (yet) answered, quiet longest first. */
+  awaitingAnswer: ThreadRef[];
+  /** Most messages first. */
+  mostActive: ThreadRef[];
+  /** Items sent twice by the listing (pages shift while new threads arrive); counted once. */
+  duplicates: number;
+  /** Items left out by the date filter. */
+  outside: number;
+}
+
+export interface WeekAccumulatorOptions {
+  /** First instant of the week whose days `sentimentByDay` counts. */
+  weekStart: number;
+  /**
+   * Count only threads whose last activity lies in [from, to): for the previous week, read
+   * from `last30Days`. Without it every thread given counts (the listing's range decides).
+   */
+  filter?: { from: number; to: number };
+  /** How many threads the top lists keep; default 10. */
+  topN?: number;
+  /** How many keywords the result lists; default 10. */
+  keywordsShown?: number;
+  /** Distinct keywords counted exactly; default 5,000. */
+  keywordCapacity?: number;
+}
+
+const toRef = (t: Thread): ThreadRef => ({
+  id: t.id,
+  title: t.title,
+  messageCount: t.messageCount,
+  firstMessageDate: t.firstMessageDate,
+  lastMessageDate: t.lastMessageDate,
+  sentiment: t.sentiment ?? undefined,
+  questionResponseStatus: t.questionResponseStatus ?? undefined,
+});
+
+/** Orders by a number descending, then by id, so results never depend on arrival order. */
+const moreMessages = (a: ThreadRef, b: ThreadRef) => {
+  const d = (a.messageCount ?? -1) - (b.messageCount ?? -1);
+  if (d !== 0) return d > 0;
+  const t = timeOf(a.lastMessageDate) - timeOf(b.lastMessageDate);
+  if (t !== 0 && !Number.isNaN(t)) return t > 0;
+  return a.id < b.id;
+};
+
+/** Quiet longest first: the oldest last activity; unknown dates last. */
+const quietLonger = (a: ThreadRef, b: ThreadRef) => {
+  const ta = timeOf(a.lastMessageDate);
+  const tb = timeOf(b.lastMessageDate);
+  if (Number.isNaN(ta) !== Number.isNaN(tb)) return Number.isNaN(tb);
+  if (ta !== tb && !Number.isNaN(ta)) return ta < tb;
+  return a.id < b.id;
+};
+
+export class WeekAccumulator {
+  readonly #o: Required<Omit<WeekAccumulatorOptions, "filter">> & Pick<WeekAccumulatorOptions, "filter">;
+  readonly #seen = new Set<string>();
+  readonly #keywords: KeywordCounter;
+  readonly #mostActive: TopN<ThreadRef>;
+  readonly #awaiting: TopN<ThreadRef>;
+  #threads = 0;
+  #messages = 0;
+  #withoutCount = 0;
+  #duplicates = 0;
+  #outside = 0;
+  readonly #sentiment = emptyTones();
+  readonly #byDay: ToneCounts[] = Array.from({ length: WEEK_DAYS }, emptyTones);
+  readonly #byUtcDay: Record<string, number> = {};
+  readonly #questions = emptyQuestions();
+
+  constructor(o: WeekAccumulatorOptions) {
+    this.#o = { topN: 10, keywordsShown: 10, keywordCapacity: 5_000, ...o };
+    this.#keywords = new KeywordCounter(this.#o.keywordCapacity);
+    this.#mostActive = new TopN(this.#o.topN, moreMessages);
+    this.#awaiting = new TopN(this.#o.topN, quietLonger);
+  }
+
+  get threads(): number {
+    return this.#threads;
+  }
+
+  /** Folds one thread in; false when it was a repeat or outside the filter. */
+  add(t: Thread): boolean {
+    const last = timeOf(t.lastMessageDate);
+    const f = this.#o.filter;
+    if (f && !(last >= f.from && last < f.to)) {
+      this.#outside++;
+      return false;
+    }
+    if (this.#seen.has(t.id)) {
+      this.#duplicates++;
+      return false;
+    }
+    this.#seen.add(t.id);
+    this.#threads++;
+    if (t.messageCount === undefined) this.#withoutCount++;
+    else this.#messages += t.messageCount;
+
+    // Only a real value is a tone; "Pending" (absent) and unrecognised labels are "not rated".
+    const tone = sentimentLabel(t.sentiment).tone;
+    this.#sentiment[tone]++;
+    if (!Number.isNaN(last)) {
+      // The listing's clock may differ slightly from ours: edge threads go to the edge day.
+      const week = this.#o.weekStart;
+      const clamped = Math.min(Math.max(last, week), week + WEEK_DAYS * DAY_MS - 1);
+      const i = dayIndex(clamped, week);
+      const day = i === undefined ? undefined : this.#byDay[i];
+      if (day) day[tone]++;
+      const d = utcDay(last);
+      this.#byUtcDay[d] = (this.#byUtcDay[d] ?? 0) + 1;
+    }
+
+    this.#keywords.addThread(readKeywords(t));
+    const ref = toRef(t);
+    this.#mostActive.offer(ref);
+    if (t.isQuestionLed === true) {
+      const status = questionStatusLabel(t.questionResponseStatus).status;
+      this.#questions.total++;
+      this.#questions[status]++;
+      if (status !== "answered") this.#awaiting.offer(ref);
+    }
+    return true;
+  }
+
+  result(): WeekStats {
+    return {
+      threads: this.#threads,
+      messages: this.#messages,
+      threadsWithoutCount: this.#withoutCount,
+      sentiment: { ...this.#sentiment },
+      sentimentByDay: this.#byDay.map((d) => ({ ...d })),
+      threadsByUtcDay: { ...this.#byUtcDay },
+      keywords: this.#keywords.top(this.#o.keywordsShown),
+      keywordsApproximate: this.#keywords.approximate,
+      questions: { ...this.#questions },
+      awaitingAnswer: this.#awaiting.items(),
+      mostActive: this.#mostActive.items(),
+      duplicates: this.#duplicates,
+      outside: this.#outside,
+    };
+  }
+}
+
+/** Folds a whole list at once (tests, small inputs). */
+export function weekStats(threads: Iterable<Thread>, o: WeekAccumulatorOptions): WeekStats {
+  const acc = new WeekAccumulator(o);
+  for (const t of threads) acc.add(t);
+  return acc.result();
+}

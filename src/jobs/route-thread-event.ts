@@ -1,0 +1,93 @@
+import type { Queue } from "bullmq";
+import { isInsightError } from "../insight/errors.js";
+import type { Thread, ThreadEvent } from "../insight/schemas.js";
+import { matchesFilters } from "../insights/filters.js";
+import { buildThreadDigest } from "../insights/thread-digest.js";
+import type { Logger } from "../log.js";
+import type { SubscriptionStore } from "../store/subscriptions.js";
+import type { OpsNotifier } from "./ops-notifier.js";
+import { jobId, type RefreshJob, type SlackJob } from "./queues.js";
+import type { ThreadLookup } from "./thread-lookup.js";
+
+export interface RouteDeps {
+  subscriptions: SubscriptionStore;
+  lookup: ThreadLookup;
+  slackQueue: Queue<SlackJob>;
+  refreshQueue: Queue<RefreshJob>;
+  ops: OpsNotifier;
+  logger: Logger;
+  /** Delays before looking again for a sentiment the listing did not have yet. */
+  refreshDelaysMs?: number[];
+}
+
+export const DEFAULT_REFRESH_DELAYS_MS = [30_000, 120_000, 600_000, 1_800_000];
+
+export interface RouteResult {
+  channels: number;
+  filteredOut: number;
+  sentimentKnown: boolean;
+  listingError?: string;
+}
+
+/**
+ * chatthread-crud -> one Slack job per subscribed channel whose filters match. The listing
+ * supplies sentiment and keywords; when it cannot (not there yet, or the API failed) the digest
+ * goes out without them and a refresh job looks again later (rule 3: post, then edit).
+ */
+export async function routeThreadEvent(
+  event: ThreadEvent,
+  deps: RouteDeps,
+  opts: { fresh?: boolean; notBeforeMs?: number; attempt?: number } = {},
+): Promise<RouteResult> {
+  const { groupId, threadId } = event.payload;
+  const subs = (await deps.subscriptions.forGroup(groupId)).filter((s) => !s.paused);
+  if (subs.length === 0) return { channels: 0, filteredOut: 0, sentimentKnown: false };
+
+  let listing: Thread | undefined;
+  let listingError: string | undefined;
+  try {
+    listing = await deps.lookup.find(groupId, threadId, {
+      fresh: opts.fresh,
+      notBeforeMs: Math.max(Date.parse(event.payload.timestamp), opts.notBeforeMs ?? 0),
+    });
+    await deps.ops.insightAuthorized();
+  } catch (err) {
+    listingError = isInsightError(err) ? err.code : "error";
+    if (isInsightError(err) && err.code === "unauthorized") await deps.ops.insightUnauthorized();
+    deps.logger.warn(
+      { groupId, threadId, err: err instanceof Error ? err.message : String(err) },
+      "thread listing unavailable; posting the digest without sentiment",
+    );
+  }
+
+  const digest = buildThreadDigest(event, listing);
+  const enrichedAtMs = Date.parse(event.payload.timestamp);
+  let channels = 0;
+  let filteredOut = 0;
+  for (const sub of subs) {
+    if (!matchesFilters(digest, sub.filters)) {
+      filteredOut++;
+      continue;
+    }
+    channels++;
+    await deps.slackQueue.add(
+      "digest",
+      { kind: "digest", channelId: sub.channelId, digest, enrichedAtMs },
+      // One job per rendering: repeats of the same enrichment collapse here.
+      { jobId: jobId("digest", sub.channelId, threadId, enrichedAtMs, digest.sentiment ? "s" : "n") },
+    );
+  }
+
+  const sentimentKnown = Boolean(digest.sentiment);
+  const attempt = opts.attempt ?? 0;
+  const delays = deps.refreshDelaysMs ?? DEFAULT_REFRESH_DELAYS_MS;
+  // Filters that need the sentiment may have held the digest back: look again for those too.
+  if (!sentimentKnown && attempt < delays.length) {
+    await deps.refreshQueue.add(
+      "refresh",
+      { event, attempt: attempt + 1 },
+      { delay: delays[attempt], jobId: jobId("refresh", groupId, threadId, enrichedAtMs, attempt + 1) },
+    );
+  }
+  return { channels, filteredOut, sentimentKnown, ...(listingError ? { listingError } : {}) };
+}

@@ -1,0 +1,62 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+
+/**
+ * Every metric of the app, on one registry per process (tests create their own, so parallel
+ * apps in one test process do not share counters).
+ */
+export function createMetrics(opts: { defaultMetrics?: boolean } = {}) {
+  const registry = new Registry();
+  if (opts.defaultMetrics) collectDefaultMetrics({ register: registry, prefix: "insight_relay_" });
+  const r = [registry];
+  return {
+    registry,
+    deliveries: new Counter({
+      name: "insight_relay_webhook_deliveries_total",
+      help: "Webhook deliveries received, by webhook type and outcome (queued, duplicate, dead_letter, spooled)",
+      labelNames: ["type", "outcome"] as const,
+      registers: r,
+    }),
+    ackSeconds: new Histogram({
+      name: "insight_relay_webhook_ack_seconds",
+      help: "Time from receiving a webhook delivery to answering it",
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+      registers: r,
+    }),
+    deadLetters: new Counter({
+      name: "insight_relay_dead_letters_total",
+      help: "Deliveries kept as dead letters, by reason",
+      labelNames: ["reason"] as const,
+      registers: r,
+    }),
+    spoolSize: new Gauge({
+      name: "insight_relay_spool_deliveries",
+      help: "Deliveries waiting in the local spool for Redis to come back",
+      registers: r,
+    }),
+    queueDepth: new Gauge({
+      name: "insight_relay_queue_jobs",
+      help: "Jobs per queue and state",
+      labelNames: ["queue", "state"] as const,
+      registers: r,
+    }),
+    slackCalls: new Counter({
+      name: "insight_relay_slack_api_calls_total",
+      help: "Slack Web API calls by method and outcome (ok, or the Slack error code)",
+      labelNames: ["method", "outcome"] as const,
+      registers: r,
+    }),
+    insightCalls: new Counter({
+      name: "insight_relay_insight_api_calls_total",
+      help: "Insight API calls by endpoint and HTTP status (or error code when there was no status)",
+      labelNames: ["endpoint", "status"] as const,
+      registers: r,
+    }),
+    jobs: new Counter({
+      name: "insight_relay_jobs_total",
+      help: "Jobs finished by queue and outcome",
+      labelNames: ["queue", "outcome"] as const,
+      registers: r,
+    }),
+  };
+}
+export type Metrics = ReturnType<typeof createMetrics>;

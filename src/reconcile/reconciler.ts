@@ -1,0 +1,407 @@
+import { isInsightError } from "../insight/errors.js";
+import { threadEventSchema, type Thread, type ThreadEvent } from "../insight/schemas.js";
+import { matchesFilters } from "../insights/filters.js";
+import { buildThreadDigest } from "../insights/thread-digest.js";
+import { routeThreadEvent, type RouteDeps } from "../jobs/route-thread-event.js";
+import type { AppServices } from "../runtime.js";
+import { tryLock } from "../store/lock.js";
+import type { Subscription } from "../store/subscriptions.js";
+import { BaselineStore, type GroupBaseline } from "./baseline-store.js";
+import {
+  decideThread,
+  nextEntry,
+  type BaselineEntry,
+  type Decision,
+  type ShownDigest,
+  type ThreadSnapshot,
+} from "./decide-thread.js";
+import { enrichmentFingerprint, threadLastActivityMs, threadStartMs } from "./fingerprint.js";
+import { ListingLookup } from "./listing-lookup.js";
+import { reconcileStatusKey } from "./reconcile-status.js";
+import {
+  incidentStep,
+  silenceAlertText,
+  silenceResolvedText,
+  WEBHOOK_SILENCE_INCIDENT,
+} from "./silence-incident.js";
+
+export interface ReconcilerOptions {
+  now?: () => number;
+  sleep?: (ms: number) => Promise<void>;
+  /**
+   * How long to wait, before calling deliveries silent, for a webhook that may be in flight
+   * (the service gives up on a delivery after 10 s). Default: 15 s, at most half the interval.
+   */
+  settleMs?: number;
+  /** Newest pages read per group (100 threads each). Default 1. */
+  pages?: number;
+  /** The run lock's lifetime, should a process die holding it. Default: 2 intervals, 1 to 30 min. */
+  lockTtlMs?: number;
+}
+
+export interface GroupRunReport {
+  groupId: string;
+  outcome: "baseline" | "read" | "failed";
+  listed: number;
+  sent: number;
+  deferred: number;
+  error?: string;
+}
+
+export interface ReconcileRunReport {
+  /** false when another process's run held the lock. */
+  ran: boolean;
+  groups: GroupRunReport[];
+  sent: number;
+  deferred: number;
+  /** Sent because nothing at all was delivered since the change: the silence evidence. */
+  silentSends: number;
+  incident: "opened" | "closed" | undefined;
+}
+
+interface ThreadItem {
+  thread: Thread;
+  snapshot: ThreadSnapshot;
+  wanting: Subscription[];
+  decision: Decision;
+  shownAnywhere: boolean;
+}
+
+interface GroupPlan {
+  groupId: string;
+  subs: Subscription[];
+  base: GroupBaseline;
+  readMs: number;
+  listed: Map<string, Thread>;
+  items: ThreadItem[];
+  report: GroupRunReport;
+}
+
+const TEN_YEARS_S = 10 * 365 * 86_400;
+
+/**
+ * Rule 9: every RECONCILE_INTERVAL the newest threads of each followed group are compared
+ * with the previous reading; changes that no delivery explains go through the same digest
+ * path as webhooks (routeThreadEvent), and the "webhook-silence" incident is opened or
+ * closed. How each thread is judged, and why the synthesised timestamps are safe, is in
+ * decide-thread.ts.
+ */
+export class Reconciler {
+  private readonly now: () => number;
+  private readonly sleep: (ms: number) => Promise<void>;
+  private readonly settleMs: number;
+  private readonly pages: number;
+  private readonly lockTtlMs: number;
+  private readonly baselines: BaselineStore;
+  private readonly intervalMs: number;
+
+  constructor(
+    private readonly services: AppServices,
+    opts: ReconcilerOptions = {},
+  ) {
+    const intervalMs = services.config.reconcileIntervalSeconds * 1000;
+    this.intervalMs = intervalMs;
+    this.now = opts.now ?? Date.now;
+    this.sleep = opts.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms)));
+    this.settleMs = opts.settleMs ?? Math.min(15_000, intervalMs / 2);
+    this.pages = Math.max(1, opts.pages ?? 1);
+    this.lockTtlMs = opts.lockTtlMs ?? Math.min(30 * 60_000, Math.max(60_000, 2 * intervalMs));
+    this.baselines = new BaselineStore(services.redis, services.keys);
+  }
+
+  /** One reconcile pass; does nothing while another process's pass holds the lock. */
+  async run(): Promise<ReconcileRunReport> {
+    const release = await tryLock(this.services.redis, this.services.keys.lock("reconcile"), this.lockTtlMs);
+    if (!release) {
+      return { ran: false, groups: [], sent: 0, deferred: 0, silentSends: 0, incident: undefined };
+    }
+    try {
+      return await this.runLocked();
+    } finally {
+      await release().catch(() => undefined);
+    }
+  }
+
+  private async runLocked(): Promise<ReconcileRunReport> {
+    const { subscriptions, logger } = this.services;
+    const started = this.now();
+    const byGroup = new Map<string, Subscription[]>();
+    for (const s of await subscriptions.all()) {
+      if (s.paused) continue;
+      byGroup.set(s.groupId, [...(byGroup.get(s.groupId) ?? []), s]);
+    }
+    // A group nobody follows (any more) is forgotten: following it again starts a new baseline.
+    for (const g of await this.baselines.groups()) if (!byGroup.has(g)) await this.baselines.drop(g);
+
+    let lastDeliveryMs = await this.lastDeliveryMs();
+    const plans: GroupPlan[] = [];
+    for (const [groupId, subs] of byGroup) plans.push(await this.readGroup(groupId, subs, lastDeliveryMs));
+
+    // Nothing delivered since a change: wait out a delivery that may be in flight, then look again.
+    const silentItems = () =>
+      plans.flatMap((p) =>
+        p.items
+          .filter((i) => i.decision.action === "send" && i.decision.reason === "silence")
+          .map((i) => ({ p, i })),
+      );
+    if (silentItems().length > 0 && this.settleMs > 0) {
+      await this.sleep(this.settleMs);
+      lastDeliveryMs = await this.lastDeliveryMs();
+      for (const { p, i } of silentItems()) {
+        const again = await this.decide(p, i.thread, i.snapshot, i.wanting, lastDeliveryMs);
+        i.decision = again.decision;
+        i.shownAnywhere = again.shownAnywhere;
+      }
+    }
+
+    let silentSends = 0;
+    const silentGroups = new Set<string>();
+    for (const p of plans) {
+      if (p.report.outcome === "failed") continue;
+      for (const item of p.items) {
+        const d = item.decision;
+        if (d.action === "defer") p.report.deferred++;
+        if (d.action !== "send") continue;
+        await routeThreadEvent(this.eventFor(p, item, d.timestampMs), this.routeDeps(p.listed));
+        p.report.sent++;
+        if (d.reason === "silence") {
+          silentSends++;
+          silentGroups.add(p.subs[0]?.groupName || p.groupId);
+        }
+        logger.info(
+          { groupId: p.groupId, threadId: item.thread.id, reason: d.reason, timestamp: d.timestampMs },
+          "reconciler: sending a digest no delivery brought",
+        );
+      }
+      await this.saveBaseline(p);
+    }
+
+    const report: ReconcileRunReport = {
+      ran: true,
+      groups: plans.map((p) => p.report),
+      sent: plans.reduce((n, p) => n + p.report.sent, 0),
+      deferred: plans.reduce((n, p) => n + p.report.deferred, 0),
+      silentSends,
+      incident: undefined,
+    };
+    report.incident = await this.stepIncident(report, lastDeliveryMs, [...silentGroups]);
+    await this.writeStatus(report, started);
+    return report;
+  }
+
+  private async readGroup(
+    groupId: string,
+    subs: Subscription[],
+    lastDeliveryMs: number | undefined,
+  ): Promise<GroupPlan> {
+    const base = await this.baselines.load(groupId);
+    const readMs = this.now();
+    const report: GroupRunReport = { groupId, outcome: "read", listed: 0, sent: 0, deferred: 0 };
+    const plan: GroupPlan = { groupId, subs, base, readMs, listed: new Map(), items: [], report };
+    try {
+      for (let page = 1; page <= this.pages; page++) {
+        const res = await this.services.insight.client.listThreads(groupId, {
+          page,
+          limit: 100,
+          sort: "desc",
+          range: "allTime",
+        });
+        for (const t of res.data) if (!plan.listed.has(t.id)) plan.listed.set(t.id, t);
+        if (res.data.length < 100 || (res.pagination && page >= res.pagination.totalPages)) break;
+      }
+    } catch (err) {
+      report.outcome = "failed";
+      report.error = isInsightError(err) ? err.code : "error";
+      await this.services.reportInsightError(err).catch(() => undefined);
+      this.services.logger.warn(
+        { groupId, code: report.error },
+        "reconciler: could not read the group's threads; trying again next interval",
+      );
+      return plan;
+    }
+    report.listed = plan.listed.size;
+    if (!base.meta) {
+      report.outcome = "baseline";
+      return plan;
+    }
+    for (const thread of plan.listed.values()) {
+      const snapshot: ThreadSnapshot = {
+        fingerprint: enrichmentFingerprint(thread),
+        hasSentiment: typeof thread.sentiment === "string" && thread.sentiment.trim() !== "",
+        startMs: threadStartMs(thread),
+        lastActivityMs: threadLastActivityMs(thread),
+      };
+      const entry = base.entries.get(thread.id);
+      if (entry && entry.f === snapshot.fingerprint && entry.pending === undefined) {
+        plan.items.push({
+          thread,
+          snapshot,
+          wanting: [],
+          decision: { action: "unchanged" },
+          shownAnywhere: false,
+        });
+        continue;
+      }
+      const digest = buildThreadDigest(this.eventFor(plan, undefined, readMs, thread), thread);
+      const wanting = subs.filter((s) => matchesFilters(digest, s.filters));
+      const { decision, shownAnywhere } = await this.decide(plan, thread, snapshot, wanting, lastDeliveryMs);
+      plan.items.push({ thread, snapshot, wanting, decision, shownAnywhere });
+    }
+    return plan;
+  }
+
+  private async decide(
+    plan: GroupPlan,
+    thread: Thread,
+    snapshot: ThreadSnapshot,
+    wanting: Subscription[],
+    lastDeliveryMs: number | undefined,
+  ): Promise<{ decision: Decision; shownAnywhere: boolean }> {
+    const meta = plan.base.meta;
+    if (!meta) return { decision: { action: "unchanged" }, shownAnywhere: false };
+    const refs = await Promise.all(wanting.map((s) => this.services.refs.get(s.channelId, thread.id)));
+    const shown = refs.map((r): ShownDigest | undefined =>
+      r ? { enrichedAtMs: r.enrichedAtMs, hasSentiment: r.hasSentiment } : undefined,
+    );
+    const decision = decideThread({
+      entry: plan.base.entries.get(thread.id),
+      thread: snapshot,
+      shown,
+      previousReadMs: meta.readAt,
+      baselineMs: meta.startedAt,
+      lastDeliveryMs,
+      readMs: plan.readMs,
+      late: plan.readMs - meta.readAt > 2 * this.intervalMs,
+    });
+    return { decision, shownAnywhere: refs.some(Boolean) };
+  }
+
+  /** A chatthread-crud event for a listed thread; the listing fills in everything but the ids. */
+  private eventFor(
+    plan: GroupPlan,
+    item: ThreadItem | undefined,
+    timestampMs: number,
+    thread: Thread | undefined = item?.thread,
+  ): ThreadEvent {
+    const sub = plan.subs.find((s) => s.communityId) ?? plan.subs[0];
+    return threadEventSchema.parse({
+      webhookType: "chatthread-crud",
+      actionType: item?.shownAnywhere ? "updated" : "created",
+      payload: {
+        communityId: sub?.communityId || plan.groupId,
+        timestamp: new Date(timestampMs).toISOString(),
+        threadId: thread?.id ?? "",
+        groupId: plan.groupId,
+        ...(sub?.groupName ? { groupName: sub.groupName } : {}),
+      },
+    });
+  }
+
+  private routeDeps(listed: Map<string, Thread>): RouteDeps {
+    const s = this.services;
+    return {
+      subscriptions: s.subscriptions,
+      lookup: new ListingLookup(s.insight.client, listed),
+      slackQueue: s.queues.slack,
+      refreshQueue: s.queues.refresh,
+      ops: s.ops,
+      logger: s.logger,
+      ...(s.tuning.refreshDelaysMs ? { refreshDelaysMs: s.tuning.refreshDelaysMs } : {}),
+    };
+  }
+
+  private async saveBaseline(p: GroupPlan): Promise<void> {
+    const entries = new Map<string, BaselineEntry>(p.base.entries);
+    const changed: string[] = [];
+    if (p.report.outcome === "baseline") {
+      for (const t of p.listed.values()) {
+        entries.set(t.id, { f: enrichmentFingerprint(t), seen: p.readMs });
+        changed.push(t.id);
+      }
+      await this.baselines.save(
+        p.groupId,
+        { startedAt: p.readMs, readAt: p.readMs },
+        entries,
+        changed,
+        new Set(),
+      );
+      return;
+    }
+    for (const item of p.items) {
+      const id = item.thread.id;
+      entries.set(id, nextEntry(item.snapshot, item.decision, p.readMs, p.base.entries.get(id)));
+      changed.push(id);
+    }
+    const startedAt = p.base.meta?.startedAt ?? p.readMs;
+    await this.baselines.save(
+      p.groupId,
+      { startedAt, readAt: p.readMs },
+      entries,
+      changed,
+      new Set(p.listed.keys()),
+    );
+  }
+
+  private async lastDeliveryMs(): Promise<number | undefined> {
+    const at = (await this.services.health.lastDeliveries())["chatthread-crud"];
+    const ms = at ? Date.parse(at) : NaN;
+    return Number.isNaN(ms) ? undefined : ms;
+  }
+
+  private async stepIncident(
+    report: ReconcileRunReport,
+    lastDeliveryMs: number | undefined,
+    silentGroups: string[],
+  ): Promise<"opened" | "closed" | undefined> {
+    const { ops, redis, keys, config } = this.services;
+    const statusKey = reconcileStatusKey(keys);
+    const open = (await ops.open())[WEBHOOK_SILENCE_INCIDENT];
+    const openedAtMs = open ? Date.parse(open.at) : undefined;
+    const step = incidentStep({ openedAtMs, silentSends: report.silentSends, lastDeliveryMs });
+    if (step === "open") {
+      const text = silenceAlertText({
+        lastDeliveryMs,
+        threads: report.silentSends,
+        groupNames: silentGroups,
+        intervalSeconds: config.reconcileIntervalSeconds,
+      });
+      // One alert per incident: the window outlives any incident; resolve() ends it.
+      await ops.alert(WEBHOOK_SILENCE_INCIDENT, text, { windowSeconds: TEN_YEARS_S });
+      await redis.hset(statusKey, {
+        incidentOpenedAt: new Date(this.now()).toISOString(),
+        incidentLastDeliveryAt: lastDeliveryMs === undefined ? "" : new Date(lastDeliveryMs).toISOString(),
+        incidentSent: String(report.sent),
+      });
+      return "opened";
+    }
+    if (step === "close" && openedAtMs !== undefined && lastDeliveryMs !== undefined) {
+      const sent = Number((await redis.hget(statusKey, "incidentSent")) ?? 0) + report.sent;
+      await ops.resolve(
+        WEBHOOK_SILENCE_INCIDENT,
+        silenceResolvedText({ lastDeliveryMs, openedAtMs, backfilled: sent }),
+      );
+      await redis.hdel(statusKey, "incidentOpenedAt", "incidentLastDeliveryAt", "incidentSent");
+      return "closed";
+    }
+    if (open && report.sent > 0) await redis.hincrby(statusKey, "incidentSent", report.sent);
+    return undefined;
+  }
+
+  private async writeStatus(report: ReconcileRunReport, started: number): Promise<void> {
+    const failed = report.groups.filter((g) => g.outcome === "failed");
+    const key = reconcileStatusKey(this.services.keys);
+    await this.services.redis
+      .multi()
+      .hset(key, {
+        lastRunAt: new Date(started).toISOString(),
+        lastRunMs: String(this.now() - started),
+        groupsRead: String(report.groups.length - failed.length),
+        groupsFailed: String(failed.length),
+        lastError: failed.at(-1)?.error ?? "",
+        sentLastRun: String(report.sent),
+        deferredLastRun: String(report.deferred),
+      })
+      .hincrby(key, "sentTotal", report.sent)
+      .exec();
+  }
+}

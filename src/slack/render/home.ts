@@ -1,0 +1,142 @@
+import { Blocks, Elements, Md } from "slack-block-builder";
+import { describeFilters } from "../../insights/filters.js";
+import type { StatusReport } from "../../status/gather-status.js";
+import type { Subscription } from "../../store/subscriptions.js";
+import type { ViewPayload } from "../client.js";
+import { ACTIONS, encodeResumeState } from "../interactions/state.js";
+import { escapeAndTruncate } from "../mrkdwn.js";
+import { toKnownBlocks, type KnownBlock } from "./known-blocks.js";
+import { fitList } from "./limits.js";
+import { channelRef, healthGlance } from "./status.js";
+import { formatDate } from "./thread-digest.js";
+
+/** Home tabs allow 100 blocks; the JSON budget is ours. */
+export const HOME_BUDGET = { maxBlocks: 100, maxJson: 40_000 } as const;
+const PAUSED_WITH_BUTTONS = 10;
+
+export interface HomeInput {
+  subscriptions: Subscription[];
+  /** One line per channel that has a weekly schedule. */
+  schedules: Map<string, string>;
+  status: StatusReport | undefined;
+  /** Usage and summary of every subcommand, in `help` order. */
+  help: { usage: string; summary: string }[];
+  /** Whether the viewer may change configuration (no admin list, or on it). */
+  canChange: boolean;
+  adminsOnly: boolean;
+  /** A one-off line at the top (the outcome of a button). Escaped by the caller. */
+  notice?: string;
+  now: Date;
+}
+
+function channelItem(channelId: string, subs: Subscription[], schedule: string | undefined): KnownBlock[] {
+  const lines = subs.map((s) => {
+    const f = describeFilters(s.filters);
+    const paused = s.paused ? " :pause_button: paused" : "";
+    return `• ${Md.bold(escapeAndTruncate(s.groupName || s.groupId, 100))} (\`${escapeAndTruncate(s.groupId, 40)}\`)${
+      f ? ` — ${escapeAndTruncate(f, 200)}` : ""
+    }${paused}`;
+  });
+  if (schedule) lines.push(`:calendar: ${escapeAndTruncate(schedule, 300)}`);
+  return toKnownBlocks(Blocks.Section({ text: `${channelRef(channelId)}\n${lines.join("\n")}` }));
+}
+
+function pausedItem(s: Subscription, canChange: boolean): KnownBlock[] {
+  const code = s.paused ? `Slack said \`${escapeAndTruncate(s.paused.code, 60)}\`` : "";
+  const section = Blocks.Section({
+    text: `:pause_button: ${Md.bold(escapeAndTruncate(s.groupName || s.groupId, 100))} in ${channelRef(s.channelId)} — ${code}`,
+  });
+  if (canChange) {
+    section.accessory(
+      Elements.Button({
+        text: "Resume",
+        actionId: ACTIONS.resume,
+        value: encodeResumeState({ c: s.channelId, g: s.groupId }),
+      }),
+    );
+  }
+  return toKnownBlocks(section);
+}
+
+/**
+ * The App Home tab: health at a glance, the workspace's subscriptions and schedules by
+ * channel, paused subscriptions (with Resume for those who may change configuration) and a
+ * quick help.
+ */
+export function renderHome(input: HomeInput): ViewPayload {
+  const { now } = input;
+  const byChannel = new Map<string, Subscription[]>();
+  for (const s of input.subscriptions) byChannel.set(s.channelId, [...(byChannel.get(s.channelId) ?? []), s]);
+  for (const c of input.schedules.keys()) if (!byChannel.has(c)) byChannel.set(c, []);
+  const paused = input.subscriptions.filter((s) => s.paused);
+
+  const head = toKnownBlocks(
+    Blocks.Header({ text: "Insight Relay" }),
+    input.notice !== undefined && Blocks.Section({ text: input.notice }),
+    Blocks.Section({
+      text: "Community chat insights in Slack: thread digests, searches and weekly summaries from the Insight Service.",
+    }),
+    Blocks.Divider(),
+    Blocks.Section({ text: Md.bold("Health at a glance") }),
+    Blocks.Section({
+      text: input.status
+        ? healthGlance(input.status, now).join("\n")
+        : ":warning: Health could not be read just now.",
+    }),
+    Blocks.Context().elements(
+      `${input.status ? `Checked ${formatDate(input.status.at, now)} · ` : ""}Details: \`/insight status\``,
+    ),
+    Blocks.Divider(),
+    Blocks.Section({
+      text: `${Md.bold("Subscriptions")} — ${input.subscriptions.length} in ${byChannel.size} channel${byChannel.size === 1 ? "" : "s"}`,
+    }),
+  );
+
+  const items: KnownBlock[][] = [];
+  if (byChannel.size === 0) {
+    items.push(
+      toKnownBlocks(
+        Blocks.Section({
+          text: "No channel follows a chat group yet. In a channel, run `/insight groups`, then `/insight subscribe <group>`.",
+        }),
+      ),
+    );
+  }
+  const channels = [...byChannel.keys()].sort();
+  for (const c of channels) items.push(channelItem(c, byChannel.get(c) ?? [], input.schedules.get(c)));
+  if (paused.length > 0) {
+    items.push(
+      toKnownBlocks(
+        Blocks.Divider(),
+        Blocks.Section({
+          text: `${Md.bold("Paused subscriptions")} — Slack refused their channel; digests stop until resumed.${
+            input.canChange ? "" : " Only the app's admins can resume them."
+          }`,
+        }),
+      ),
+    );
+    for (const s of paused.slice(0, PAUSED_WITH_BUTTONS)) items.push(pausedItem(s, input.canChange));
+  }
+
+  const help = input.help.map(
+    (h) => `• \`/insight ${escapeAndTruncate(h.usage, 200)}\` — ${escapeAndTruncate(h.summary, 200)}`,
+  );
+  const tail = toKnownBlocks(
+    Blocks.Divider(),
+    Blocks.Section({ text: Md.bold("Quick help") }),
+    Blocks.Section({ text: help.join("\n") || "Type `/insight help` in any channel." }),
+    Blocks.Context().elements(
+      `Ranges: \`last7Days\`, \`last30Days\`, \`last3Months\`, \`last6Months\`, \`allTime\`. Replies are visible only to you.${
+        input.adminsOnly ? " Subscriptions and schedules are changed by the app's admins." : ""
+      }`,
+    ),
+  );
+  const fitted = fitList({
+    head,
+    items,
+    tail,
+    more: (hidden) => `…and ${hidden} more (see \`/insight list\` in each channel).`,
+    budget: HOME_BUDGET,
+  });
+  return { type: "home", blocks: fitted.blocks };
+}

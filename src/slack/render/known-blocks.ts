@@ -1,0 +1,21 @@
+import type { types } from "@slack/bolt";
+import { BlockCollection, type BlockBuilder } from "slack-block-builder";
+
+/** Slack's block type, through Bolt (a direct dependency) rather than @slack/types itself. */
+export type KnownBlock = types.KnownBlock;
+
+/**
+ * Builds slack-block-builder blocks into plain `KnownBlock` objects (the library returns
+ * its own DTO classes): plain data snapshots cleanly and can be trimmed without touching
+ * the builders.
+ */
+export function toKnownBlocks(
+  ...blocks: Array<BlockBuilder | BlockBuilder[] | undefined | false>
+): KnownBlock[] {
+  const built = BlockCollection(
+    ...blocks.flatMap((b) => (b === undefined || b === false ? [] : Array.isArray(b) ? b : [b])),
+  );
+  // The DTOs are the Block Kit JSON shapes; a JSON round trip turns them into plain objects.
+  const plain: KnownBlock[] = JSON.parse(JSON.stringify(built));
+  return plain;
+}

@@ -1,0 +1,136 @@
+import { Blocks, Elements, Md } from "slack-block-builder";
+import type { SearchMessageHit, SearchThreadHit } from "../../insight/schemas.js";
+import { ACTIONS, encodeShareState, type ShareState } from "../interactions/state.js";
+import { escapeAndTruncate } from "../mrkdwn.js";
+import { toKnownBlocks, type KnownBlock } from "./known-blocks.js";
+import { fitList } from "./limits.js";
+import { formatDate, type RenderedMessage } from "./thread-digest.js";
+
+/** Results shown per kind: enough to scan, few enough to fit one message with buttons. */
+export const SEARCH_SHOWN_PER_KIND = 6;
+const EXCERPT_MAX = 300;
+const SHARE_TEXT_MAX = 900;
+const QUERY_MAX = 100;
+
+export type GroupedThreadHit = SearchThreadHit & { groupName: string };
+export type GroupedMessageHit = SearchMessageHit & { groupName: string };
+
+export interface SearchResultsInput {
+  query: string;
+  groups: { id: string; name: string }[];
+  threads: GroupedThreadHit[];
+  messages: GroupedMessageHit[];
+  /** Groups whose search failed, with the plain-words reason. */
+  failures: { name: string; reply: string }[];
+  now: Date;
+}
+
+const oneLine = (s: string) => s.replace(/\s+/g, " ").trim();
+const scoreText = (s: number | undefined) => (s === undefined ? "" : ` · relevance ${s.toFixed(2)}`);
+
+/** What a "Share in channel" button carries: the raw (unescaped) result, re-escaped when posted. */
+export function shareOfThread(h: GroupedThreadHit): ShareState {
+  return {
+    k: "thread",
+    gn: h.groupName,
+    ti: oneLine(h.title) || "Untitled thread",
+    tx: oneLine(h.summary ?? "").slice(0, SHARE_TEXT_MAX),
+  };
+}
+
+export function shareOfMessage(h: GroupedMessageHit): ShareState {
+  return {
+    k: "message",
+    gn: h.groupName,
+    ...(h.threadTitle ? { ti: oneLine(h.threadTitle) } : {}),
+    tx: h.text.trim().slice(0, SHARE_TEXT_MAX),
+    ...(h.author ? { a: oneLine(h.author) } : {}),
+    ...(h.date ? { d: h.date.slice(0, 60) } : {}),
+  };
+}
+
+const shareButton = (s: ShareState) =>
+  Elements.Button({ text: "Share in channel", actionId: ACTIONS.share, value: encodeShareState(s) });
+
+function threadItem(h: GroupedThreadHit, multiGroup: boolean): KnownBlock[] {
+  const title = escapeAndTruncate(oneLine(h.title) || "Untitled thread", 150);
+  const excerpt = h.summary?.trim()
+    ? escapeAndTruncate(oneLine(h.summary), EXCERPT_MAX)
+    : Md.italic("No summary.");
+  const where = multiGroup ? `_${escapeAndTruncate(h.groupName, 80)}_` : "";
+  const meta = [where, scoreText(h.score).replace(/^ · /, "")].filter(Boolean).join(" · ");
+  return toKnownBlocks(
+    Blocks.Section({ text: `${Md.bold(title)}\n${excerpt}${meta ? `\n${meta}` : ""}` }).accessory(
+      shareButton(shareOfThread(h)),
+    ),
+  );
+}
+
+function messageItem(h: GroupedMessageHit, multiGroup: boolean, now: Date): KnownBlock[] {
+  const who = Md.bold(escapeAndTruncate(h.author?.trim() || "Unknown author", 80));
+  const when = h.date ? ` · ${formatDate(h.date, now)}` : "";
+  const thread = h.threadTitle ? ` · in _${escapeAndTruncate(oneLine(h.threadTitle), 100)}_` : "";
+  const group = multiGroup ? ` · ${escapeAndTruncate(h.groupName, 80)}` : "";
+  const text = h.text.trim() ? escapeAndTruncate(h.text.trim(), EXCERPT_MAX) : Md.italic("(no text)");
+  return toKnownBlocks(
+    Blocks.Section({ text: `${who}${when}${thread}${group}\n${text}` }).accessory(
+      shareButton(shareOfMessage(h)),
+    ),
+  );
+}
+
+/**
+ * Search hits grouped by kind (threads, then messages), best first, each with a "Share in
+ * channel" button. Groups that could not be searched are named with the reason.
+ */
+export function renderSearchResults(input: SearchResultsInput): RenderedMessage {
+  const q = escapeAndTruncate(oneLine(input.query), QUERY_MAX);
+  const multi = input.groups.length > 1;
+  const where = input.groups.map((g) => escapeAndTruncate(g.name, 60)).join(", ");
+  const threads = input.threads.slice(0, SEARCH_SHOWN_PER_KIND);
+  const messages = input.messages.slice(0, SEARCH_SHOWN_PER_KIND);
+  const failures = input.failures.map((f) => `:warning: ${escapeAndTruncate(f.name, 80)}: ${f.reply}`);
+  const counts = `${input.threads.length} thread${input.threads.length === 1 ? "" : "s"}, ${input.messages.length} message${input.messages.length === 1 ? "" : "s"}`;
+
+  const head = toKnownBlocks(
+    Blocks.Section({ text: `${Md.bold("Search:")} “${q}”` }),
+    Blocks.Context().elements(`In ${where || "no group"} · ${counts}`),
+    failures.length > 0 && Blocks.Context().elements(failures.join("\n")),
+  );
+  if (threads.length === 0 && messages.length === 0) {
+    return {
+      text: `No results for “${q}”`,
+      blocks: [
+        ...head,
+        ...toKnownBlocks(Blocks.Section({ text: `No thread or message matches “${q}”. Try other words.` })),
+      ],
+    };
+  }
+  const items: KnownBlock[][] = [];
+  if (threads.length > 0) {
+    items.push(
+      toKnownBlocks(Blocks.Divider(), Blocks.Section({ text: Md.bold(`Threads (${input.threads.length})`) })),
+    );
+    for (const h of threads) items.push(threadItem(h, multi));
+  }
+  if (messages.length > 0) {
+    items.push(
+      toKnownBlocks(
+        Blocks.Divider(),
+        Blocks.Section({ text: Md.bold(`Messages (${input.messages.length})`) }),
+      ),
+    );
+    for (const h of messages) items.push(messageItem(h, multi, input.now));
+  }
+  const hiddenBeyond = input.threads.length - threads.length + input.messages.length - messages.length;
+  const tail =
+    hiddenBeyond > 0
+      ? toKnownBlocks(
+          Blocks.Context().elements(
+            `${hiddenBeyond} weaker result${hiddenBeyond === 1 ? "" : "s"} not shown: refine the words to narrow it down.`,
+          ),
+        )
+      : [];
+  const fitted = fitList({ head, items, tail });
+  return { text: `Search results for “${q}”: ${counts}`, blocks: fitted.blocks };
+}

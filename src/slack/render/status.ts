@@ -1,0 +1,189 @@
+import { Blocks, Md } from "slack-block-builder";
+import { WEBHOOK_SILENCE_INCIDENT } from "../../reconcile/silence-incident.js";
+import type { ApiProbe, StatusReport } from "../../status/gather-status.js";
+import type { Subscription } from "../../store/subscriptions.js";
+import { escapeAndTruncate, escapeMrkdwn } from "../mrkdwn.js";
+import { toKnownBlocks, type KnownBlock } from "./known-blocks.js";
+import { fitBlocks } from "./limits.js";
+import { formatDate, type RenderedMessage } from "./thread-digest.js";
+
+const OK = ":white_check_mark:";
+const WARN = ":warning:";
+const BAD = ":x:";
+const PAUSED_SHOWN = 10;
+
+/** "45 s", "12 min", "3 h", "2 d": how long ago, coarse on purpose. */
+export function durationText(ms: number): string {
+  const s = Math.max(0, Math.round(ms / 1000));
+  if (s < 90) return `${s} s`;
+  const min = Math.round(s / 60);
+  if (min < 90) return `${min} min`;
+  const h = Math.round(min / 60);
+  if (h < 48) return `${h} h`;
+  return `${Math.round(h / 24)} d`;
+}
+
+/** `<#C123>` for a real channel id (ours, from Slack), else the escaped text. */
+export function channelRef(channelId: string): string {
+  return /^[CGD][A-Z0-9]{2,}$/.test(channelId) ? `<#${channelId}>` : `\`${escapeMrkdwn(channelId)}\``;
+}
+
+const count = (n: number, one: string, many = `${one}s`) =>
+  `${n.toLocaleString("en-US")} ${n === 1 ? one : many}`;
+
+export function apiLine(
+  api: ApiProbe | undefined,
+  lastUnauthorizedAt: string | undefined,
+  now: Date,
+): string {
+  if (!api) {
+    return lastUnauthorizedAt
+      ? `${WARN} *Insight API:* not checked; last rejected the key ${formatDate(lastUnauthorizedAt, now)}`
+      : "*Insight API:* not checked";
+  }
+  if (api.keyValid === false) {
+    return `${BAD} *Insight API:* reachable, but it rejected the API key (401). Operators have been alerted; fix INSIGHT_API_KEY.`;
+  }
+  if (api.reachable && api.error === undefined) {
+    const n =
+      api.communities === undefined ? "" : `, ${count(api.communities, "community", "communities")} readable`;
+    return `${OK} *Insight API:* reachable, key accepted (${api.ms} ms${n})`;
+  }
+  if (api.reachable) {
+    const why = api.error === "rate_limited" ? "busy (429)" : `answered with \`${api.error ?? "an error"}\``;
+    return `${WARN} *Insight API:* reachable but ${why}; the key could not be confirmed`;
+  }
+  return `${BAD} *Insight API:* unreachable (\`${api.error ?? "unknown"}\` after ${api.ms} ms)`;
+}
+
+export function silenceLine(r: StatusReport): string {
+  // The reconciler's evidence beats the time-based guess below: it saw the enrichment.
+  if (r.openAlerts?.includes(WEBHOOK_SILENCE_INCIDENT)) {
+    return `${WARN} *Webhook deliveries have stopped* while the Insight API shows new enrichment: the webhook is probably disabled. The reconciler is posting the missed digests meanwhile. In the Insight dashboard, open the community's Webhooks settings, read "Last Error", fix the cause and re-enable the webhook.`;
+  }
+  const s = r.silence;
+  if (!s || !r.subscriptions) return `${WARN} Webhook silence could not be checked (Redis did not answer).`;
+  if (s.since === undefined) return "No active subscriptions: no deliveries are expected.";
+  const quiet = durationText(s.quietForMs ?? 0);
+  if (!s.silent) {
+    return s.since === "last-delivery"
+      ? `${OK} Thread deliveries look normal (last one ${quiet} ago).`
+      : `${OK} No thread delivery yet; subscriptions are ${quiet} old, within the ${durationText(r.silenceThresholdMs)} allowance.`;
+  }
+  const what =
+    s.since === "last-delivery" ? `No thread delivery for ${quiet}` : `No thread delivery ever, in ${quiet}`;
+  return `${WARN} *Deliveries look silent:* ${what} while ${count(r.subscriptions.total - r.subscriptions.paused.length, "subscription")} wait. The webhook may be disabled: check its "Last Error" in the Insight dashboard and re-enable it.`;
+}
+
+function deliveriesText(r: StatusReport, now: Date): string {
+  if (!r.deliveries) return `${BAD} Could not read delivery health.`;
+  return r.deliveries
+    .map((d) => {
+      const when = d.lastAt
+        ? `last ${formatDate(d.lastAt, now)} (${durationText(now.getTime() - Date.parse(d.lastAt))} ago)`
+        : "never";
+      return `• \`${escapeAndTruncate(d.type, 40)}\`: ${when} · ${count(d.count, "delivery", "deliveries")}`;
+    })
+    .join("\n");
+}
+
+function queuesText(r: StatusReport): string {
+  if (!r.queues) return `${BAD} Could not read queue depths.`;
+  return r.queues
+    .map((q) => {
+      const mark = q.failed > 0 ? ` ${WARN}` : "";
+      const workers =
+        q.workers === undefined
+          ? ""
+          : q.workers === 0
+            ? ` · ${WARN} no worker connected${q.waiting > 0 ? ": jobs are not being processed" : ""}`
+            : ` · ${q.workers} worker${q.workers === 1 ? "" : "s"}`;
+      return `• \`${q.name}\`: ${q.waiting} waiting · ${q.active} active · ${q.delayed} delayed · ${q.failed} failed${mark}${workers}`;
+    })
+    .join("\n");
+}
+
+function deadLettersText(r: StatusReport): string {
+  const d = r.deadLetters;
+  if (!d) return "*Dead letters:* unknown";
+  if (d.total === 0) return `*Dead letters:* none`;
+  const reasons = Object.entries(d.byReason)
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([k, v]) => `${escapeAndTruncate(k, 40)} ${v}`)
+    .join(", ");
+  return `${WARN} *Dead letters:* ${d.total} (${reasons}); the newest ${d.kept} are kept for operators`;
+}
+
+export function pausedLine(s: Subscription): string {
+  const code = s.paused ? ` — Slack said \`${escapeAndTruncate(s.paused.code, 60)}\`` : "";
+  return `• *${escapeAndTruncate(s.groupName || s.groupId, 100)}* in ${channelRef(s.channelId)}${code}`;
+}
+
+function subscriptionsText(r: StatusReport): string {
+  const s = r.subscriptions;
+  if (!s) return "*Subscriptions:* unknown";
+  const head = `*Subscriptions:* ${count(s.total, "subscription")} in ${count(s.channels, "channel")}`;
+  if (s.paused.length === 0) return `${head}, none paused`;
+  const lines = s.paused.slice(0, PAUSED_SHOWN).map(pausedLine);
+  const more = s.paused.length > PAUSED_SHOWN ? [`…and ${s.paused.length - PAUSED_SHOWN} more`] : [];
+  return [`${head}; ${WARN} ${count(s.paused.length, "paused one", "paused")}:`, ...lines, ...more].join(
+    "\n",
+  );
+}
+
+/** The few lines the Home tab shows "at a glance". */
+export function healthGlance(r: StatusReport, now: Date): string[] {
+  const lines = [apiLine(r.api, r.lastUnauthorizedAt, now), silenceLine(r)];
+  if (!r.redis.ok)
+    lines.unshift(`${BAD} *Redis* did not answer: ${escapeAndTruncate(r.redis.error ?? "", 200)}`);
+  const failed = r.queues?.reduce((n, q) => n + q.failed, 0) ?? 0;
+  const waiting = r.queues?.reduce((n, q) => n + q.waiting + q.delayed, 0) ?? 0;
+  if (r.queues)
+    lines.push(`${failed > 0 ? WARN : OK} *Queues:* ${waiting} waiting or delayed, ${failed} failed`);
+  if (r.deadLetters && r.deadLetters.total > 0) lines.push(deadLettersText(r));
+  if (r.spool)
+    lines.push(`${WARN} *Spool:* ${count(r.spool, "delivery", "deliveries")} on disk, waiting for Redis`);
+  return lines;
+}
+
+/** `/insight status`: webhook health, queues, dead letters, spool, API, paused subscriptions. */
+export function renderStatus(r: StatusReport, now: Date = new Date(r.at)): RenderedMessage {
+  const blocks: KnownBlock[] = toKnownBlocks(
+    Blocks.Header({ text: "Insight Relay status" }),
+    !r.redis.ok &&
+      Blocks.Section({
+        text: `${BAD} *Redis did not answer* (${escapeAndTruncate(r.redis.error ?? "unknown", 200)}): parts of this report are missing.`,
+      }),
+    Blocks.Section({ text: `${Md.bold("Webhooks")}\n${deliveriesText(r, now)}` }),
+    Blocks.Section({ text: silenceLine(r) }),
+    Blocks.Section({ text: `${Md.bold("Queues")}\n${queuesText(r)}` }),
+    Blocks.Section({
+      text: [
+        deadLettersText(r),
+        r.spool === undefined
+          ? "*Spool:* unknown"
+          : `${r.spool > 0 ? `${WARN} ` : ""}*Spool:* ${count(r.spool, "delivery", "deliveries")} waiting on disk`,
+      ].join("\n"),
+    }),
+    Blocks.Section({ text: apiLine(r.api, r.lastUnauthorizedAt, now) }),
+    Blocks.Section({ text: subscriptionsText(r) }),
+    r.openAlerts !== undefined &&
+      r.openAlerts.length > 0 &&
+      Blocks.Context().elements(
+        `Open operator alerts: ${r.openAlerts.map((a) => `\`${escapeAndTruncate(a, 60)}\``).join(", ")}`,
+      ),
+    Blocks.Context().elements(`Checked ${formatDate(r.at, now)}`),
+  );
+  const problems = [
+    !r.redis.ok,
+    r.silence?.silent,
+    r.api?.reachable === false,
+    r.api?.keyValid === false,
+    (r.subscriptions?.paused.length ?? 0) > 0,
+  ].filter(Boolean).length;
+  const text =
+    problems === 0
+      ? "Insight Relay status: all good"
+      : `Insight Relay status: ${problems} problem${problems === 1 ? "" : "s"}`;
+  return { text, blocks: fitBlocks(blocks) };
+}

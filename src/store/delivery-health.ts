@@ -1,0 +1,77 @@
+import type { Redis } from "ioredis";
+import type { StateKeys } from "./keys.js";
+
+export const DEAD_LETTER_LIMIT = 1_000;
+const DEAD_LETTER_BODY_LIMIT = 16_384;
+const ACTIVITY_TTL_SECONDS = 120 * 86_400;
+
+export interface DeadLetter {
+  at: string;
+  reason: "invalid_json" | "invalid_envelope" | "invalid_payload" | "unknown_type";
+  webhookType: string | undefined;
+  error: string;
+  /** The delivery as received, cut to 16 KiB. */
+  body: string;
+  deliveryId: string;
+}
+
+/** Day key (UTC) of an ISO time, for per-day activity counts. */
+export const dayOf = (iso: string | Date): string => new Date(iso).toISOString().slice(0, 10);
+
+/**
+ * What operators look at: when each webhook type last delivered, the dead letters (bounded),
+ * and message activity per group and day (HyperLogLog of message ids, so a repeated
+ * delivery of the same message never counts twice).
+ */
+export class DeliveryHealthStore {
+  constructor(
+    private readonly redis: Redis,
+    private readonly keys: StateKeys,
+  ) {}
+
+  async lastDeliveries(): Promise<Record<string, string>> {
+    return this.redis.hgetall(this.keys.lastDelivery);
+  }
+
+  async deliveryCounts(): Promise<Record<string, number>> {
+    const h = await this.redis.hgetall(this.keys.deliveryCounts);
+    return Object.fromEntries(Object.entries(h).map(([k, v]) => [k, Number(v)]));
+  }
+
+  async addDeadLetter(d: DeadLetter): Promise<void> {
+    const entry = { ...d, body: d.body.slice(0, DEAD_LETTER_BODY_LIMIT) };
+    await this.redis
+      .multi()
+      .lpush(this.keys.deadLetters, JSON.stringify(entry))
+      .ltrim(this.keys.deadLetters, 0, DEAD_LETTER_LIMIT - 1)
+      .hincrby(this.keys.deadLetterCounts, d.reason, 1)
+      .exec();
+  }
+
+  async deadLetters(limit = 20): Promise<DeadLetter[]> {
+    const raws = await this.redis.lrange(this.keys.deadLetters, 0, limit - 1);
+    return raws.map((r) => JSON.parse(r) as DeadLetter);
+  }
+
+  async deadLetterCounts(): Promise<{ total: number; kept: number; byReason: Record<string, number> }> {
+    const [h, kept] = await Promise.all([
+      this.redis.hgetall(this.keys.deadLetterCounts),
+      this.redis.llen(this.keys.deadLetters),
+    ]);
+    const byReason = Object.fromEntries(Object.entries(h).map(([k, v]) => [k, Number(v)]));
+    return { total: Object.values(byReason).reduce((a, b) => a + b, 0), kept, byReason };
+  }
+
+  async recordMessage(groupId: string, messageId: string, at: string): Promise<void> {
+    const key = this.keys.activity(groupId, dayOf(at));
+    await this.redis.multi().pfadd(key, messageId).expire(key, ACTIVITY_TTL_SECONDS).exec();
+  }
+
+  /** Messages seen per day for one group, for the given UTC days. */
+  async activity(groupId: string, days: string[]): Promise<Record<string, number>> {
+    const pipe = this.redis.pipeline();
+    for (const d of days) pipe.pfcount(this.keys.activity(groupId, d));
+    const res = (await pipe.exec()) ?? [];
+    return Object.fromEntries(days.map((d, i) => [d, Number(res[i]?.[1] ?? 0)]));
+  }
+}

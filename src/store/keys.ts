@@ -1,0 +1,28 @@
+/**
+ * Every Redis key the app writes outside BullMQ, in one place. All live under
+ * `{REDIS_PREFIX}:state:` so they never meet BullMQ's `{REDIS_PREFIX}:{queue}:` keys.
+ */
+export function stateKeys(prefix: string) {
+  const s = `${prefix}:state`;
+  return {
+    subsByGroup: (groupId: string) => `${s}:sub:g:${groupId}`,
+    subsByChannel: (channelId: string) => `${s}:sub:c:${channelId}`,
+    subscribedGroups: `${s}:sub:groups`,
+    subscribedChannels: `${s}:sub:channels`,
+    messageRef: (channelId: string, threadId: string) => `${s}:ref:${channelId}:${threadId}`,
+    posting: (channelId: string, threadId: string) => `${s}:posting:${channelId}:${threadId}`,
+    lock: (name: string) => `${s}:lock:${name}`,
+    channelSlot: (channelId: string) => `${s}:slot:${channelId}`,
+    dedupe: (deliveryId: string) => `${s}:dedupe:${deliveryId}`,
+    lastDelivery: `${s}:health:last-delivery`,
+    deliveryCounts: `${s}:health:delivery-counts`,
+    deadLetters: `${s}:dead-letters`,
+    deadLetterCounts: `${s}:dead-letters:counts`,
+    activity: (groupId: string, day: string) => `${s}:activity:${groupId}:${day}`,
+    opsAlerts: `${s}:ops:alerts`,
+    apiHealth: `${s}:health:api`,
+    schedules: `${s}:schedules`,
+    reconcileBaseline: (groupId: string) => `${s}:reconcile:${groupId}`,
+  };
+}
+export type StateKeys = ReturnType<typeof stateKeys>;

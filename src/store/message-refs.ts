@@ -1,0 +1,77 @@
+import type { Redis } from "ioredis";
+import type { StateKeys } from "./keys.js";
+
+/** Where a thread's digest lives in one channel, and which enrichment it shows. */
+export interface MessageRef {
+  ts: string;
+  /** `payload.timestamp` of the enrichment shown, in ms since the epoch. */
+  enrichedAtMs: number;
+  /** Whether the shown digest already carries a sentiment (a later edit may add it). */
+  hasSentiment: boolean;
+  groupId: string;
+}
+
+/** Orders two renderings of the same thread: newer enrichment first, then more complete. */
+export function digestVersion(enrichedAtMs: number, hasSentiment: boolean): number {
+  return enrichedAtMs * 2 + (hasSentiment ? 1 : 0);
+}
+
+// Compare-and-set: writes only when the new version is newer than the stored one, so an
+// older re-enrichment that finishes late can never overwrite a newer one.
+const SET_IF_NEWER = `
+local cur = redis.call('HGET', KEYS[1], 'version')
+if cur and tonumber(cur) >= tonumber(ARGV[1]) then return 0 end
+redis.call('HSET', KEYS[1], 'version', ARGV[1], 'ts', ARGV[2], 'enrichedAtMs', ARGV[3], 'hasSentiment', ARGV[4], 'groupId', ARGV[5])
+redis.call('PEXPIRE', KEYS[1], ARGV[6])
+return 1
+`;
+
+const REF_TTL_MS = 180 * 24 * 3600 * 1000;
+
+export class MessageRefStore {
+  constructor(
+    private readonly redis: Redis,
+    private readonly keys: StateKeys,
+  ) {}
+
+  async get(channelId: string, threadId: string): Promise<MessageRef | undefined> {
+    const h = await this.redis.hgetall(this.keys.messageRef(channelId, threadId));
+    if (!h.ts) return undefined;
+    return {
+      ts: h.ts,
+      enrichedAtMs: Number(h.enrichedAtMs ?? 0),
+      hasSentiment: h.hasSentiment === "1",
+      groupId: h.groupId ?? "",
+    };
+  }
+
+  /** Records a posted or edited digest; false when a newer one is already recorded. */
+  async setIfNewer(channelId: string, threadId: string, ref: MessageRef): Promise<boolean> {
+    const res = await this.redis.eval(
+      SET_IF_NEWER,
+      1,
+      this.keys.messageRef(channelId, threadId),
+      String(digestVersion(ref.enrichedAtMs, ref.hasSentiment)),
+      ref.ts,
+      String(ref.enrichedAtMs),
+      ref.hasSentiment ? "1" : "0",
+      ref.groupId,
+      String(REF_TTL_MS),
+    );
+    return res === 1;
+  }
+
+  /** Marks that a post is about to be sent, so a retry after a crash can look for it first. */
+  async markPosting(channelId: string, threadId: string, at: Date): Promise<void> {
+    await this.redis.set(this.keys.posting(channelId, threadId), String(at.getTime()), "EX", 86_400);
+  }
+
+  async postingSince(channelId: string, threadId: string): Promise<number | undefined> {
+    const v = await this.redis.get(this.keys.posting(channelId, threadId));
+    return v ? Number(v) : undefined;
+  }
+
+  async clearPosting(channelId: string, threadId: string): Promise<void> {
+    await this.redis.del(this.keys.posting(channelId, threadId));
+  }
+}

@@ -1,0 +1,183 @@
+import type { Redis } from "ioredis";
+import type { Queues } from "../jobs/queues.js";
+import type { Logger } from "../log.js";
+import type { Metrics } from "../metrics.js";
+import type { DeliveryHealthStore } from "../store/delivery-health.js";
+import type { StateKeys } from "../store/keys.js";
+import { withTimeout } from "../store/redis.js";
+import type { ClassifiedDelivery } from "./classify-delivery.js";
+
+export type RecordOutcome = "queued" | "duplicate" | "dead_letter";
+
+const DEDUPE_TTL_SECONDS = 7 * 86_400;
+/** Deliveries recorded together at most; one batch is one Lua call plus one `addBulk`. */
+const MAX_BATCH = 100;
+
+// Marks a batch of deliveries in one call: a de-duplication marker each (fresh = 1), and the
+// last-delivery time and count of each one's type. KEYS: last-delivery hash, counts hash,
+// then one dedupe key per delivery; ARGV: ttl, then (type, time) per delivery.
+const MARK_DELIVERIES = `
+local out = {}
+for i = 3, #KEYS do
+  local t = ARGV[(i - 3) * 2 + 2]
+  local at = ARGV[(i - 3) * 2 + 3]
+  local fresh = redis.call('SET', KEYS[i], at, 'EX', ARGV[1], 'NX')
+  redis.call('HSET', KEYS[1], t, at)
+  redis.call('HINCRBY', KEYS[2], t, 1)
+  out[#out + 1] = fresh and 1 or 0
+end
+return out
+`;
+
+type MarkDeliveriesCommand = (numberOfKeys: number, ...args: (string | number)[]) => Promise<number[]>;
+
+interface Pending {
+  c: ClassifiedDelivery;
+  rawBody: string;
+  at: string;
+  fromSpool: boolean;
+  resolve: (o: RecordOutcome) => void;
+  reject: (err: unknown) => void;
+}
+
+/**
+ * Records classified deliveries in Redis: a de-duplication marker, the last-delivery time of
+ * their type, then the job (valid) or the dead letter (anything else). Deliveries that arrive
+ * in the same event-loop turn are recorded together, so a burst costs two Redis round trips
+ * instead of two per delivery; a lone delivery is recorded at once. `record` rejects when
+ * Redis does not answer within `timeoutMs`; the caller then spools.
+ */
+export class DeliveryRecorder {
+  private batch: Pending[] = [];
+  private scheduled = false;
+
+  constructor(
+    private readonly redis: Redis,
+    private readonly keys: StateKeys,
+    private readonly queues: Pick<Queues, "deliveries">,
+    private readonly health: DeliveryHealthStore,
+    private readonly metrics: Metrics | undefined,
+    private readonly logger: Logger,
+    private readonly timeoutMs = 1_000,
+  ) {
+    // A script command, not MULTI: a pipeline on a connection that BullMQ loaded its scripts
+    // on costs more CPU than the commands themselves (ioredis copies every script per pipeline).
+    if (!("insightMarkDeliveries" in redis)) {
+      redis.defineCommand("insightMarkDeliveries", { lua: MARK_DELIVERIES });
+    }
+  }
+
+  /** Whether Redis is connected; when it is not, the receiver spools without trying. */
+  get available(): boolean {
+    return this.redis.status === "ready";
+  }
+
+  /**
+   * `fromSpool`: a spooled copy may find the de-duplication marker that a timed-out attempt
+   * set after all; it is queued anyway (BullMQ's job id and the digest path's versioning
+   * absorb a real repeat), so a Redis stall can never lose a delivery.
+   */
+  record(
+    c: ClassifiedDelivery,
+    rawBody: string,
+    receivedAt: Date,
+    opts: { fromSpool?: boolean } = {},
+  ): Promise<RecordOutcome> {
+    const done = new Promise<RecordOutcome>((resolve, reject) => {
+      this.batch.push({
+        c,
+        rawBody,
+        at: receivedAt.toISOString(),
+        fromSpool: opts.fromSpool === true,
+        resolve,
+        reject,
+      });
+      if (!this.scheduled) {
+        this.scheduled = true;
+        setImmediate(() => this.flush());
+      }
+    });
+    return withTimeout(done, this.timeoutMs, "Redis");
+  }
+
+  private flush(): void {
+    while (this.batch.length > 0) void this.recordBatch(this.batch.splice(0, MAX_BATCH));
+    this.scheduled = false;
+  }
+
+  private async recordBatch(items: Pending[]): Promise<void> {
+    const typeOf = (c: ClassifiedDelivery) => (c.kind === "valid" ? c.event.webhookType : "invalid");
+    let fresh: number[] = [];
+    try {
+      const mark = (this.redis as unknown as { insightMarkDeliveries: MarkDeliveriesCommand })
+        .insightMarkDeliveries;
+      fresh = await mark.call(
+        this.redis,
+        items.length + 2,
+        this.keys.lastDelivery,
+        this.keys.deliveryCounts,
+        ...items.map((p) => this.keys.dedupe(p.c.deliveryId)),
+        DEDUPE_TTL_SECONDS,
+        ...items.flatMap((p) => [typeOf(p.c), p.at]),
+      );
+      const outcomes: RecordOutcome[] = items.map((p, i) =>
+        fresh[i] === 1 || (p.fromSpool && p.c.kind === "valid")
+          ? p.c.kind === "valid"
+            ? "queued"
+            : "dead_letter"
+          : "duplicate",
+      );
+      const toQueue = items.filter((p, i) => outcomes[i] === "queued");
+      if (toQueue.length > 0) {
+        await this.queues.deliveries.addBulk(
+          toQueue.map((p) => {
+            if (p.c.kind !== "valid") throw new Error("unreachable: only valid deliveries are queued");
+            return {
+              name: p.c.event.webhookType,
+              data: { deliveryId: p.c.deliveryId, receivedAt: p.at, event: p.c.event },
+              opts: { jobId: p.c.deliveryId },
+            };
+          }),
+        );
+      }
+      await Promise.all(
+        items.map((p, i) => (outcomes[i] === "dead_letter" ? this.keepDeadLetter(p) : undefined)),
+      );
+      items.forEach((p, i) => {
+        const outcome = outcomes[i] ?? "duplicate";
+        this.metrics?.deliveries.inc({ type: metricType(p.c), outcome });
+        p.resolve(outcome);
+      });
+    } catch (err) {
+      // Not recorded after all: drop the markers set above, so spooled copies are not taken
+      // for repeats.
+      const marked = items.filter((_, i) => fresh[i] === 1).map((p) => this.keys.dedupe(p.c.deliveryId));
+      if (marked.length > 0) await this.redis.del(...marked).catch(() => undefined);
+      for (const p of items) p.reject(err);
+    }
+  }
+
+  private async keepDeadLetter(p: Pending): Promise<void> {
+    if (p.c.kind !== "dead") return;
+    const c = p.c;
+    await this.health.addDeadLetter({
+      at: p.at,
+      reason: c.reason,
+      webhookType: c.webhookType,
+      error: c.error,
+      body: p.rawBody,
+      deliveryId: c.deliveryId,
+    });
+    this.metrics?.deadLetters.inc({ reason: c.reason });
+    this.logger.warn(
+      { deliveryId: c.deliveryId, reason: c.reason, webhookType: c.webhookType, error: c.error },
+      "webhook delivery kept as a dead letter",
+    );
+  }
+}
+
+/** Bounded label values: an attacker-chosen webhookType must not mint new metric series. */
+function metricType(c: ClassifiedDelivery): string {
+  const type = c.kind === "valid" ? c.event.webhookType : c.webhookType;
+  return type === "chatthread-crud" || type === "chatmessage-crud" ? type : "other";
+}

@@ -1,0 +1,95 @@
+import type { Logger } from "../log.js";
+import type { Metrics } from "../metrics.js";
+import { classifyDelivery } from "./classify-delivery.js";
+import type { DeliveryRecorder, RecordOutcome } from "./delivery-recorder.js";
+import type { Spool } from "./spool.js";
+
+export type IngestOutcome = RecordOutcome | "spooled";
+
+/**
+ * The receiver's decision path, free of HTTP: classify, record in Redis, or append to the
+ * spool when Redis is down or slow. Throws only when neither Redis nor the disk took it.
+ */
+export class DeliveryIngest {
+  private replaying: Promise<void> | undefined;
+
+  constructor(
+    private readonly recorder: DeliveryRecorder,
+    private readonly spool: Spool,
+    private readonly logger: Logger,
+    private readonly metrics?: Metrics,
+  ) {}
+
+  async ingest(
+    rawBody: string,
+    receivedAt = new Date(),
+  ): Promise<{ outcome: IngestOutcome; deliveryId: string }> {
+    const c = classifyDelivery(rawBody);
+    // Redis known to be down, or spooled deliveries still waiting: spool, to keep order.
+    if (this.recorder.available && this.spool.pending === 0) {
+      try {
+        return { outcome: await this.recorder.record(c, rawBody, receivedAt), deliveryId: c.deliveryId };
+      } catch (err) {
+        this.logger.warn(
+          { deliveryId: c.deliveryId, err: String(err) },
+          "Redis unavailable; spooling delivery",
+        );
+      }
+    }
+    this.spool.append({ receivedAt: receivedAt.toISOString(), body: rawBody });
+    this.metrics?.deliveries.inc({
+      type: c.kind === "valid" ? c.event.webhookType : "other",
+      outcome: "spooled",
+    });
+    this.metrics?.spoolSize.set(this.spool.pending);
+    this.replaySoon();
+    return { outcome: "spooled", deliveryId: c.deliveryId };
+  }
+
+  /** Replays the spool into Redis (idempotent; safe to call any time). */
+  replay(): Promise<void> {
+    // Cleared in `.finally`, which runs after the assignment: clearing inside the body would
+    // run first when it returns at once (Redis still down) and leave a settled promise forever.
+    this.replaying ??= (async () => {
+      if (this.recorder.available) {
+        const r = await this.spool.replay(async (d) => {
+          await this.recorder.record(classifyDelivery(d.body), d.body, new Date(d.receivedAt), {
+            fromSpool: true,
+          });
+        });
+        this.metrics?.spoolSize.set(this.spool.pending);
+        if (!r.failed && !this.spool.hasSegments()) return;
+      }
+      // Something is left on disk (Redis down, a replay cut short, segments from before a
+      // restart): keep trying every second.
+      this.replaySoon();
+    })().finally(() => {
+      this.replaying = undefined;
+    });
+    return this.replaying;
+  }
+
+  private timer: NodeJS.Timeout | undefined;
+
+  /** While anything is spooled, try a replay every second until Redis takes it. */
+  private replaySoon(): void {
+    if (this.timer) return;
+    this.timer = setInterval(() => {
+      if (this.spool.pending === 0 && !this.spool.hasSegments()) {
+        clearInterval(this.timer);
+        this.timer = undefined;
+        return;
+      }
+      void this.replay().catch((err: unknown) =>
+        this.logger.warn({ err: String(err) }, "spool replay failed"),
+      );
+    }, 1_000);
+    this.timer.unref();
+  }
+
+  close(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+    this.spool.close();
+  }
+}

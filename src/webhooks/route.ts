@@ -1,0 +1,110 @@
+import { randomUUID } from "node:crypto";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Logger } from "../log.js";
+import type { Metrics } from "../metrics.js";
+import type { DeliveryIngest } from "./ingest.js";
+import { readBodyLimited } from "./read-body.js";
+import { secretMatcher } from "./secret.js";
+import { WrongSecretLimiter } from "./wrong-secret-limiter.js";
+
+export const WEBHOOK_PATH = "/webhooks/insight/:secret";
+/** Real deliveries are a few KiB; anything near this is not one of them. */
+export const WEBHOOK_BODY_LIMIT = 1024 * 1024;
+
+// Case-insensitive like Express's routing; one path segment after the prefix.
+const ROUTE = /^\/webhooks\/insight\/([^/?#]*)\/?(?:\?.*)?$/i;
+const PLAIN_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** A request handler that answers the Insight webhook route and declines everything else. */
+export type NodeHandler = (req: IncomingMessage, res: ServerResponse) => boolean;
+
+/**
+ * The Insight webhook route, on Node's own request and response, in front of Express: it is
+ * the hot path, and Express's routing and middleware would cost more than the work itself
+ * (as octokit/webhooks.js's node middleware does). The answer is decided by cheap checks in
+ * order (secret: 404, declared size: 413), then the body is recorded durably and answered
+ * 2xx, valid or not (rule 1: any non-2xx disables the webhook upstream). No Slack or REST
+ * work happens before the answer.
+ */
+export function webhookHandler(opts: {
+  secret: string;
+  ingest: DeliveryIngest;
+  logger: Logger;
+  metrics?: Metrics;
+  limiter?: WrongSecretLimiter;
+}): NodeHandler {
+  const limiter = opts.limiter ?? new WrongSecretLimiter();
+  const matches = secretMatcher(opts.secret);
+
+  const send = (res: ServerResponse, status: number, body: string, headers: Record<string, string> = {}) => {
+    res.writeHead(status, {
+      "content-type": body.startsWith("{") ? "application/json; charset=utf-8" : "text/plain; charset=utf-8",
+      "content-length": String(Buffer.byteLength(body)),
+      ...headers,
+    });
+    res.end(body);
+  };
+  const refuse = (res: ServerResponse, status: 413 | 429) => {
+    // Connection: close and a closed socket: the rest of the body is never read.
+    res.once("finish", () => res.req.socket.destroy());
+    send(res, status, status === 413 ? "Payload Too Large" : "Too Many Requests", {
+      connection: "close",
+      ...(status === 429 ? { "retry-after": "60" } : {}),
+    });
+  };
+
+  const handle = async (req: IncomingMessage, res: ServerResponse, presented: string, reqId: string) => {
+    if (!matches(presented)) {
+      // Only wrong secrets count against an address: behind a proxy the real sender shares
+      // its address with everyone else, and must never be refused.
+      const address = req.socket.remoteAddress ?? "unknown";
+      if (limiter.blocked(address)) return refuse(res, 429);
+      limiter.record(address);
+      opts.logger.warn({ reqId, address }, "webhook request with a wrong secret");
+      return send(res, 404, "Not Found");
+    }
+    if (Number(req.headers["content-length"] ?? 0) > WEBHOOK_BODY_LIMIT) return refuse(res, 413);
+    let raw: Buffer | undefined;
+    try {
+      raw = await readBodyLimited(req, WEBHOOK_BODY_LIMIT);
+    } catch {
+      return; // the sender went away: nothing to answer
+    }
+    if (!raw) return refuse(res, 413);
+    const started = process.hrtime.bigint();
+    try {
+      const { outcome, deliveryId } = await opts.ingest.ingest(raw.toString("utf8"));
+      send(res, 200, JSON.stringify({ ok: true, outcome, deliveryId }));
+      // Accepted deliveries are counted in metrics; a line each is for debugging only.
+      opts.logger.debug({ reqId, deliveryId, outcome }, "webhook delivery");
+    } catch (err) {
+      opts.logger.error(
+        { reqId, err: String(err) },
+        "webhook delivery could not be recorded in Redis nor spooled",
+      );
+      send(res, 503, JSON.stringify({ ok: false }));
+    } finally {
+      opts.metrics?.ackSeconds.observe(Number(process.hrtime.bigint() - started) / 1e9);
+    }
+  };
+
+  return (req, res) => {
+    if (req.method !== "POST" || !req.url) return false;
+    const m = ROUTE.exec(req.url);
+    if (!m) return false;
+    let presented: string;
+    try {
+      presented = decodeURIComponent(m[1] ?? "");
+    } catch {
+      presented = "";
+    }
+    const incoming = req.headers["x-request-id"];
+    const reqId = typeof incoming === "string" && PLAIN_ID.test(incoming) ? incoming : randomUUID();
+    res.setHeader("X-Request-Id", reqId);
+    void handle(req, res, presented, reqId).catch((err: unknown) => {
+      opts.logger.error({ reqId, err: String(err) }, "webhook handler failed");
+      if (!res.headersSent) send(res, 503, JSON.stringify({ ok: false }));
+    });
+    return true;
+  };
+}

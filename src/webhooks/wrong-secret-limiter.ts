@@ -1,0 +1,35 @@
+/**
+ * Counts wrong-secret requests per client address in a sliding minute. Past the limit the
+ * receiver answers 429 without even comparing the secret, which caps guessing and the work
+ * an attacker can cause. Memory is bounded: the oldest addresses are forgotten first.
+ */
+export class WrongSecretLimiter {
+  private readonly hits = new Map<string, number[]>();
+
+  constructor(
+    private readonly limitPerMinute = 30,
+    private readonly maxAddresses = 10_000,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** Whether this address is over its limit right now. */
+  blocked(address: string): boolean {
+    return this.recent(address).length >= this.limitPerMinute;
+  }
+
+  record(address: string): void {
+    const list = this.recent(address);
+    list.push(this.now());
+    this.hits.delete(address);
+    this.hits.set(address, list);
+    if (this.hits.size > this.maxAddresses) {
+      const oldest = this.hits.keys().next().value;
+      if (oldest !== undefined) this.hits.delete(oldest);
+    }
+  }
+
+  private recent(address: string): number[] {
+    const cutoff = this.now() - 60_000;
+    return (this.hits.get(address) ?? []).filter((t) => t > cutoff);
+  }
+}

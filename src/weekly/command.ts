@@ -1,0 +1,153 @@
+import type { Queue } from "bullmq";
+import { mayChangeConfig } from "../slack/interactions/authorize.js";
+import type { Redis } from "ioredis";
+import { jobId } from "../jobs/queues.js";
+import type { AppServices } from "../runtime.js";
+import type { CommandContext, Subcommand } from "../slack/commands/types.js";
+import { describeSchedule } from "./describe-schedule.js";
+import { parseWeeklyArgs, WEEKLY_USAGE } from "./parse-weekly-args.js";
+import type { WeeklyJob, WeeklySchedules } from "./schedules.js";
+
+export interface WeeklyCommandDeps {
+  schedules: WeeklySchedules;
+  queue: Queue<WeeklyJob>;
+  redis: Redis;
+  /** Key that holds a channel's `weekly now` cool-down. */
+  cooldownKey(channelId: string): string;
+  /** How long after one `weekly now` a channel takes the next; default 10 minutes. */
+  nowCooldownMs: number;
+  now?: () => number;
+}
+
+const plural = (n: number, one: string) => `${n} ${one}${n === 1 ? "" : "s"}`;
+
+/**
+ * `/insight weekly on [cron] [timezone] | off | now` (and bare `weekly`: the current schedule).
+ *
+ * Registered as not mutating so that `now` and the bare form are open to everyone (`now` only
+ * reads, like `threads`, and posts at most once per channel per cool-down); `on` and `off`
+ * change configuration, so they check ADMIN_USER_IDS themselves.
+ */
+export function weeklyCommand(deps: WeeklyCommandDeps): Subcommand {
+  const cmd: Subcommand = {
+    name: "weekly",
+    usage: WEEKLY_USAGE,
+    summary:
+      "this channel's weekly summary of the chat groups it follows: schedule it, stop it, or post one now",
+    mutates: false,
+    async run(ctx) {
+      const { config } = ctx.services;
+      const defaults = { cron: config.weekly.defaultCron, timeZone: config.weekly.defaultTimezone };
+      const parsed = parseWeeklyArgs(ctx.args, defaults, new Date((deps.now ?? Date.now)()));
+      if (!parsed.ok) {
+        await ctx.respond({ text: parsed.error });
+        return;
+      }
+      const c = parsed.command;
+      if ((c.action === "on" || c.action === "off") && !isAdmin(ctx)) {
+        await ctx.respond({
+          text: `Only the app's admins can use \`/insight weekly ${c.action}\` here. \`/insight weekly now\` is open to everyone.`,
+        });
+        return;
+      }
+      switch (c.action) {
+        case "show":
+          return show(ctx, deps);
+        case "on":
+          return turnOn(ctx, deps, c.cron, c.timeZone);
+        case "off":
+          return turnOff(ctx, deps);
+        case "now":
+          return runNow(ctx, deps, defaults.timeZone);
+      }
+    },
+  };
+  return cmd;
+}
+
+const isAdmin = (ctx: CommandContext) => mayChangeConfig(ctx.userId, ctx.services.config.adminUserIds);
+
+async function followed(services: AppServices, channelId: string): Promise<number> {
+  return (await services.subscriptions.forChannel(channelId)).filter((s) => !s.paused).length;
+}
+
+async function show(ctx: CommandContext, deps: WeeklyCommandDeps): Promise<void> {
+  const s = await deps.schedules.get(ctx.channelId);
+  await ctx.respond({
+    text: s
+      ? `${describeSchedule(s)}\n\`/insight weekly off\` stops it; \`/insight weekly now\` posts one now.`
+      : `No weekly summary is scheduled here. Usage: \`/insight ${WEEKLY_USAGE}\`.`,
+  });
+}
+
+async function turnOn(
+  ctx: CommandContext,
+  deps: WeeklyCommandDeps,
+  cron: string,
+  timeZone: string,
+): Promise<void> {
+  const before = await deps.schedules.get(ctx.channelId);
+  const info = await deps.schedules.set({
+    channelId: ctx.channelId,
+    cron,
+    timeZone,
+    setBy: ctx.userId,
+    setAt: new Date((deps.now ?? Date.now)()).toISOString(),
+  });
+  const groups = await followed(ctx.services, ctx.channelId);
+  const what =
+    groups === 0
+      ? "This channel follows no chat group yet: `/insight subscribe <group>` first, or the summary has nothing to cover."
+      : `It covers the ${plural(groups, "chat group")} this channel follows.`;
+  await ctx.respond({
+    text: `${before ? "Changed" : "Scheduled"}. ${describeSchedule(info)}\n${what}`,
+  });
+}
+
+async function turnOff(ctx: CommandContext, deps: WeeklyCommandDeps): Promise<void> {
+  const removed = await deps.schedules.remove(ctx.channelId);
+  await ctx.respond({
+    text: removed
+      ? "Stopped: this channel gets no more weekly summaries. `/insight weekly on` starts them again."
+      : "No weekly summary was scheduled here.",
+  });
+}
+
+async function runNow(ctx: CommandContext, deps: WeeklyCommandDeps, defaultZone: string): Promise<void> {
+  const groups = await followed(ctx.services, ctx.channelId);
+  if (groups === 0) {
+    await ctx.respond({
+      text: "This channel follows no chat group, so there is nothing to summarise. Start with `/insight subscribe <group>`.",
+    });
+    return;
+  }
+  const key = deps.cooldownKey(ctx.channelId);
+  const ok = await deps.redis.set(key, ctx.userId, "PX", deps.nowCooldownMs, "NX");
+  if (ok !== "OK") {
+    const left = Math.max(1, Math.ceil((await deps.redis.pttl(key)) / 60_000));
+    await ctx.respond({
+      text: `A weekly summary was asked for here a moment ago. Try again in ${plural(left, "minute")}.`,
+    });
+    return;
+  }
+  const schedule = await deps.schedules.get(ctx.channelId);
+  const at = (deps.now ?? Date.now)();
+  try {
+    await deps.queue.add(
+      "weekly-now",
+      {
+        channelId: ctx.channelId,
+        trigger: "now",
+        timeZone: schedule?.timeZone ?? defaultZone,
+        requestedBy: ctx.userId,
+      },
+      { jobId: jobId("weekly-now", ctx.channelId, at) },
+    );
+  } catch (err) {
+    await deps.redis.del(key).catch(() => undefined); // it did not start: let them try again
+    throw err;
+  }
+  await ctx.respond({
+    text: `:hourglass_flowing_sand: A summary of the last 7 days in the ${plural(groups, "chat group")} this channel follows is on its way to this channel.`,
+  });
+}

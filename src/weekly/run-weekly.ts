@@ -1,0 +1,215 @@
+import { setTimeout as sleepFor } from "node:timers/promises";
+import { UnrecoverableError, type Job } from "bullmq";
+import type { Redis } from "ioredis";
+import type { ChannelThrottle } from "../jobs/channel-throttle.js";
+import type { OpsNotifier } from "../jobs/ops-notifier.js";
+import type { Logger } from "../log.js";
+import { isInsightError } from "../insight/errors.js";
+import type { GroupOutcome, WeeklyReport } from "../insights/weekly-report.js";
+import { weekWindow } from "../insights/weekly-window.js";
+import type { SlackApi } from "../slack/client.js";
+import { classifySlackError } from "../slack/errors.js";
+import { renderWeeklyReport, type WeeklyMessage } from "../slack/render/weekly-summary.js";
+import type { Subscription } from "../store/subscriptions.js";
+import { renderSentimentChart, sentimentChartInput, type SentimentChartInput } from "./chart.js";
+import { RunGuard } from "./run-guard.js";
+import type { WeeklyJob } from "./schedules.js";
+import { failureOf, summarizeGroup, type SummarizeDeps } from "./summarize-group.js";
+
+export interface WeeklyRunDeps extends SummarizeDeps {
+  redis: Redis;
+  /** The run guard's key of one (channel, period). */
+  runKey(channelId: string, period: string): string;
+  subscriptions: { forChannel(channelId: string): Promise<Subscription[]> };
+  slack: Pick<SlackApi, "postMessage" | "uploadFile">;
+  throttle: Pick<ChannelThrottle, "reserve" | "pushBack">;
+  ops: Pick<OpsNotifier, "alert">;
+  reportInsightError(err: unknown): Promise<void>;
+  /** Replaceable so tests can make the chart fail. */
+  renderChart?: (input: SentimentChartInput) => Promise<Buffer>;
+  /** Thread pages in flight per group; default 4. */
+  concurrency?: number;
+  now?: () => number;
+  sleep?: (ms: number) => Promise<void>;
+}
+
+export type WeeklyOutcome =
+  | { status: "posted"; messages: number; charts: number; groups: number }
+  | { status: "duplicate"; claim: "busy" | "done" }
+  | { status: "no_subscriptions" };
+
+/** Slack 429s waited out inside one run before the job gives up and retries later. */
+const MAX_RATE_LIMIT_WAITS = 5;
+
+/**
+ * The week a run belongs to: a scheduled run is named by the day its tick falls on in the
+ * schedule's zone (two jobs for the same tick, or a schedule edited to a later hour the same
+ * day, are the same summary); a `weekly now` is its own.
+ */
+export function runPeriod(job: Pick<Job<WeeklyJob>, "id" | "data" | "opts" | "timestamp">): string {
+  if (job.data.trigger !== "schedule") return `now-${job.id ?? "unknown"}`;
+  const tick = job.opts.prevMillis ?? job.timestamp;
+  return new Intl.DateTimeFormat("en-CA", {
+    timeZone: job.data.timeZone,
+    year: "numeric",
+    month: "2-digit",
+    day: "2-digit",
+  }).format(tick);
+}
+
+/**
+ * One channel's weekly summary: read every followed group's week, render, post each message
+ * and its chart once. Insight failures that may pass are retried by the queue (nothing has
+ * been posted yet); on the last attempt, and always for 403/404, the group is named in the
+ * summary instead. A chart that cannot be drawn or uploaded is left out.
+ */
+export async function runWeeklySummary(job: Job<WeeklyJob>, deps: WeeklyRunDeps): Promise<WeeklyOutcome> {
+  const now = deps.now ?? Date.now;
+  const { channelId } = job.data;
+  const log = deps.logger.child({ jobId: job.id, channel: channelId, trigger: job.data.trigger });
+  const period = runPeriod(job);
+  const guard = new RunGuard(deps.redis, deps.runKey(channelId, period), job.id ?? period, { now });
+  const claim = await guard.claim();
+  if (claim !== "claimed") {
+    log.info({ period, claim }, "weekly summary already posted or being posted for this period; skipping");
+    return { status: "duplicate", claim };
+  }
+
+  const subs = (await deps.subscriptions.forChannel(channelId)).filter((s) => !s.paused);
+  if (subs.length === 0) {
+    log.info("weekly summary skipped: the channel follows no chat group");
+    await guard.finish();
+    return { status: "no_subscriptions" };
+  }
+
+  const window = weekWindow(now());
+  const finalAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+  const groups: GroupOutcome[] = [];
+  for (const s of subs) {
+    try {
+      const { outcome, cost } = await summarizeGroup(
+        deps,
+        { groupId: s.groupId, groupName: s.groupName },
+        window,
+        { concurrency: deps.concurrency },
+      );
+      log.info({ groupId: s.groupId, kind: outcome.kind, ...cost }, "weekly summary: group read");
+      groups.push(outcome);
+    } catch (err) {
+      const reason = failureOf(err, finalAttempt);
+      log.warn(
+        { groupId: s.groupId, err: err instanceof Error ? err.message : String(err), reason },
+        reason
+          ? "weekly summary: group could not be read; naming it in the summary"
+          : "weekly summary: retrying later",
+      );
+      if (!reason) {
+        await deps.reportInsightError(err).catch(() => undefined);
+        if (isInsightError(err) && err.code === "invalid_params") throw new UnrecoverableError(err.message);
+        throw err;
+      }
+      groups.push({ kind: "failed", groupId: s.groupId, groupName: s.groupName, reason });
+    }
+  }
+
+  const report: WeeklyReport = { channelId, window, timeZone: job.data.timeZone, groups };
+  const messages = renderWeeklyReport(report);
+  const done = await guard.parts();
+  let posted = 0;
+  let charts = 0;
+  for (const m of messages) {
+    if (!done.has(m.part)) {
+      const ts = await send(deps, log, channelId, "summary", () =>
+        deps.slack.postMessage({
+          channel: channelId,
+          text: m.text,
+          blocks: m.blocks,
+          unfurl_links: false,
+          unfurl_media: false,
+        }),
+      );
+      await guard.markPart(m.part, ts.ts);
+      posted++;
+    }
+    const chartPart = m.groupId === undefined ? undefined : `chart:${m.groupId}`;
+    if (chartPart !== undefined && !done.has(chartPart)) {
+      const fileId = await postChart(deps, log, report, m);
+      await guard.markPart(chartPart, fileId ?? "failed");
+      if (fileId) charts++;
+    }
+  }
+  await guard.finish();
+  log.info({ period, messages: posted, charts }, "weekly summary posted");
+  return { status: "posted", messages: posted, charts, groups: groups.length };
+}
+
+/** Draws and uploads one group's chart right after its summary; undefined when it failed. */
+async function postChart(
+  deps: WeeklyRunDeps,
+  log: Logger,
+  report: WeeklyReport,
+  m: WeeklyMessage,
+): Promise<string | undefined> {
+  const g = report.groups.find((x) => x.kind === "summary" && x.week.groupId === m.groupId);
+  if (!g || g.kind !== "summary") return undefined;
+  const input = sentimentChartInput(g.week, report.window, report.timeZone);
+  try {
+    const png = await (deps.renderChart ?? renderSentimentChart)(input);
+    const { fileId } = await send(deps, log, report.channelId, "chart", () =>
+      deps.slack.uploadFile({
+        channel: report.channelId,
+        filename: "weekly-sentiment.png",
+        bytes: png,
+        title: input.title,
+      }),
+    );
+    return fileId;
+  } catch (err) {
+    // Whatever went wrong (Skia missing, files:write not granted, Slack down), the summary stands.
+    log.warn(
+      { groupId: m.groupId, err: err instanceof Error ? err.message : String(err) },
+      "weekly chart left out: it could not be drawn or uploaded",
+    );
+    return undefined;
+  }
+}
+
+/**
+ * One Slack write in the channel's turn (the per-channel throttle shared with digests), waiting
+ * out 429s a few times. A channel Slack refuses for good ends the job and tells operators.
+ */
+async function send<T>(
+  deps: WeeklyRunDeps,
+  log: Logger,
+  channel: string,
+  what: "summary" | "chart",
+  call: () => Promise<T>,
+): Promise<T> {
+  const now = deps.now ?? Date.now;
+  const sleep = deps.sleep ?? ((ms: number) => sleepFor(ms).then(() => undefined));
+  for (let waits = 0; ; waits++) {
+    const slot = await deps.throttle.reserve(channel, now());
+    if (slot > now()) await sleep(slot - now());
+    try {
+      return await call();
+    } catch (err) {
+      const c = classifySlackError(err);
+      if (c.kind === "rate_limited" && waits < MAX_RATE_LIMIT_WAITS) {
+        const until = now() + (c.retryAfterMs ?? 1_000);
+        await deps.throttle.pushBack(channel, until, now());
+        log.warn({ retryAfterMs: c.retryAfterMs }, "Slack rate limit on the weekly summary; waiting");
+        await sleep(until - now());
+        continue;
+      }
+      if (c.kind === "permanent") {
+        const text =
+          what === "summary"
+            ? `:warning: The weekly summary for <#${channel}> could not be posted: Slack answered \`${c.code}\`. Invite the app to the channel (or fix its token), or run \`/insight weekly off\` there.`
+            : `:warning: The weekly chart for <#${channel}> could not be uploaded: Slack answered \`${c.code}\` (the app needs the files:write scope). The summary went out without it.`;
+        await deps.ops.alert(`weekly-${what}-${channel}-${c.code}`, text).catch(() => undefined);
+        throw new UnrecoverableError(`Slack refused the weekly ${what}: ${c.code}`);
+      }
+      throw err;
+    }
+  }
+}

@@ -1,0 +1,126 @@
+import { execFile, spawn } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { request } from "undici";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startEmulator, type Emulator } from "../../src/emulator/index.js";
+import { startSlackStandIn, type SlackStandIn } from "../../src/slack/standin/server.js";
+import { freePort } from "../helpers/global-redis.js";
+import { dropPrefix, testRedisUrl, uniquePrefix } from "../helpers/redis.js";
+
+// What the Dockerfile does, without Docker: `npm run build` (tsc -p tsconfig.build.json), then
+// `node dist/main.js`. The output goes under node_modules/.cache so that it resolves the
+// repository's node_modules like dist/ does, and never touches a developer's dist/.
+const OUT = resolve("node_modules/.cache", `insight-relay-build-test-${process.pid}`);
+const TSC = resolve("node_modules/.bin/tsc");
+
+function run(cmd: string, args: string[], o: { env?: Record<string, string>; cwd?: string } = {}) {
+  return new Promise<{ code: number; out: string }>((done) => {
+    execFile(cmd, args, { ...o, encoding: "utf8", timeout: 120_000 }, (err, stdout, stderr) => {
+      done({ code: err ? (typeof err.code === "number" ? err.code : -1) : 0, out: stdout + stderr });
+    });
+  });
+}
+
+describe("the production build", () => {
+  let emulator: Emulator;
+  let slack: SlackStandIn;
+  const cwd = mkdtempSync(join(tmpdir(), "insight-relay-build-cwd-"));
+  let build: { code: number; out: string };
+
+  beforeAll(async () => {
+    [emulator, slack, build] = await Promise.all([
+      startEmulator(),
+      startSlackStandIn(),
+      run(TSC, ["-p", "tsconfig.build.json", "--outDir", OUT]),
+    ]);
+  }, 150_000);
+  afterAll(async () => {
+    await emulator?.close();
+    await slack?.close();
+    rmSync(OUT, { recursive: true, force: true });
+    rmSync(cwd, { recursive: true, force: true });
+  });
+
+  it("compiles with tsconfig.build.json into main.js, doctor.js and demo/main.js", () => {
+    expect(build.out).toBe("");
+    expect(build.code).toBe(0);
+    for (const f of ["main.js", "doctor.js", "demo/main.js", "admin/module.js"]) {
+      expect(existsSync(join(OUT, f)), f).toBe(true);
+    }
+  });
+
+  it("node dist/main.js without configuration: one line per missing variable, exit 1", async () => {
+    const r = await run(process.execPath, [join(OUT, "main.js")], {
+      cwd,
+      env: { PATH: process.env.PATH ?? "" },
+    });
+    expect(r.code).toBe(1);
+    const lines = r.out.trim().split("\n");
+    expect(lines).toContain("insight-relay: SLACK_BOT_TOKEN is missing");
+    expect(lines.every((l) => l.startsWith("insight-relay: "))).toBe(true);
+    expect(r.out).not.toMatch(/\n\s+at /); // no stack trace
+  });
+
+  it("node dist/main.js with configuration: serves /healthz, /readyz and the admin page; stops on SIGTERM", async () => {
+    const port = await freePort();
+    const prefix = uniquePrefix("build");
+    const spool = mkdtempSync(join(tmpdir(), "insight-relay-build-spool-"));
+    const child = spawn(process.execPath, [join(OUT, "main.js")], {
+      cwd,
+      env: {
+        PATH: process.env.PATH ?? "",
+        SLACK_BOT_TOKEN: "xoxb-build-test-token",
+        SLACK_SIGNING_SECRET: "build-test-signing-secret",
+        SLACK_API_URL: slack.url,
+        INSIGHT_BASE_URL: emulator.baseUrl,
+        INSIGHT_API_KEY: emulator.apiKey,
+        WEBHOOK_SECRET: "build-test-webhook-secret",
+        REDIS_URL: testRedisUrl(),
+        REDIS_PREFIX: prefix,
+        PORT: String(port),
+        SPOOL_DIR: spool,
+        ADMIN_PASSWORD: "build-test-admin",
+        LOG_LEVEL: "info",
+      },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let out = "";
+    child.stdout.on("data", (c: Buffer) => (out += c.toString("utf8")));
+    child.stderr.on("data", (c: Buffer) => (out += c.toString("utf8")));
+    const exited = new Promise<number | null>((r) => child.once("exit", (code) => r(code)));
+    try {
+      const base = `http://127.0.0.1:${port}`;
+      let health = 0;
+      for (let i = 0; i < 200 && health !== 200; i++) {
+        health = await request(`${base}/healthz`)
+          .then(async (res) => {
+            await res.body.dump();
+            return res.statusCode;
+          })
+          .catch(() => 0);
+        if (health !== 200) await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(health, out).toBe(200);
+      const ready = await request(`${base}/readyz`);
+      expect(ready.statusCode).toBe(200);
+      await ready.body.dump();
+      const admin = await request(`${base}/admin/queues`, {
+        headers: { authorization: `Basic ${Buffer.from("admin:build-test-admin").toString("base64")}` },
+      });
+      expect(admin.statusCode).toBe(200);
+      await admin.body.dump();
+      child.kill("SIGTERM");
+      expect(await exited).toBe(0);
+      // Structured JSON logs on stdout.
+      const first = out.split("\n").find(Boolean) ?? "";
+      expect(JSON.parse(first)).toMatchObject({ name: "insight-relay" });
+      expect(out).not.toContain("build-test-signing-secret");
+    } finally {
+      child.kill("SIGKILL");
+      rmSync(spool, { recursive: true, force: true });
+      await dropPrefix(prefix).catch(() => undefined);
+    }
+  }, 60_000);
+});

@@ -1,0 +1,134 @@
+import type { Redis } from "ioredis";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { OpsNotifier } from "../../src/jobs/ops-notifier.js";
+import { createQueues, type Queues } from "../../src/jobs/queues.js";
+import { silentLogger } from "../../src/log.js";
+import { stateKeys, type StateKeys } from "../../src/store/keys.js";
+import { createRedis } from "../../src/store/redis.js";
+import { dropPrefix, testRedisUrl, uniquePrefix } from "../helpers/redis.js";
+
+const OPS = "C0OPS";
+const TEXT = ":warning: The Insight Service rejected the API key (401).";
+
+describe("OpsNotifier", () => {
+  let redis: Redis;
+  let prefix: string;
+  let keys: StateKeys;
+  let queues: Queues;
+  let clock: number;
+  const now = () => new Date(clock);
+
+  beforeAll(() => {
+    redis = createRedis(testRedisUrl(), "shared", silentLogger);
+  });
+  afterAll(() => {
+    redis.disconnect();
+  });
+  beforeEach(() => {
+    prefix = uniquePrefix("ops");
+    keys = stateKeys(prefix);
+    queues = createQueues(redis, prefix);
+    clock = Date.parse("2025-03-05T18:00:00.000Z");
+  });
+  afterEach(async () => {
+    await queues.close();
+    await dropPrefix(prefix);
+  });
+
+  const notices = async () =>
+    (await queues.slack.getJobs(["waiting", "delayed"], 0, -1, true)).map((j) => j.data);
+
+  it("alerts once per incident within the window: two alerts -> one notice job", async () => {
+    const ops = new OpsNotifier(redis, keys, queues.slack, OPS, silentLogger, now);
+    expect(await ops.alert("insight-unauthorized", TEXT)).toBe(true);
+    clock += 60_000;
+    expect(await ops.alert("insight-unauthorized", "a second wording")).toBe(false);
+    expect(await notices()).toEqual([{ kind: "notice", channelId: OPS, text: TEXT }]);
+    expect(await ops.open()).toEqual({
+      "insight-unauthorized": { at: "2025-03-05T18:00:00.000Z", text: TEXT },
+    });
+  });
+
+  it("different incidents alert independently", async () => {
+    const ops = new OpsNotifier(redis, keys, queues.slack, OPS, silentLogger, now);
+    await ops.alert("insight-unauthorized", TEXT);
+    expect(await ops.alert("slack-token-revoked", "Slack revoked the bot token.")).toBe(true);
+    expect((await notices()).map((n) => (n.kind === "notice" ? n.text : ""))).toEqual([
+      TEXT,
+      "Slack revoked the bot token.",
+    ]);
+    expect(Object.keys(await ops.open()).sort()).toEqual(["insight-unauthorized", "slack-token-revoked"]);
+  });
+
+  it("an incident still open after its window alerts again (default 6 h)", async () => {
+    const ops = new OpsNotifier(redis, keys, queues.slack, OPS, silentLogger, now);
+    await ops.alert("insight-unauthorized", TEXT);
+    clock += 6 * 3_600_000 - 1;
+    expect(await ops.alert("insight-unauthorized", TEXT)).toBe(false);
+    clock += 1;
+    expect(await ops.alert("insight-unauthorized", "still failing")).toBe(true);
+    expect(await notices()).toHaveLength(2);
+    expect((await ops.open())["insight-unauthorized"]).toEqual({
+      at: "2025-03-06T00:00:00.000Z",
+      text: "still failing",
+    });
+  });
+
+  it("a custom window applies", async () => {
+    const ops = new OpsNotifier(redis, keys, queues.slack, OPS, silentLogger, now);
+    await ops.alert("spool-growing", "x", { windowSeconds: 60 });
+    clock += 30_000;
+    expect(await ops.alert("spool-growing", "x", { windowSeconds: 60 })).toBe(false);
+    clock += 30_000;
+    expect(await ops.alert("spool-growing", "x", { windowSeconds: 60 })).toBe(true);
+  });
+
+  it("resolve closes the incident, says so, and re-arms the alert", async () => {
+    const ops = new OpsNotifier(redis, keys, queues.slack, OPS, silentLogger, now);
+    await ops.alert("insight-unauthorized", TEXT);
+    clock += 1_000;
+    expect(await ops.resolve("insight-unauthorized", "The Insight Service accepts the API key again.")).toBe(
+      true,
+    );
+    expect(await ops.open()).toEqual({});
+    clock += 1_000;
+    expect(await ops.alert("insight-unauthorized", TEXT)).toBe(true);
+    expect((await notices()).map((n) => (n.kind === "notice" ? n.text : ""))).toEqual([
+      TEXT,
+      "The Insight Service accepts the API key again.",
+      TEXT,
+    ]);
+  });
+
+  it("resolving an incident that is not open does nothing", async () => {
+    const ops = new OpsNotifier(redis, keys, queues.slack, OPS, silentLogger, now);
+    expect(await ops.resolve("insight-unauthorized", "all good")).toBe(false);
+    expect(await notices()).toEqual([]);
+  });
+
+  it("resolve without text closes silently", async () => {
+    const ops = new OpsNotifier(redis, keys, queues.slack, OPS, silentLogger, now);
+    await ops.alert("insight-unauthorized", TEXT);
+    expect(await ops.resolve("insight-unauthorized")).toBe(true);
+    expect(await notices()).toHaveLength(1);
+  });
+
+  it("with no ops channel nothing is enqueued, but incidents are still tracked and deduplicated", async () => {
+    const ops = new OpsNotifier(redis, keys, queues.slack, undefined, silentLogger, now);
+    expect(await ops.alert("insight-unauthorized", TEXT)).toBe(true);
+    expect(await ops.alert("insight-unauthorized", TEXT)).toBe(false);
+    expect(await ops.resolve("insight-unauthorized", "fixed")).toBe(true);
+    expect(await queues.slack.getJobCounts("waiting", "delayed")).toEqual({ waiting: 0, delayed: 0 });
+  });
+
+  it("two processes sharing Redis alert once between them", async () => {
+    const a = new OpsNotifier(redis, keys, queues.slack, OPS, silentLogger, now);
+    const b = new OpsNotifier(redis, keys, queues.slack, OPS, silentLogger, now);
+    const results = await Promise.all([
+      a.alert("insight-unauthorized", TEXT),
+      b.alert("insight-unauthorized", TEXT),
+    ]);
+    expect(results.filter(Boolean)).toHaveLength(1);
+    expect(await notices()).toHaveLength(1);
+  });
+});

@@ -1,0 +1,249 @@
+import type { Redis } from "ioredis";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import {
+  SEED,
+  startEmulator,
+  threadEvent,
+  type Emulator,
+  type EmulatedThread,
+} from "../../src/emulator/index.js";
+import { InsightClient } from "../../src/insight/client.js";
+import { threadEventSchema, type ThreadEvent } from "../../src/insight/schemas.js";
+import type { SubscriptionFilters } from "../../src/insights/filters.js";
+import { OpsNotifier } from "../../src/jobs/ops-notifier.js";
+import { createQueues, type Queues } from "../../src/jobs/queues.js";
+import { routeThreadEvent, type RouteDeps } from "../../src/jobs/route-thread-event.js";
+import { ThreadLookup } from "../../src/jobs/thread-lookup.js";
+import { silentLogger } from "../../src/log.js";
+import { stateKeys } from "../../src/store/keys.js";
+import { createRedis } from "../../src/store/redis.js";
+import { SubscriptionStore } from "../../src/store/subscriptions.js";
+import { dropPrefix, testRedisUrl, uniquePrefix } from "../helpers/redis.js";
+
+const GROUP = SEED.groups.support;
+const OPS = "C0OPS";
+const DELAYS = [30_000, 120_000];
+
+describe("routeThreadEvent", () => {
+  let emulator: Emulator;
+  let client: InsightClient;
+  let redis: Redis;
+  let prefix: string;
+  let queues: Queues;
+  let subscriptions: SubscriptionStore;
+  let ops: OpsNotifier;
+  let deps: RouteDeps;
+
+  beforeAll(async () => {
+    emulator = await startEmulator();
+    client = new InsightClient({
+      baseUrl: emulator.baseUrl,
+      apiKey: emulator.apiKey,
+      retry: { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 5 },
+    });
+    redis = createRedis(testRedisUrl(), "shared", silentLogger);
+  });
+  afterAll(async () => {
+    await client.close();
+    await emulator.close();
+    redis.disconnect();
+  });
+  beforeEach(() => {
+    prefix = uniquePrefix("route");
+    const keys = stateKeys(prefix);
+    queues = createQueues(redis, prefix);
+    subscriptions = new SubscriptionStore(redis, keys);
+    ops = new OpsNotifier(redis, keys, queues.slack, OPS, silentLogger);
+    deps = {
+      subscriptions,
+      lookup: new ThreadLookup(client),
+      slackQueue: queues.slack,
+      refreshQueue: queues.refresh,
+      ops,
+      logger: silentLogger,
+      refreshDelaysMs: DELAYS,
+    };
+    emulator.faults.clear();
+    emulator.requests.clear();
+  });
+  afterEach(async () => {
+    await queues.close();
+    await dropPrefix(prefix);
+  });
+
+  /** A freshly enriched thread in the emulator and the chatthread-crud event announcing it. */
+  function enriched(partial: Partial<EmulatedThread> = {}): { thread: EmulatedThread; event: ThreadEvent } {
+    const thread = emulator.store.addThread(GROUP, partial);
+    const group = emulator.store.group(GROUP);
+    if (!group) throw new Error("seed group missing");
+    const envelope = threadEvent("created", group, thread, new Date());
+    return { thread, event: threadEventSchema.parse(envelope) };
+  }
+
+  const follow = (channelId: string, filters: SubscriptionFilters = {}, paused = false) =>
+    subscriptions.put({
+      channelId,
+      groupId: GROUP,
+      groupName: "Lumen DB Support",
+      communityId: SEED.communities.primary,
+      filters,
+      createdBy: "U0ALICE",
+      createdAt: new Date().toISOString(),
+      ...(paused ? { paused: { code: "is_archived", at: new Date().toISOString() } } : {}),
+    });
+
+  const slackJobs = async () => queues.slack.getJobs(["waiting", "delayed"], 0, -1, true);
+  const refreshJobs = async () => queues.refresh.getJobs(["waiting", "delayed"], 0, -1, true);
+
+  it("no subscribers -> no jobs, and the listing is not even read", async () => {
+    const { event } = enriched({ sentiment: "negative" });
+    expect(await routeThreadEvent(event, deps)).toEqual({
+      channels: 0,
+      filteredOut: 0,
+      sentimentKnown: false,
+    });
+    expect(await slackJobs()).toEqual([]);
+    expect(await refreshJobs()).toEqual([]);
+    expect(emulator.requests.count()).toBe(0);
+  });
+
+  it("one digest job per subscribed channel, carrying the listing's sentiment and keywords", async () => {
+    await follow("C1");
+    await follow("C2");
+    const { thread, event } = enriched({ sentiment: "negative", keywords: ["replication", "upgrade"] });
+    const res = await routeThreadEvent(event, deps);
+    expect(res).toEqual({ channels: 2, filteredOut: 0, sentimentKnown: true });
+    const jobs = await slackJobs();
+    expect(jobs.map((j) => j.data.channelId).sort()).toEqual(["C1", "C2"]);
+    for (const j of jobs) {
+      if (j.data.kind !== "digest") throw new Error("expected digest jobs");
+      expect(j.data.digest).toMatchObject({
+        threadId: thread.id,
+        groupId: GROUP,
+        title: thread.title,
+        sentiment: "negative",
+        keywords: ["replication", "upgrade"],
+        messageCount: thread.messageCount,
+      });
+      expect(j.data.enrichedAtMs).toBe(Date.parse(event.payload.timestamp));
+    }
+    // The sentiment is known: no later look is scheduled.
+    expect(await refreshJobs()).toEqual([]);
+  });
+
+  it("the same event routed twice makes no second job (job ids per rendering)", async () => {
+    await follow("C1");
+    const { event } = enriched({ sentiment: "positive" });
+    await routeThreadEvent(event, deps);
+    await routeThreadEvent(event, deps);
+    expect(await slackJobs()).toHaveLength(1);
+  });
+
+  it("paused subscriptions are skipped", async () => {
+    await follow("C1");
+    await follow("C2", {}, true);
+    const { event } = enriched({ sentiment: "neutral" });
+    expect((await routeThreadEvent(event, deps)).channels).toBe(1);
+    expect((await slackJobs()).map((j) => j.data.channelId)).toEqual(["C1"]);
+  });
+
+  it("filters hold back a digest that does not match, per channel", async () => {
+    await follow("C-negative", { sentiments: ["negative"] });
+    await follow("C-all");
+    const { event } = enriched({ sentiment: "positive" });
+    expect(await routeThreadEvent(event, deps)).toEqual({
+      channels: 1,
+      filteredOut: 1,
+      sentimentKnown: true,
+    });
+    expect((await slackJobs()).map((j) => j.data.channelId)).toEqual(["C-all"]);
+
+    const negative = enriched({ sentiment: "negative" });
+    // A new listing read (the cached one may be from the very same millisecond).
+    deps.lookup.clear();
+    expect(await routeThreadEvent(negative.event, deps)).toMatchObject({ channels: 2, filteredOut: 0 });
+  });
+
+  it("a thread not on the listing yet: digest without sentiment, and a delayed refresh", async () => {
+    await follow("C1");
+    const { event } = enriched();
+    const absent = threadEventSchema.parse({
+      ...event,
+      payload: { ...event.payload, threadId: "65f1c0a2e4b0a1d2c3ffff01" },
+    });
+    const res = await routeThreadEvent(absent, deps);
+    expect(res).toEqual({ channels: 1, filteredOut: 0, sentimentKnown: false });
+    const [refresh] = await refreshJobs();
+    expect(refresh?.data).toEqual({ event: absent, attempt: 1 });
+    expect(refresh?.opts.delay).toBe(DELAYS[0]);
+  });
+
+  it("listing unavailable (emulator down): digest without sentiment AND a delayed refresh job", async () => {
+    await follow("C1");
+    await follow("C-negative", { sentiments: ["negative"] });
+    const { event } = enriched({ sentiment: "negative", keywords: ["backup"] });
+    emulator.faults.set({ down: true });
+    const res = await routeThreadEvent(event, deps);
+    expect(res).toEqual({ channels: 1, filteredOut: 1, sentimentKnown: false, listingError: "network" });
+    const [digest] = await slackJobs();
+    if (digest?.data.kind !== "digest") throw new Error("expected one digest job");
+    expect(digest.data.channelId).toBe("C1");
+    expect(digest.data.digest.sentiment).toBeUndefined();
+    expect(digest.data.digest.keywords).toEqual([]);
+    expect(digest.data.digest.title).toBe(event.payload.title);
+    expect(await queues.refresh.getJobCounts("delayed")).toEqual({ delayed: 1 });
+    const [refresh] = await refreshJobs();
+    expect(refresh?.opts.delay).toBe(30_000);
+    expect(refresh?.data.attempt).toBe(1);
+    // Not an operator problem: no incident.
+    expect(await ops.open()).toEqual({});
+  });
+
+  it("the refresh brings the sentiment: the re-route posts a new rendering and stops refreshing", async () => {
+    await follow("C-negative", { sentiments: ["negative"] });
+    const { event } = enriched({ sentiment: "negative" });
+    emulator.faults.set({ down: true });
+    expect((await routeThreadEvent(event, deps)).channels).toBe(0); // held back: sentiment unknown
+    emulator.faults.clear();
+    const res = await routeThreadEvent(event, deps, { fresh: true, attempt: 1 });
+    expect(res).toEqual({ channels: 1, filteredOut: 0, sentimentKnown: true });
+    expect((await slackJobs()).map((j) => j.data.channelId)).toEqual(["C-negative"]);
+    expect(await refreshJobs()).toHaveLength(1); // only the first one
+  });
+
+  it("refreshes stop after the last delay", async () => {
+    await follow("C1");
+    const { event } = enriched();
+    emulator.faults.set({ down: true });
+    await routeThreadEvent(event, deps, { attempt: DELAYS.length });
+    expect(await refreshJobs()).toEqual([]);
+    await routeThreadEvent(event, deps, { attempt: DELAYS.length - 1 });
+    const [last] = await refreshJobs();
+    expect(last?.data.attempt).toBe(DELAYS.length);
+    expect(last?.opts.delay).toBe(DELAYS.at(-1));
+  });
+
+  it("a 401 from the listing opens the insight-unauthorized incident and alerts the ops channel", async () => {
+    const revoked = new InsightClient({
+      baseUrl: emulator.baseUrl,
+      apiKey: "emu_revoked_0000",
+      retry: { maxAttempts: 1 },
+    });
+    try {
+      await follow("C1");
+      const { event } = enriched({ sentiment: "negative" });
+      const res = await routeThreadEvent(event, { ...deps, lookup: new ThreadLookup(revoked) });
+      expect(res).toMatchObject({ channels: 1, sentimentKnown: false, listingError: "unauthorized" });
+      const open = await ops.open();
+      expect(Object.keys(open)).toEqual(["insight-unauthorized"]);
+      expect(open["insight-unauthorized"]?.text).toContain("401");
+      const jobs = (await slackJobs()).map((j) => j.data);
+      expect(jobs.filter((j) => j.kind === "notice").map((j) => j.channelId)).toEqual([OPS]);
+      expect(jobs.filter((j) => j.kind === "digest").map((j) => j.channelId)).toEqual(["C1"]);
+      // The key never reaches the alert.
+      expect(JSON.stringify(jobs)).not.toContain("emu_revoked_0000");
+    } finally {
+      await revoked.close();
+    }
+  });
+});

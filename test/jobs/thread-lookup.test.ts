@@ -1,0 +1,197 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { SEED, startEmulator, type Emulator } from "../../src/emulator/index.js";
+import { InsightClient } from "../../src/insight/client.js";
+import { InsightError } from "../../src/insight/errors.js";
+import { ThreadLookup } from "../../src/jobs/thread-lookup.js";
+
+const SUPPORT = SEED.groups.support;
+
+describe("ThreadLookup against the emulator", () => {
+  let emulator: Emulator;
+  let client: InsightClient;
+  let limited: InsightClient;
+  /** A group of 450 threads: five listing pages of 100. */
+  let big: string;
+  let bigThreads: { id: string }[];
+
+  beforeAll(async () => {
+    emulator = await startEmulator();
+    const retry = { maxAttempts: 1 };
+    client = new InsightClient({ baseUrl: emulator.baseUrl, apiKey: emulator.apiKey, retry });
+    limited = new InsightClient({ baseUrl: emulator.baseUrl, apiKey: emulator.limitedKey, retry });
+    big = emulator.store.addGroup(SEED.communities.primary, { name: "Lumen DB Firehose" })._id;
+    emulator.store.addThreads(big, 450);
+    bigThreads = emulator.store.threads(big); // newest first, as the listing sorts them
+  });
+  afterAll(async () => {
+    await client.close();
+    await limited.close();
+    await emulator.close();
+  });
+  beforeEach(() => {
+    emulator.requests.clear();
+    emulator.faults.clear();
+  });
+
+  const listingRequests = () => emulator.requests.all().filter((r) => r.path.endsWith("/displaychatthread"));
+
+  it("returns the listing entry, with its enrichment", async () => {
+    const lookup = new ThreadLookup(client);
+    const [newest] = emulator.store.threads(SUPPORT);
+    if (!newest) throw new Error("seed has no support threads");
+    const t = await lookup.find(SUPPORT, newest.id);
+    expect(t).toMatchObject({ id: newest.id, title: newest.title, sentiment: newest.sentiment });
+    expect((t as Record<string, unknown>).keywords).toEqual(newest.keywords);
+    expect(listingRequests()).toHaveLength(1);
+    expect(listingRequests()[0]?.query).toMatchObject({
+      page: "1",
+      limit: "100",
+      sort: "desc",
+      range: "allTime",
+    });
+  });
+
+  it("concurrent finds for one group share one request", async () => {
+    const lookup = new ThreadLookup(client);
+    const ids = emulator.store
+      .threads(SUPPORT)
+      .slice(0, 5)
+      .map((t) => t.id);
+    const found = await Promise.all(ids.map((id) => lookup.find(SUPPORT, id)));
+    expect(found.map((t) => t?.id)).toEqual(ids);
+    expect(lookup.requests).toBe(1);
+    expect(listingRequests()).toHaveLength(1);
+  });
+
+  it("concurrent finds for different groups make one request each", async () => {
+    const lookup = new ThreadLookup(client);
+    const a = emulator.store.threads(SUPPORT)[0]?.id ?? "";
+    const b = emulator.store.threads(SEED.groups.contributors)[0]?.id ?? "";
+    await Promise.all([
+      lookup.find(SUPPORT, a),
+      lookup.find(SEED.groups.contributors, b),
+      lookup.find(SUPPORT, a),
+    ]);
+    expect(
+      listingRequests()
+        .map((r) => r.path)
+        .sort(),
+    ).toEqual(
+      [
+        `/api/v1/chatgroup/${SEED.groups.contributors}/displaychatthread`,
+        `/api/v1/chatgroup/${SUPPORT}/displaychatthread`,
+      ].sort(),
+    );
+  });
+
+  it("the cache answers within cacheMs and refetches after it", async () => {
+    let now = 1_000_000;
+    const lookup = new ThreadLookup(client, { cacheMs: 5_000, now: () => now });
+    const [first, second] = emulator.store.threads(SUPPORT);
+    await lookup.find(SUPPORT, first?.id ?? "");
+    now += 5_000;
+    expect((await lookup.find(SUPPORT, second?.id ?? ""))?.id).toBe(second?.id);
+    expect(lookup.requests).toBe(1);
+    now += 1;
+    await lookup.find(SUPPORT, first?.id ?? "");
+    expect(lookup.requests).toBe(2);
+    expect(listingRequests()).toHaveLength(2);
+  });
+
+  it("a cached listing shows changes only after a refetch", async () => {
+    let now = 1_000_000;
+    const lookup = new ThreadLookup(client, { cacheMs: 5_000, now: () => now });
+    const thread = emulator.store.addThread(SUPPORT, { sentiment: "neutral" });
+    expect((await lookup.find(SUPPORT, thread.id))?.sentiment).toBe("neutral");
+    emulator.store.updateThread(SUPPORT, thread.id, { sentiment: "negative" });
+    expect((await lookup.find(SUPPORT, thread.id))?.sentiment).toBe("neutral");
+    now += 5_001;
+    expect((await lookup.find(SUPPORT, thread.id))?.sentiment).toBe("negative");
+  });
+
+  it("notBeforeMs newer than the cached listing forces a refetch; older or equal does not", async () => {
+    const now = 1_000_000;
+    const lookup = new ThreadLookup(client, { cacheMs: 60_000, now: () => now });
+    const id = emulator.store.threads(SUPPORT)[0]?.id ?? "";
+    await lookup.find(SUPPORT, id); // fetched at 1_000_000
+    await lookup.find(SUPPORT, id, { notBeforeMs: now - 10 });
+    await lookup.find(SUPPORT, id, { notBeforeMs: now });
+    expect(lookup.requests).toBe(1);
+    await lookup.find(SUPPORT, id, { notBeforeMs: now + 1 });
+    expect(lookup.requests).toBe(2);
+  });
+
+  // BUG (src/jobs/thread-lookup.ts read()): `fetchedAt` is taken when the listing answer has
+  // arrived, not when it was asked for. An enrichment stamped while the request was in flight
+  // (after the service built its answer) then counts as covered by a listing that cannot show
+  // it: `notBeforeMs` does not force a refetch and the digest goes out without sentiment.
+  it("a listing asked for before an enrichment does not count as showing it", async () => {
+    let now = 1_000_000;
+    const lookup = new ThreadLookup(client, { cacheMs: 60_000, now: () => now });
+    const id = emulator.store.threads(SUPPORT)[0]?.id ?? "";
+    emulator.faults.set({ latencyMs: 200 });
+    const pending = lookup.find(SUPPORT, id);
+    // The request has reached the service; the clock moves on before the answer comes back.
+    while (listingRequests().length === 0) await new Promise((r) => setTimeout(r, 5));
+    now = 1_000_500;
+    await pending;
+    emulator.faults.clear();
+    // An enrichment stamped at 1_000_100 happened after the listing was asked for.
+    await lookup.find(SUPPORT, id, { notBeforeMs: 1_000_100 });
+    expect(lookup.requests).toBe(2);
+  });
+
+  it("fresh forces a refetch even within cacheMs", async () => {
+    const lookup = new ThreadLookup(client, { cacheMs: 60_000, now: () => 1_000_000 });
+    const id = emulator.store.threads(SUPPORT)[0]?.id ?? "";
+    await lookup.find(SUPPORT, id);
+    await lookup.find(SUPPORT, id, { fresh: true });
+    expect(lookup.requests).toBe(2);
+  });
+
+  it("a thread on page 2 is found by reading one page further", async () => {
+    const lookup = new ThreadLookup(client);
+    const onPage2 = bigThreads[150];
+    if (!onPage2) throw new Error("missing fixture thread");
+    expect((await lookup.find(big, onPage2.id))?.id).toBe(onPage2.id);
+    expect(listingRequests().map((r) => r.query.page)).toEqual(["1", "2"]);
+    // Both pages now answer from the cache.
+    expect((await lookup.find(big, bigThreads[20]?.id ?? ""))?.id).toBe(bigThreads[20]?.id);
+    expect(lookup.requests).toBe(2);
+  });
+
+  it("a thread absent from the first maxPages returns undefined after exactly maxPages requests", async () => {
+    const lookup = new ThreadLookup(client, { maxPages: 3, cacheMs: 60_000, now: () => 1_000_000 });
+    const onPage4 = bigThreads[350]?.id ?? "";
+    expect(await lookup.find(big, onPage4)).toBeUndefined();
+    expect(lookup.requests).toBe(3);
+    expect(listingRequests().map((r) => r.query.page)).toEqual(["1", "2", "3"]);
+    // Asking again within the cache does not read further.
+    expect(await lookup.find(big, "65f1c0a2e4b0a1d2c3ffffff")).toBeUndefined();
+    expect(lookup.requests).toBe(3);
+  });
+
+  it("stops at the last page of a small group", async () => {
+    const lookup = new ThreadLookup(client, { maxPages: 5 });
+    expect(await lookup.find(SUPPORT, "no-such-thread")).toBeUndefined();
+    expect(lookup.requests).toBe(1);
+  });
+
+  it("a 403 propagates as InsightError forbidden", async () => {
+    const lookup = new ThreadLookup(limited);
+    const err = await lookup.find(SEED.groups.beta, "any").catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(InsightError);
+    expect(err).toMatchObject({ code: "forbidden", details: { status: 403 } });
+    // A failure is not cached: the next find asks again.
+    await lookup.find(SEED.groups.beta, "any").catch(() => undefined);
+    expect(lookup.requests).toBe(2);
+  });
+
+  it("a failed read does not poison the cache: the next find succeeds", async () => {
+    const lookup = new ThreadLookup(client);
+    const id = emulator.store.threads(SUPPORT)[0]?.id ?? "";
+    emulator.faults.set({ serverError: { count: 1, status: 503 } });
+    await expect(lookup.find(SUPPORT, id)).rejects.toMatchObject({ code: "server_error" });
+    expect((await lookup.find(SUPPORT, id))?.id).toBe(id);
+  });
+});

@@ -1,0 +1,56 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SEED } from "../../../src/emulator/index.js";
+import { startHarness, TEST_CHANNEL, type Harness } from "../../helpers/app-harness.js";
+import { expectNoLiveTokens } from "../render/walk.js";
+import { ask, shown } from "./helpers.js";
+
+describe("/insight groups and /insight status", () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness();
+    await h.subscribe(SEED.groups.support);
+  });
+  afterAll(async () => h?.stop());
+
+  it("groups: every community with its readable chat groups and ids, direct-message groups left out", async () => {
+    const r = await ask(h, "groups");
+    const text = shown(r);
+    for (const c of h.emulator.store.communities()) expect(text).toContain(`*${c.name}*`);
+    for (const g of h.emulator.store.groups().filter((x) => !x.isDirectMessageGroup)) {
+      expect(text).toContain(`(\`${g._id}\`)`);
+    }
+    expect(text).not.toContain(SEED.groups.dm);
+    expect(text).toContain("Bike Workshop &amp; Gear");
+    expect(text).toContain("6 in 3 communities");
+    expectNoLiveTokens(r.blocks);
+  });
+
+  it("status: last delivery per type, queues, dead letters, spool, API, paused subscriptions", async () => {
+    await h.emulator.createThread(SEED.groups.support, { title: "Status thread", sentiment: "neutral" });
+    await h.slack.waitFor(() => h.slack.messages(TEST_CHANNEL)[0]);
+    await h.services.subscriptions.put({
+      channelId: "C0GONE",
+      groupId: SEED.groups.rides,
+      groupName: "Saturday Rides",
+      communityId: undefined,
+      filters: {},
+      createdBy: "U0ALICE",
+      createdAt: new Date().toISOString(),
+      paused: { code: "is_archived", at: new Date().toISOString() },
+    });
+    const r = await ask(h, "status");
+    const text = shown(r);
+    expect(text).toMatch(
+      /`chatthread-crud`: last [A-Z][a-z]{2} \d+, \d\d:\d\d UTC \(\d+ s ago\) · 1 delivery/,
+    );
+    expect(text).toContain("`chatmessage-crud`: never · 0 deliveries");
+    expect(text).toContain("Thread deliveries look normal");
+    expect(text).toMatch(/`deliveries`: \d+ waiting · \d+ active · \d+ delayed · 0 failed/);
+    expect(text).toContain("`slack-out`:");
+    expect(text).toContain("*Dead letters:* none");
+    expect(text).toContain("*Spool:* 0 deliveries waiting on disk");
+    expect(text).toMatch(/\*Insight API:\* reachable, key accepted \(\d+ ms, 3 communities readable\)/);
+    expect(text).toContain("*Saturday Rides* in <#C0GONE> — Slack said `is_archived`");
+    expect(r.text).toBe("Insight Relay status: 1 problem");
+  });
+});

@@ -1,0 +1,199 @@
+import { describe, expect, it } from "vitest";
+import type { StatusReport } from "../../../src/status/gather-status.js";
+import { SILENCE_THRESHOLD_MS } from "../../../src/status/silence.js";
+import type { Subscription } from "../../../src/store/subscriptions.js";
+import { ACTIONS } from "../../../src/slack/interactions/state.js";
+import { renderHome } from "../../../src/slack/render/home.js";
+import { durationText, renderStatus, silenceLine } from "../../../src/slack/render/status.js";
+import { buttons } from "../commands/helpers.js";
+import { allTexts, expectNoLiveTokens, expectWithinLimits } from "./walk.js";
+
+const now = new Date("2026-03-06T12:00:00.000Z");
+const sub = (i: number, over: Partial<Subscription> = {}): Subscription => ({
+  channelId: `C0CHAN${i % 7}`,
+  groupId: `grp_${i}`,
+  groupName: `Group ${i}`,
+  communityId: "com_1",
+  filters: {},
+  createdBy: "U0ADMIN",
+  createdAt: "2026-03-01T00:00:00.000Z",
+  ...over,
+});
+const report = (over: Partial<StatusReport> = {}): StatusReport => ({
+  at: now.toISOString(),
+  redis: { ok: true, error: undefined },
+  deliveries: [
+    { type: "chatthread-crud", lastAt: "2026-03-06T11:15:00.000Z", count: 1234 },
+    { type: "chatmessage-crud", lastAt: undefined, count: 0 },
+  ],
+  silence: { silent: false, quietForMs: 45 * 60_000, since: "last-delivery" },
+  silenceThresholdMs: SILENCE_THRESHOLD_MS,
+  queues: [
+    { name: "deliveries", waiting: 0, active: 1, delayed: 0, failed: 0, workers: 2 },
+    { name: "slack-out", waiting: 3, active: 0, delayed: 2, failed: 1, workers: 0 },
+  ],
+  deadLetters: { total: 2, kept: 2, byReason: { unknown_type: 1, invalid_json: 1 } },
+  spool: 0,
+  api: { reachable: true, keyValid: true, error: undefined, ms: 42, communities: 3 },
+  lastUnauthorizedAt: undefined,
+  subscriptions: {
+    total: 4,
+    channels: 2,
+    paused: [sub(9, { paused: { code: "is_archived", at: now.toISOString() } })],
+  },
+  openAlerts: [],
+  ...over,
+});
+const joined = (blocks: unknown) => allTexts(blocks).join("\n");
+
+describe("renderStatus", () => {
+  it("webhooks, silence, queues, dead letters, spool, API and paused subscriptions", () => {
+    const r = renderStatus(report(), now);
+    expect(r).toMatchSnapshot();
+    const t = joined(r.blocks);
+    expect(t).toContain("• `chatthread-crud`: last Mar 6, 11:15 UTC (45 min ago) · 1,234 deliveries");
+    expect(t).toContain("• `chatmessage-crud`: never · 0 deliveries");
+    expect(t).toContain(":white_check_mark: Thread deliveries look normal (last one 45 min ago).");
+    expect(t).toContain(
+      "• `slack-out`: 3 waiting · 0 active · 2 delayed · 1 failed :warning: · :warning: no worker connected: jobs are not being processed",
+    );
+    expect(t).toContain("• `deliveries`: 0 waiting · 1 active · 0 delayed · 0 failed · 2 workers");
+    expect(t).toContain(":warning: *Dead letters:* 2 (invalid_json 1, unknown_type 1)");
+    expect(t).toContain("*Spool:* 0 deliveries waiting on disk");
+    expect(t).toContain(
+      ":white_check_mark: *Insight API:* reachable, key accepted (42 ms, 3 communities readable)",
+    );
+    expect(t).toContain("• *Group 9* in <#C0CHAN2> — Slack said `is_archived`");
+    expect(r.text).toBe("Insight Relay status: 1 problem");
+    expectWithinLimits(r.blocks);
+  });
+
+  it("silent deliveries, a rejected key, an unreachable API and Redis down are each said plainly", () => {
+    const silent = joined(
+      renderStatus(
+        report({ silence: { silent: true, quietForMs: 30 * 3_600_000, since: "last-delivery" } }),
+        now,
+      ).blocks,
+    );
+    expect(silent).toContain(
+      ":warning: *Deliveries look silent:* No thread delivery for 30 h while 3 subscriptions wait.",
+    );
+    expect(silent).toContain("re-enable it");
+    const rejected = joined(
+      renderStatus(
+        report({
+          api: { reachable: true, keyValid: false, error: "unauthorized", ms: 5, communities: undefined },
+        }),
+        now,
+      ).blocks,
+    );
+    expect(rejected).toContain(
+      ":x: *Insight API:* reachable, but it rejected the API key (401). Operators have been alerted",
+    );
+    const down = joined(
+      renderStatus(
+        report({
+          api: { reachable: false, keyValid: undefined, error: "timeout", ms: 5000, communities: undefined },
+        }),
+        now,
+      ).blocks,
+    );
+    expect(down).toContain(":x: *Insight API:* unreachable (`timeout` after 5000 ms)");
+    const noRedis = renderStatus(
+      report({
+        redis: { ok: false, error: "Redis did not answer within 2000 ms" },
+        deliveries: undefined,
+        queues: undefined,
+        silence: undefined,
+        subscriptions: undefined,
+        deadLetters: undefined,
+      }),
+      now,
+    );
+    expect(joined(noRedis.blocks)).toContain(
+      ":x: *Redis did not answer* (Redis did not answer within 2000 ms): parts of this report are missing.",
+    );
+    expect(joined(noRedis.blocks)).toContain("Could not read queue depths.");
+    expect(noRedis.text).toBe("Insight Relay status: 1 problem");
+  });
+
+  it("durations are coarse", () => {
+    expect([5_000, 120_000, 3 * 3_600_000, 3 * 86_400_000].map(durationText)).toEqual([
+      "5 s",
+      "2 min",
+      "3 h",
+      "3 d",
+    ]);
+  });
+});
+
+describe("renderHome", () => {
+  const base = {
+    subscriptions: [
+      sub(1, { filters: { sentiments: ["negative"] } }),
+      sub(2),
+      sub(9, { paused: { code: "is_archived", at: now.toISOString() } }),
+    ],
+    schedules: new Map([["C0CHAN1", "Weekly summary: Mondays 09:00 (UTC)"]]),
+    status: report(),
+    help: [
+      { usage: "threads [range] [group]", summary: "threads" },
+      { usage: "status", summary: "health" },
+    ],
+    canChange: true,
+    adminsOnly: true,
+    now,
+  };
+
+  it("health at a glance, subscriptions by channel with schedules, paused ones with Resume, quick help", () => {
+    const v = renderHome(base);
+    expect(v).toMatchSnapshot();
+    expect(v.type).toBe("home");
+    const t = joined(v.blocks);
+    expect(t).toContain("Health at a glance");
+    expect(t).toContain(":white_check_mark: *Insight API:* reachable");
+    expect(t).toContain(":warning: *Queues:* 5 waiting or delayed, 1 failed");
+    expect(t).toContain("*Subscriptions* — 3 in 2 channels");
+    expect(t).toContain(
+      "<#C0CHAN1>\n• *Group 1* (`grp_1`) — sentiment negative\n:calendar: Weekly summary: Mondays 09:00 (UTC)",
+    );
+    expect(t).toContain(":pause_button: *Group 9* in <#C0CHAN2> — Slack said `is_archived`");
+    expect(t).toContain("• `/insight threads [range] [group]` — threads");
+    expect(t).toContain("Subscriptions and schedules are changed by the app's admins.");
+    expect(buttons(v.blocks as unknown[]).map((b) => b.action_id)).toEqual([ACTIONS.resume]);
+  });
+
+  it("no Resume button for those who may not change configuration; a notice on top", () => {
+    const v = renderHome({ ...base, canChange: false, notice: "Only admins." });
+    expect(buttons(v.blocks as unknown[])).toHaveLength(0);
+    const t = joined(v.blocks);
+    expect(t).toContain("Only the app's admins can resume them.");
+    expect(allTexts(v.blocks)[1]).toBe("Only admins.");
+  });
+
+  it("a big workspace fits the Home tab's 100 blocks; hostile names are escaped", () => {
+    const subs = Array.from({ length: 300 }, (_, i) =>
+      sub(i, {
+        channelId: `C0BIG${i}`,
+        groupName: `<!channel> ${"&".repeat(300)}`,
+        ...(i % 3 === 0 ? { paused: { code: "<!here>", at: now.toISOString() } } : {}),
+      }),
+    );
+    const v = renderHome({ ...base, subscriptions: subs });
+    const blocks = v.blocks as unknown[];
+    expect(blocks.length).toBeLessThanOrEqual(100);
+    expect(JSON.stringify(blocks).length).toBeLessThanOrEqual(40_000);
+    expect(joined(blocks)).toMatch(/…and \d+ more \(see `\/insight list` in each channel\)\./);
+    expectNoLiveTokens(JSON.parse(JSON.stringify(blocks).replace(/<#C0[A-Z0-9]+>/g, "#c")));
+    expect(joined(blocks)).toContain("Quick help");
+  });
+});
+
+describe("status with the reconciler's webhook-silence incident open", () => {
+  it("says the webhook has stopped and how to re-enable it, whatever the time-based guess says", () => {
+    const line = silenceLine(report({ openAlerts: ["webhook-silence"] }));
+    expect(line).toContain("Webhook deliveries have stopped");
+    expect(line).toContain("re-enable the webhook");
+    expect(silenceLine(report({ openAlerts: [] }))).not.toContain("have stopped");
+  });
+});

@@ -1,0 +1,345 @@
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Redis } from "ioredis";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { createQueues } from "../../src/jobs/queues.js";
+import { silentLogger } from "../../src/log.js";
+import { createMetrics, type Metrics } from "../../src/metrics.js";
+import { DeliveryHealthStore } from "../../src/store/delivery-health.js";
+import { stateKeys, type StateKeys } from "../../src/store/keys.js";
+import { createRedis } from "../../src/store/redis.js";
+import { DeliveryRecorder } from "../../src/webhooks/delivery-recorder.js";
+import { DeliveryIngest } from "../../src/webhooks/ingest.js";
+import { Spool } from "../../src/webhooks/spool.js";
+import { freePort } from "../helpers/global-redis.js";
+import { dropPrefix, testRedisUrl, uniquePrefix } from "../helpers/redis.js";
+import { startOwnRedis, type OwnRedis } from "../helpers/redis-server.js";
+
+const fixture = (name: string): string =>
+  readFileSync(new URL(`../fixtures/webhooks/${name}.json`, import.meta.url), "utf8");
+
+const THREAD = fixture("chatthread-created");
+const MESSAGE = fixture("chatmessage-created");
+
+/** insight_relay_* counter or gauge value for exactly these labels, read from the registry. */
+async function metricValue(
+  metrics: Metrics,
+  name: string,
+  labels: Record<string, string> = {},
+): Promise<number> {
+  const all = await metrics.registry.getMetricsAsJSON();
+  const m = all.find((x) => x.name === name);
+  const values = (m?.values ?? []) as { value: number; labels: Record<string, string | number> }[];
+  const want = Object.entries(labels);
+  return (
+    values.find(
+      (v) => Object.keys(v.labels).length === want.length && want.every(([k, x]) => v.labels[k] === x),
+    )?.value ?? 0
+  );
+}
+
+const deliveriesMetric = (metrics: Metrics, type: string, outcome: string) =>
+  metricValue(metrics, "insight_relay_webhook_deliveries_total", { type, outcome });
+
+async function ready(redis: Redis): Promise<Redis> {
+  if (redis.status !== "ready") await new Promise((r) => redis.once("ready", r));
+  return redis;
+}
+
+/** One receiver's worth of parts over one Redis connection, as startRoles wires them. */
+function receiver(redis: Redis, prefix: string, spool: Spool, metrics: Metrics, timeoutMs = 1_000) {
+  const keys = stateKeys(prefix);
+  const queues = createQueues(redis, prefix);
+  const health = new DeliveryHealthStore(redis, keys);
+  const recorder = new DeliveryRecorder(redis, keys, queues, health, metrics, silentLogger, timeoutMs);
+  const ingest = new DeliveryIngest(recorder, spool, silentLogger, metrics);
+  return { keys, queues, health, recorder, ingest };
+}
+
+describe("DeliveryIngest with Redis up", () => {
+  let prefix: string;
+  let redis: Redis;
+  let spoolDir: string;
+  let metrics: Metrics;
+  let r: ReturnType<typeof receiver>;
+
+  beforeEach(async () => {
+    prefix = uniquePrefix("ingest");
+    redis = await ready(createRedis(testRedisUrl(), "command", silentLogger));
+    spoolDir = mkdtempSync(join(tmpdir(), "ingest-spool-"));
+    metrics = createMetrics();
+    r = receiver(redis, prefix, new Spool(spoolDir, silentLogger), metrics);
+  });
+  afterEach(async () => {
+    r.ingest.close();
+    await r.queues.close();
+    redis.disconnect();
+    await dropPrefix(prefix);
+    rmSync(spoolDir, { recursive: true, force: true });
+  });
+
+  it("a valid delivery is queued as a job whose id is the delivery id", async () => {
+    const at = new Date("2025-03-05T18:02:12.000Z");
+    const res = await r.ingest.ingest(THREAD, at);
+    expect(res.outcome).toBe("queued");
+    const job = await r.queues.deliveries.getJob(res.deliveryId);
+    expect(job?.name).toBe("chatthread-crud");
+    expect(job?.data).toMatchObject({
+      deliveryId: res.deliveryId,
+      receivedAt: "2025-03-05T18:02:12.000Z",
+      event: { webhookType: "chatthread-crud", payload: { threadId: "65f1c0a2e4b0a1d2c3f10a3c" } },
+    });
+    expect(await r.queues.deliveries.getJobCounts("waiting")).toEqual({ waiting: 1 });
+  });
+
+  it("the same delivery again, even re-serialised, is a duplicate and adds no job", async () => {
+    const first = await r.ingest.ingest(THREAD);
+    const reordered = JSON.stringify(
+      Object.fromEntries(Object.entries(JSON.parse(THREAD) as Record<string, unknown>).reverse()),
+    );
+    const again = await r.ingest.ingest(THREAD);
+    const reserialised = await r.ingest.ingest(reordered);
+    expect([first.outcome, again.outcome, reserialised.outcome]).toEqual([
+      "queued",
+      "duplicate",
+      "duplicate",
+    ]);
+    expect(new Set([first.deliveryId, again.deliveryId, reserialised.deliveryId]).size).toBe(1);
+    expect(await r.queues.deliveries.getJobCounts("waiting")).toEqual({ waiting: 1 });
+    expect(await deliveriesMetric(metrics, "chatthread-crud", "queued")).toBe(1);
+    expect(await deliveriesMetric(metrics, "chatthread-crud", "duplicate")).toBe(2);
+  });
+
+  it("invalid deliveries are kept as dead letters, once, and never queued", async () => {
+    const bad = await r.ingest.ingest("{not json", new Date("2025-03-05T18:05:00.000Z"));
+    const unknown = await r.ingest.ingest(fixture("unknown-type"));
+    const repeat = await r.ingest.ingest("{not json");
+    expect([bad.outcome, unknown.outcome, repeat.outcome]).toEqual([
+      "dead_letter",
+      "dead_letter",
+      "duplicate",
+    ]);
+    const letters = await r.health.deadLetters(10);
+    expect(letters.map((l) => l.reason)).toEqual(["unknown_type", "invalid_json"]);
+    expect(letters[1]).toMatchObject({
+      at: "2025-03-05T18:05:00.000Z",
+      body: "{not json",
+      deliveryId: bad.deliveryId,
+    });
+    expect(letters[1]?.webhookType).toBeUndefined();
+    expect(letters[0]).toMatchObject({
+      webhookType: "member-crud",
+      error: 'unknown webhookType "member-crud"',
+    });
+    expect(await r.health.deadLetterCounts()).toEqual({
+      total: 2,
+      kept: 2,
+      byReason: { invalid_json: 1, unknown_type: 1 },
+    });
+    expect(await r.queues.deliveries.getJobCounts("waiting")).toEqual({ waiting: 0 });
+    // An attacker-chosen type does not become a metric label.
+    expect(await deliveriesMetric(metrics, "other", "dead_letter")).toBe(2);
+    expect(await deliveriesMetric(metrics, "other", "duplicate")).toBe(1);
+    expect(await deliveriesMetric(metrics, "member-crud", "dead_letter")).toBe(0);
+    expect(await metricValue(metrics, "insight_relay_dead_letters_total", { reason: "invalid_json" })).toBe(
+      1,
+    );
+    expect(await metricValue(metrics, "insight_relay_dead_letters_total", { reason: "unknown_type" })).toBe(
+      1,
+    );
+  });
+
+  it("records the last delivery time per type, and counts deliveries (repeats included)", async () => {
+    await r.ingest.ingest(THREAD, new Date("2025-03-05T18:02:12.000Z"));
+    await r.ingest.ingest(MESSAGE, new Date("2025-03-05T18:03:00.000Z"));
+    await r.ingest.ingest(fixture("chatthread-updated"), new Date("2025-03-06T09:42:00.000Z"));
+    await r.ingest.ingest(THREAD, new Date("2025-03-06T09:43:00.000Z")); // a repeat
+    await r.ingest.ingest("garbage", new Date("2025-03-06T10:00:00.000Z"));
+    expect(await r.health.lastDeliveries()).toEqual({
+      "chatthread-crud": "2025-03-06T09:43:00.000Z",
+      "chatmessage-crud": "2025-03-05T18:03:00.000Z",
+      invalid: "2025-03-06T10:00:00.000Z",
+    });
+    expect(await r.health.deliveryCounts()).toEqual({
+      "chatthread-crud": 3,
+      "chatmessage-crud": 1,
+      invalid: 1,
+    });
+    expect(await deliveriesMetric(metrics, "chatthread-crud", "queued")).toBe(2);
+    expect(await deliveriesMetric(metrics, "chatmessage-crud", "queued")).toBe(1);
+  });
+});
+
+describe("DeliveryIngest when Redis is down, then back", () => {
+  let prefix: string;
+  let live: Redis;
+  let dead: Redis;
+  let spoolDir: string;
+  let metrics: Metrics;
+  let spool: Spool;
+  let down: ReturnType<typeof receiver>;
+  let up: ReturnType<typeof receiver> | undefined;
+  let keys: StateKeys;
+
+  beforeAll(async () => {
+    prefix = uniquePrefix("ingest-down");
+    keys = stateKeys(prefix);
+    // Nothing listens on this port: the command connection never becomes ready.
+    dead = createRedis(`redis://127.0.0.1:${await freePort()}`, "command", silentLogger);
+    live = await ready(createRedis(testRedisUrl(), "command", silentLogger));
+    spoolDir = mkdtempSync(join(tmpdir(), "ingest-spool-"));
+    metrics = createMetrics();
+    spool = new Spool(spoolDir, silentLogger);
+    down = receiver(dead, prefix, spool, metrics);
+  });
+  afterAll(async () => {
+    down.ingest.close();
+    up?.ingest.close();
+    dead.disconnect();
+    await up?.queues.close();
+    live.disconnect();
+    await dropPrefix(prefix);
+    rmSync(spoolDir, { recursive: true, force: true });
+  });
+
+  let threadId = "";
+  it("answers `spooled` for every delivery, and the spool holds them on disk", async () => {
+    expect(down.recorder.available).toBe(false);
+    const a = await down.ingest.ingest(THREAD);
+    const b = await down.ingest.ingest(MESSAGE);
+    const repeat = await down.ingest.ingest(THREAD);
+    const bad = await down.ingest.ingest("{not json");
+    expect([a.outcome, b.outcome, repeat.outcome, bad.outcome]).toEqual([
+      "spooled",
+      "spooled",
+      "spooled",
+      "spooled",
+    ]);
+    threadId = a.deliveryId;
+    expect(spool.pending).toBe(4);
+    expect(await spool.sizeOnDisk()).toBe(4);
+    expect(await deliveriesMetric(metrics, "chatthread-crud", "spooled")).toBe(2);
+    expect(await deliveriesMetric(metrics, "chatmessage-crud", "spooled")).toBe(1);
+    expect(await deliveriesMetric(metrics, "other", "spooled")).toBe(1);
+    expect(await metricValue(metrics, "insight_relay_spool_deliveries")).toBe(4);
+  });
+
+  it("a replay while Redis is still down changes nothing", async () => {
+    await down.ingest.replay();
+    expect(await spool.sizeOnDisk()).toBe(4);
+    expect(spool.pending).toBe(4);
+  });
+
+  it("with Redis live again, new deliveries still spool behind the waiting ones (order kept)", async () => {
+    down.ingest.close();
+    up = receiver(live, prefix, spool, metrics);
+    expect(up.recorder.available).toBe(true);
+    const later = await up.ingest.ingest(fixture("chatthread-updated"));
+    expect(later.outcome).toBe("spooled");
+    expect(await spool.sizeOnDisk()).toBe(5);
+  });
+
+  it("replay moves each spooled delivery into the queue exactly once, in arrival order", async () => {
+    const u = up;
+    if (!u) throw new Error("previous test did not run");
+    await u.ingest.replay();
+    expect(await spool.sizeOnDisk()).toBe(0);
+    expect(spool.pending).toBe(0);
+    expect(await metricValue(metrics, "insight_relay_spool_deliveries")).toBe(0);
+    expect(await u.queues.deliveries.getJobCounts("waiting", "delayed", "failed")).toEqual({
+      waiting: 3,
+      delayed: 0,
+      failed: 0,
+    });
+    const jobs = await u.queues.deliveries.getJobs(["waiting"], 0, -1, true);
+    expect(jobs.map((j) => j.name)).toEqual(["chatthread-crud", "chatmessage-crud", "chatthread-crud"]);
+    expect(jobs[0]?.id).toBe(threadId);
+    expect(jobs[2]?.data.event.actionType).toBe("updated");
+    const letters = await u.health.deadLetters();
+    expect(letters.map((l) => l.body)).toEqual(["{not json"]);
+    expect(await u.health.deliveryCounts()).toEqual({
+      "chatthread-crud": 3,
+      "chatmessage-crud": 1,
+      invalid: 1,
+    });
+
+    // A second replay, and the same deliveries arriving again, add nothing.
+    await u.ingest.replay();
+    expect((await u.ingest.ingest(THREAD)).outcome).toBe("duplicate");
+    expect(await u.queues.deliveries.getJobCounts("waiting")).toEqual({ waiting: 3 });
+    expect(await live.exists(keys.dedupe(threadId))).toBe(1);
+  });
+
+  it("once the spool is empty, deliveries go straight to Redis", async () => {
+    const u = up;
+    if (!u) throw new Error("previous test did not run");
+    const res = await u.ingest.ingest(fixture("chatmessage-updated"));
+    expect(res.outcome).toBe("queued");
+    expect(await spool.sizeOnDisk()).toBe(0);
+  });
+});
+
+describe("DeliveryIngest when Redis answers too late", () => {
+  let own: OwnRedis;
+  let admin: Redis;
+  let conn: Redis;
+  let spoolDir: string;
+  let r: ReturnType<typeof receiver>;
+  const prefix = uniquePrefix("ingest-slow");
+
+  beforeAll(async () => {
+    own = await startOwnRedis();
+    admin = await ready(createRedis(own.url, "shared", silentLogger));
+    // The receiver's fail-fast connection, with its timeouts scaled down so the test is quick.
+    conn = await ready(createRedis(own.url, "command", silentLogger, { commandTimeout: 300 }));
+    spoolDir = mkdtempSync(join(tmpdir(), "ingest-spool-"));
+    r = receiver(conn, prefix, new Spool(join(spoolDir, "hasty"), silentLogger), createMetrics(), 100);
+    await r.queues.deliveries.waitUntilReady();
+  });
+  afterAll(async () => {
+    r.ingest.close();
+    await r.queues.close();
+    conn.disconnect();
+    admin.disconnect();
+    await own.close();
+    rmSync(spoolDir, { recursive: true, force: true });
+  });
+
+  it("Redis slower than the receiver's timeout: spooled, then queued exactly once when it catches up", async () => {
+    // A connection that waits for the stalled reply instead of giving up on it.
+    const patient = await ready(createRedis(own.url, "command", silentLogger, { commandTimeout: 5_000 }));
+    const spool = new Spool(join(spoolDir, "patient"), silentLogger);
+    const p = receiver(patient, uniquePrefix("ingest-slow"), spool, createMetrics(), 100);
+    try {
+      await p.queues.deliveries.waitUntilReady();
+      await admin.call("CLIENT", "PAUSE", "400", "WRITE");
+      const res = await p.ingest.ingest(MESSAGE);
+      expect(res.outcome).toBe("spooled");
+      await new Promise((done) => setTimeout(done, 600)); // the pause ends; the late MULTI and add complete
+      await p.ingest.replay();
+      expect(await p.queues.deliveries.getJobCounts("waiting")).toEqual({ waiting: 1 });
+      expect((await p.queues.deliveries.getJob(res.deliveryId))?.name).toBe("chatmessage-crud");
+      expect(await spool.sizeOnDisk()).toBe(0);
+    } finally {
+      p.ingest.close();
+      await p.queues.close();
+      patient.disconnect();
+    }
+  });
+
+  // BUG (src/webhooks/delivery-recorder.ts recordNow): the MULTI that sets the de-duplication
+  // marker can time out in the client (ioredis commandTimeout, 2 s on the `command` connection)
+  // and still run in Redis afterwards. recordNow then throws before its try/catch, so nothing
+  // removes the marker; the receiver spools the delivery, and on replay the marker makes the
+  // spooled copy a "duplicate": the delivery is answered 2xx but never queued.
+  it("a delivery spooled because Redis stalled is queued once Redis catches up", async () => {
+    // Writes stall for 600 ms (a slow disk, a long script): longer than both timeouts.
+    await admin.call("CLIENT", "PAUSE", "600", "WRITE");
+    const res = await r.ingest.ingest(THREAD);
+    expect(res.outcome).toBe("spooled");
+    await new Promise((done) => setTimeout(done, 800)); // let the pause end and the stalled MULTI run
+    await r.ingest.replay();
+    expect(await r.queues.deliveries.getJobCounts("waiting")).toEqual({ waiting: 1 });
+  });
+});
