@@ -85,7 +85,7 @@ export function createServices(config: Config, logger: Logger, tuning: RuntimeTu
   // receiver fails fast (its own connection, in startRoles) because it has a spool to fall back on.
   const redis = createRedis(config.redis.url, "shared", logger);
   const keys = stateKeys(config.redis.prefix);
-  const queues = createQueues(redis, config.redis.prefix);
+  const queues = createQueues(redis, config.redis.prefix, logger);
   const client = new InsightClient({
     baseUrl: config.insight.baseUrl,
     apiKey: config.insight.apiKey,
@@ -247,7 +247,7 @@ export async function startRoles(
       if (receiverRedis.status === "ready") done();
       else receiverRedis.once("ready", done);
     });
-    const receiverQueues = createQueues(receiverRedis, config.redis.prefix);
+    const receiverQueues = createQueues(receiverRedis, config.redis.prefix, logger);
     closers.push(async () => {
       await receiverQueues.close().catch(() => undefined);
       receiverRedis.disconnect();

@@ -1,5 +1,7 @@
 import { Queue, type JobsOptions } from "bullmq";
 import type { Redis } from "ioredis";
+import type { Logger } from "../log.js";
+import { healingQueue } from "./healing-queue.js";
 import type { WebhookEvent, ThreadEvent } from "../insight/schemas.js";
 import type { ThreadDigest } from "../insights/thread-digest.js";
 
@@ -68,32 +70,31 @@ export interface Queues {
 }
 
 /**
- * Producer side of every queue, sharing one fail-fast connection: a producer that cannot
- * reach Redis must say so at once, so the receiver can spool instead of hanging.
+ * Producer side of every queue, sharing one connection (for the receiver, a fail-fast one: a
+ * producer that cannot reach Redis must say so at once, so the receiver can spool instead of
+ * hanging). Each queue heals itself if its set-up failed (see `healingQueue`).
  */
-export function createQueues(connection: Redis, prefix: string): Queues {
-  const deliveries = new Queue<DeliveryJob>(QUEUE_NAMES.deliveries, {
-    connection,
-    prefix,
-    defaultJobOptions: JOB_DEFAULTS.deliveries,
-  });
-  const slack = new Queue<SlackJob>(QUEUE_NAMES.slack, {
-    connection,
-    prefix,
-    defaultJobOptions: JOB_DEFAULTS.slack,
-  });
-  const refresh = new Queue<RefreshJob>(QUEUE_NAMES.refresh, {
-    connection,
-    prefix,
-    defaultJobOptions: JOB_DEFAULTS.refresh,
-  });
-  for (const q of [deliveries, slack, refresh]) q.on("error", () => undefined); // logged by the connection
+export function createQueues(connection: Redis, prefix: string, logger?: Logger): Queues {
+  const make = <T>(name: QueueName, defaultJobOptions: JobsOptions) =>
+    healingQueue(
+      () => new Queue<T>(name, { connection, prefix, defaultJobOptions }),
+      (err) => logger?.warn({ queue: name, err: String(err) }, "queue set-up had failed; made it again"),
+    );
+  const deliveries = make<DeliveryJob>(QUEUE_NAMES.deliveries, JOB_DEFAULTS.deliveries);
+  const slack = make<SlackJob>(QUEUE_NAMES.slack, JOB_DEFAULTS.slack);
+  const refresh = make<RefreshJob>(QUEUE_NAMES.refresh, JOB_DEFAULTS.refresh);
   return {
-    deliveries,
-    slack,
-    refresh,
+    get deliveries() {
+      return deliveries();
+    },
+    get slack() {
+      return slack();
+    },
+    get refresh() {
+      return refresh();
+    },
     close: async () => {
-      await Promise.all([deliveries.close(), slack.close(), refresh.close()]);
+      await Promise.all([deliveries().close(), slack().close(), refresh().close()]);
     },
   };
 }

@@ -177,7 +177,11 @@ describe("/metrics while Redis is down", () => {
     const back = await until(async () => {
       const s = await scrape(h.baseUrl);
       return value(s.samples, `${P}spool_deliveries`) === 0 ? s : undefined;
-    }, 20_000);
+    }, 20_000).catch((e: unknown) => {
+      // The app's own account of the replay is what a failure here needs.
+      console.error(`app log (last 60 lines):\n${h.logLines.slice(-60).join("")}`);
+      throw e;
+    });
     expect(value(back.samples, `${P}spool_deliveries`)).toBe(0);
     expect(
       value(back.samples, `${P}webhook_deliveries_total`, { type: "chatmessage-crud", outcome: "queued" }),
