@@ -1,5 +1,6 @@
 import { Queue, Worker } from "bullmq";
 import { QUEUE_NAMES } from "../jobs/queues.js";
+import { healingQueue } from "../jobs/healing-queue.js";
 import type { RelayModule } from "../modules.js";
 import type { AppServices } from "../runtime.js";
 import { createRedis } from "../store/redis.js";
@@ -24,15 +25,16 @@ export async function startReconcileScheduler(
 ): Promise<() => Promise<void>> {
   const { config, logger } = services;
   const reconciler = new Reconciler(services, opts);
-  const queue = new Queue(QUEUE_NAMES.reconcile, { connection: services.redis, prefix: config.redis.prefix });
-  queue.on("error", () => undefined); // the shared connection logs its own errors
+  const queue = healingQueue(
+    () => new Queue(QUEUE_NAMES.reconcile, { connection: services.redis, prefix: config.redis.prefix }),
+  );
   const everyMs = config.reconcileIntervalSeconds * 1000;
 
   let stopped = false;
   let retry: NodeJS.Timeout | undefined;
   const schedule = async (): Promise<void> => {
     try {
-      await queue.upsertJobScheduler(
+      await queue().upsertJobScheduler(
         RECONCILE_SCHEDULER_ID,
         { every: everyMs },
         {
@@ -71,7 +73,9 @@ export async function startReconcileScheduler(
     stopped = true;
     if (retry) clearTimeout(retry);
     await worker.close();
-    await queue.close().catch(() => undefined);
+    await queue()
+      .close()
+      .catch(() => undefined);
     connection.disconnect();
   };
 }

@@ -10,7 +10,7 @@ import type { WeeklyJob, WeeklySchedules } from "./schedules.js";
 
 export interface WeeklyCommandDeps {
   schedules: WeeklySchedules;
-  queue: Queue<WeeklyJob>;
+  queue: () => Queue<WeeklyJob>;
   redis: Redis;
   /** Key that holds a channel's `weekly now` cool-down. */
   cooldownKey(channelId: string): string;
@@ -133,7 +133,7 @@ async function runNow(ctx: CommandContext, deps: WeeklyCommandDeps, defaultZone:
   const schedule = await deps.schedules.get(ctx.channelId);
   const at = (deps.now ?? Date.now)();
   try {
-    await deps.queue.add(
+    await deps.queue().add(
       "weekly-now",
       {
         channelId: ctx.channelId,

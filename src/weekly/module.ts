@@ -1,5 +1,6 @@
 import { Queue, Worker, type JobsOptions } from "bullmq";
 import { QUEUE_NAMES } from "../jobs/queues.js";
+import { healingQueue } from "../jobs/healing-queue.js";
 import type { RelayModule } from "../modules.js";
 import type { AppServices } from "../runtime.js";
 import { createRedis } from "../store/redis.js";
@@ -31,7 +32,7 @@ export const WEEKLY_JOB_DEFAULTS: JobsOptions = {
 };
 
 interface WeeklyParts {
-  queue: Queue<WeeklyJob>;
+  queue: () => Queue<WeeklyJob>;
   schedules: WeeklySchedules;
 }
 
@@ -56,12 +57,14 @@ export function createWeeklyModule(o: WeeklyModuleOptions = {}): RelayModule {
   const parts = (services: AppServices): WeeklyParts => {
     let p = built.get(services);
     if (!p) {
-      const queue = new Queue<WeeklyJob>(QUEUE_NAMES.weekly, {
-        connection: services.redis,
-        prefix: services.config.redis.prefix,
-        defaultJobOptions: jobOptions,
-      });
-      queue.on("error", () => undefined); // the shared connection logs its own errors
+      const queue = healingQueue(
+        () =>
+          new Queue<WeeklyJob>(QUEUE_NAMES.weekly, {
+            connection: services.redis,
+            prefix: services.config.redis.prefix,
+            defaultJobOptions: jobOptions,
+          }),
+      );
       p = {
         queue,
         schedules: new WeeklySchedules(queue, services.redis, services.keys.schedules, jobOptions),

@@ -55,7 +55,8 @@ function parseStored(raw: string | null | undefined): StoredSchedule | undefined
  */
 export class WeeklySchedules {
   constructor(
-    private readonly queue: Queue<WeeklyJob>,
+    /** The weekly queue (a getter: see `healingQueue`). */
+    private readonly queue: () => Queue<WeeklyJob>,
     private readonly redis: Redis,
     private readonly hashKey: string,
     private readonly jobOptions: JobsOptions = {},
@@ -79,7 +80,7 @@ export class WeeklySchedules {
   /** True when there was a schedule to remove. */
   async remove(channelId: string): Promise<boolean> {
     const removedRow = (await this.redis.hdel(this.hashKey, channelId)) > 0;
-    const removedScheduler = await this.queue.removeJobScheduler(schedulerId(channelId));
+    const removedScheduler = await this.queue().removeJobScheduler(schedulerId(channelId));
     return removedRow || removedScheduler;
   }
 
@@ -104,16 +105,16 @@ export class WeeklySchedules {
     const wanted = new Set(stored.map((s) => s.channelId));
     const restored: string[] = [];
     for (const s of stored) {
-      const current = await this.queue.getJobScheduler(schedulerId(s.channelId));
+      const current = await this.queue().getJobScheduler(schedulerId(s.channelId));
       if (current?.pattern === s.cron && (current.tz ?? "UTC") === s.timeZone && current.next) continue;
       await this.#upsert(s);
       restored.push(s.channelId);
     }
     const removed: string[] = [];
-    for (const j of await this.queue.getJobSchedulers(0, -1)) {
+    for (const j of await this.queue().getJobSchedulers(0, -1)) {
       const channel = channelOfScheduler(j.key);
       if (channel !== undefined && !wanted.has(channel)) {
-        await this.queue.removeJobScheduler(j.key);
+        await this.queue().removeJobScheduler(j.key);
         removed.push(channel);
       }
     }
@@ -121,7 +122,7 @@ export class WeeklySchedules {
   }
 
   async #upsert(s: StoredSchedule): Promise<void> {
-    await this.queue.upsertJobScheduler(
+    await this.queue().upsertJobScheduler(
       schedulerId(s.channelId),
       { pattern: s.cron, tz: s.timeZone },
       {
@@ -133,7 +134,7 @@ export class WeeklySchedules {
   }
 
   async #next(channelId: string): Promise<Date | undefined> {
-    const j = await this.queue.getJobScheduler(schedulerId(channelId));
+    const j = await this.queue().getJobScheduler(schedulerId(channelId));
     return j?.next ? new Date(j.next) : undefined;
   }
 }

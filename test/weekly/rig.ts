@@ -63,7 +63,7 @@ export async function startRig(
   const makeQueue = (conn: Redis) =>
     new Queue<WeeklyJob>(QUEUE_NAMES.weekly, { connection: conn, prefix, defaultJobOptions: jobOptions });
   const queue = makeQueue(redis);
-  const schedules = new WeeklySchedules(queue, redis, keys.schedules, jobOptions);
+  const schedules = new WeeklySchedules(() => queue, redis, keys.schedules, jobOptions);
   const wk = weeklyKeys(prefix);
 
   const deps = (extra: Partial<WeeklyRunDeps> = {}): WeeklyRunDeps => ({
@@ -111,7 +111,7 @@ export async function startRig(
       const q = makeQueue(conn);
       const handle = {
         queue: q,
-        schedules: new WeeklySchedules(q, conn, keys.schedules, jobOptions),
+        schedules: new WeeklySchedules(() => q, conn, keys.schedules, jobOptions),
         close: async () => {
           await q.close();
           conn.disconnect();
