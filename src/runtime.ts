@@ -38,6 +38,7 @@ import { DeliveryIngest } from "./webhooks/ingest.js";
 import { DeliveryRecorder } from "./webhooks/delivery-recorder.js";
 import { webhookHandler } from "./webhooks/route.js";
 import { Spool } from "./webhooks/spool.js";
+import { everyQueue } from "./jobs/every-queue.js";
 
 /** Knobs tests turn; production uses the defaults. */
 export interface RuntimeTuning {
@@ -330,7 +331,7 @@ export async function startRoles(
 
 async function refreshQueueGauges(services: AppServices, spool: Spool): Promise<void> {
   services.metrics.spoolSize.set(await spool.sizeOnDisk());
-  for (const q of [services.queues.deliveries, services.queues.slack, services.queues.refresh]) {
+  for (const q of everyQueue(services)) {
     const counts = await q.getJobCounts("waiting", "active", "delayed", "failed");
     for (const [state, n] of Object.entries(counts))
       services.metrics.queueDepth.set({ queue: q.name, state }, n);

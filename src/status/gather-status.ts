@@ -1,4 +1,4 @@
-import type { Queue } from "bullmq";
+import { everyQueue } from "../jobs/every-queue.js";
 import { isInsightError, type InsightErrorCode } from "../insight/errors.js";
 import { WEBHOOK_TYPES } from "../insight/schemas.js";
 import type { AppServices } from "../runtime.js";
@@ -60,8 +60,6 @@ export interface GatherOptions {
   /** Skip the live API call (the Home tab of a busy workspace may not want one each time). */
   probeApi?: boolean;
   probeTimeoutMs?: number;
-  /** Queues of other modules to report besides the core three. */
-  extraQueues?: Queue[];
   /** Redis reads give up after this long: status must answer while Redis is down. */
   redisTimeoutMs?: number;
 }
@@ -115,12 +113,7 @@ export async function gatherStatus(services: AppServices, o: GatherOptions = {})
       return undefined;
     }
   };
-  const queues = [
-    services.queues.deliveries,
-    services.queues.slack,
-    services.queues.refresh,
-    ...(o.extraQueues ?? []),
-  ];
+  const queues = everyQueue(services);
 
   const [last, counts, dead, subs, alerts, apiHealth, depths, api] = await Promise.all([
     read("last deliveries", () => services.health.lastDeliveries()),

@@ -23,6 +23,9 @@ export function stateKeys(prefix: string) {
     apiHealth: `${s}:health:api`,
     schedules: `${s}:schedules`,
     reconcileBaseline: (groupId: string) => `${s}:reconcile:${groupId}`,
+    /** Set once a channel's weekly summary for a period went out (two schedulers, one post). */
+    weeklyRun: (channelId: string, period: string) => `${s}:weekly:run:${channelId}:${period}`,
+    weeklyNowCooldown: (channelId: string) => `${s}:weekly:now:${channelId}`,
   };
 }
 export type StateKeys = ReturnType<typeof stateKeys>;

@@ -36,15 +36,6 @@ interface WeeklyParts {
   schedules: WeeklySchedules;
 }
 
-/** Redis keys of this module, under the app's `{prefix}:state:` like every other state key. */
-export function weeklyKeys(prefix: string) {
-  const s = `${prefix}:state:weekly`;
-  return {
-    run: (channelId: string, period: string) => `${s}:run:${channelId}:${period}`,
-    nowCooldown: (channelId: string) => `${s}:now:${channelId}`,
-  };
-}
-
 /**
  * Weekly summaries: the `weekly` subcommand (web), the `weekly` queue's worker (worker), and
  * at start of the scheduler role a check that BullMQ's job schedulers match the stored
@@ -86,13 +77,12 @@ export function createWeeklyModule(o: WeeklyModuleOptions = {}): RelayModule {
 
     commands(router, services) {
       const { queue, schedules } = parts(services);
-      const keys = weeklyKeys(services.config.redis.prefix);
       router.register(
         weeklyCommand({
           schedules,
           queue,
           redis: services.redis,
-          cooldownKey: keys.nowCooldown,
+          cooldownKey: services.keys.weeklyNowCooldown,
           nowCooldownMs: o.nowCooldownMs ?? 10 * 60_000,
         }),
       );
@@ -100,7 +90,6 @@ export function createWeeklyModule(o: WeeklyModuleOptions = {}): RelayModule {
 
     async startWorkers(services) {
       const { config, logger, tuning } = services;
-      const keys = weeklyKeys(config.redis.prefix);
       const conn = createRedis(config.redis.url, "blocking", logger);
       const worker = new Worker<WeeklyJob>(
         QUEUE_NAMES.weekly,
@@ -110,7 +99,7 @@ export function createWeeklyModule(o: WeeklyModuleOptions = {}): RelayModule {
             activity: (groupId, days) => services.health.activity(groupId, days),
             logger,
             redis: services.redis,
-            runKey: keys.run,
+            runKey: services.keys.weeklyRun,
             subscriptions: services.subscriptions,
             slack: services.slack,
             throttle: services.throttle,

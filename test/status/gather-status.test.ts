@@ -51,7 +51,13 @@ describe("gatherStatus", () => {
     expect(r.deliveries?.find((d) => d.type === "invalid")?.count).toBe(1);
     expect(r.deadLetters).toMatchObject({ total: 1, byReason: { invalid_json: 1 } });
     expect(r.spool).toBe(1);
-    expect(r.queues?.map((q) => q.name)).toEqual(["deliveries", "slack-out", "enrich-refresh"]);
+    expect(r.queues?.map((q) => q.name)).toEqual([
+      "deliveries",
+      "slack-out",
+      "enrich-refresh",
+      "weekly",
+      "reconcile",
+    ]);
     for (const q of r.queues ?? []) expect(q.failed).toBe(0);
     expect(r.api).toMatchObject({ reachable: true, keyValid: true, error: undefined, communities: 3 });
     expect(r.subscriptions?.total).toBe(2);

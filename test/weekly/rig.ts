@@ -12,7 +12,6 @@ import { startSlackStandIn, type SlackStandIn } from "../../src/slack/standin/se
 import { DeliveryHealthStore } from "../../src/store/delivery-health.js";
 import { stateKeys, type StateKeys } from "../../src/store/keys.js";
 import { SubscriptionStore } from "../../src/store/subscriptions.js";
-import { weeklyKeys } from "../../src/weekly/module.js";
 import { runWeeklySummary, type WeeklyRunDeps } from "../../src/weekly/run-weekly.js";
 import { WeeklySchedules, type WeeklyJob } from "../../src/weekly/schedules.js";
 import { dropPrefix, testRedisUrl, uniquePrefix } from "../helpers/redis.js";
@@ -64,14 +63,13 @@ export async function startRig(
     new Queue<WeeklyJob>(QUEUE_NAMES.weekly, { connection: conn, prefix, defaultJobOptions: jobOptions });
   const queue = makeQueue(redis);
   const schedules = new WeeklySchedules(() => queue, redis, keys.schedules, jobOptions);
-  const wk = weeklyKeys(prefix);
 
   const deps = (extra: Partial<WeeklyRunDeps> = {}): WeeklyRunDeps => ({
     client,
     activity: (g, days) => health.activity(g, days),
     logger: silentLogger,
     redis,
-    runKey: wk.run,
+    runKey: keys.weeklyRun,
     subscriptions,
     slack: slackApi,
     throttle: new ChannelThrottle(redis, keys, 10),
