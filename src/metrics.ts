@@ -16,6 +16,12 @@ export function createMetrics(opts: { defaultMetrics?: boolean } = {}) {
       labelNames: ["type", "outcome"] as const,
       registers: r,
     }),
+    wrongSecrets: new Counter({
+      name: "insight_relay_webhook_wrong_secret_total",
+      help: "Webhook requests with a wrong secret, by whether their address was over its limit (answered slowly)",
+      labelNames: ["limited"] as const,
+      registers: r,
+    }),
     ackSeconds: new Histogram({
       name: "insight_relay_webhook_ack_seconds",
       help: "Time from receiving a webhook delivery to answering it",

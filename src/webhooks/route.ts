@@ -10,6 +10,9 @@ import { WrongSecretLimiter } from "./wrong-secret-limiter.js";
 export const WEBHOOK_PATH = "/webhooks/insight/:secret";
 /** Real deliveries are a few KiB; anything near this is not one of them. */
 export const WEBHOOK_BODY_LIMIT = 1024 * 1024;
+/** How long an address over its wrong-secret limit waits for its 404, and how many may wait. */
+const LIMITED_DELAY_MS = 1_000;
+const MAX_WAITING = 1_000;
 
 // Case-insensitive like Express's routing; one path segment after the prefix.
 const ROUTE = /^\/webhooks\/insight\/([^/?#]*)\/?(?:\?.*)?$/i;
@@ -22,7 +25,7 @@ export type NodeHandler = (req: IncomingMessage, res: ServerResponse) => boolean
  * The Insight webhook route, on Node's own request and response, in front of Express: it is
  * the hot path, and Express's routing and middleware would cost more than the work itself
  * (as octokit/webhooks.js's node middleware does). The answer is decided by cheap checks in
- * order (secret: 404, declared size: 413), then the body is recorded durably and answered
+ * order (secret: 404, slowly past a limit; declared size: 413), then the body is recorded durably and answered
  * 2xx, valid or not (rule 1: any non-2xx disables the webhook upstream). No Slack or REST
  * work happens before the answer.
  */
@@ -44,13 +47,22 @@ export function webhookHandler(opts: {
     });
     res.end(body);
   };
-  const refuse = (res: ServerResponse, status: 413 | 429) => {
+  const refuse = (res: ServerResponse, status: 404 | 413) => {
+    if (res.writableEnded || res.destroyed) return; // the sender went away meanwhile
     // Connection: close and a closed socket: the rest of the body is never read.
     res.once("finish", () => res.req.socket.destroy());
-    send(res, status, status === 413 ? "Payload Too Large" : "Too Many Requests", {
-      connection: "close",
-      ...(status === 429 ? { "retry-after": "60" } : {}),
-    });
+    send(res, status, status === 413 ? "Payload Too Large" : "Not Found", { connection: "close" });
+  };
+  // An address over its limit still gets 404 (never 429: the contract says 404, and a
+  // different answer would tell a guesser something), a second later, on a closed connection.
+  let waiting = 0;
+  const slowNotFound = (res: ServerResponse) => {
+    if (waiting >= MAX_WAITING) return refuse(res, 404);
+    waiting++;
+    setTimeout(() => {
+      waiting--;
+      refuse(res, 404);
+    }, LIMITED_DELAY_MS).unref();
   };
 
   const handle = async (req: IncomingMessage, res: ServerResponse, presented: string, reqId: string) => {
@@ -58,9 +70,16 @@ export function webhookHandler(opts: {
       // Only wrong secrets count against an address: behind a proxy the real sender shares
       // its address with everyone else, and must never be refused.
       const address = req.socket.remoteAddress ?? "unknown";
-      if (limiter.blocked(address)) return refuse(res, 429);
-      limiter.record(address);
+      const limited = limiter.blocked(address);
+      opts.metrics?.wrongSecrets.inc({ limited: String(limited) });
+      if (limited) return slowNotFound(res);
       opts.logger.warn({ reqId, address }, "webhook request with a wrong secret");
+      if (limiter.record(address)) {
+        opts.logger.warn(
+          { address },
+          "wrong webhook secrets from this address are over the limit: answering slowly, logging no more of them for a minute",
+        );
+      }
       return send(res, 404, "Not Found");
     }
     if (Number(req.headers["content-length"] ?? 0) > WEBHOOK_BODY_LIMIT) return refuse(res, 413);

@@ -1,7 +1,8 @@
 /**
  * Counts wrong-secret requests per client address in a sliding minute. Past the limit the
- * receiver answers 429 without even comparing the secret, which caps guessing and the work
- * an attacker can cause. Memory is bounded: the oldest addresses are forgotten first.
+ * receiver still answers 404 (the operator contract), but slowly, on a closed connection and
+ * without a log line each, which caps guessing and the work and noise an attacker can cause.
+ * Memory is bounded: the oldest addresses are forgotten first.
  */
 export class WrongSecretLimiter {
   private readonly hits = new Map<string, number[]>();
@@ -17,7 +18,8 @@ export class WrongSecretLimiter {
     return this.recent(address).length >= this.limitPerMinute;
   }
 
-  record(address: string): void {
+  /** Counts one wrong secret; true when this one takes the address over its limit. */
+  record(address: string): boolean {
     const list = this.recent(address);
     list.push(this.now());
     this.hits.delete(address);
@@ -26,6 +28,7 @@ export class WrongSecretLimiter {
       const oldest = this.hits.keys().next().value;
       if (oldest !== undefined) this.hits.delete(oldest);
     }
+    return list.length === this.limitPerMinute;
   }
 
   private recent(address: string): number[] {

@@ -18,12 +18,15 @@ describe("WrongSecretLimiter", () => {
   it("lets 30 wrong secrets in a minute through and blocks the address from then on", () => {
     const c = clock();
     const limiter = new WrongSecretLimiter(30, 10_000, c.now);
+    const crossed: boolean[] = [];
     for (let i = 0; i < 29; i++) {
-      limiter.record(ADDRESS);
+      crossed.push(limiter.record(ADDRESS));
       c.advance(1_000);
     }
     expect(limiter.blocked(ADDRESS)).toBe(false);
-    limiter.record(ADDRESS);
+    expect(crossed).toEqual(Array(29).fill(false));
+    // The one that takes it over the limit says so (the receiver logs that once).
+    expect(limiter.record(ADDRESS)).toBe(true);
     expect(limiter.blocked(ADDRESS)).toBe(true);
   });
 
