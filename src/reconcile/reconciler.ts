@@ -17,12 +17,13 @@ import {
 } from "./decide-thread.js";
 import { enrichmentFingerprint, threadLastActivityMs, threadStartMs } from "./fingerprint.js";
 import { ListingLookup } from "./listing-lookup.js";
-import { reconcileStatusKey } from "./reconcile-status.js";
+import { incidentField, readIncident, reconcileStatusKey, type IncidentRecord } from "./reconcile-status.js";
 import {
   incidentStep,
   silenceAlertText,
+  silenceIncidentCommunity,
+  silenceIncidentId,
   silenceResolvedText,
-  WEBHOOK_SILENCE_INCIDENT,
 } from "./silence-incident.js";
 
 export interface ReconcilerOptions {
@@ -79,11 +80,34 @@ interface GroupPlan {
 
 const TEN_YEARS_S = 10 * 365 * 86_400;
 
+/** When `chatthread-crud` deliveries last arrived: at all, and per community. */
+interface DeliveryClock {
+  any: number | undefined;
+  byCommunity: Map<string, number>;
+}
+
+/**
+ * The community whose webhook brings a group's deliveries; "" when no subscription knows it
+ * (then the last delivery of any community stands in).
+ */
+const communityOf = (subs: Subscription[]): string => subs.find((s) => s.communityId)?.communityId ?? "";
+
+/** Webhooks are set up, and disabled, per community: one community's deliveries say nothing of another's. */
+const lastDeliveryFor = (clock: DeliveryClock, community: string): number | undefined =>
+  community ? clock.byCommunity.get(community) : clock.any;
+
+/** What one community's silent changes add up to in a run. */
+interface CommunityTally {
+  silentSends: number;
+  sent: number;
+  groupNames: Set<string>;
+}
+
 /**
  * Rule 9: every RECONCILE_INTERVAL the newest threads of each followed group are compared
  * with the previous reading; changes that no delivery explains go through the same digest
- * path as webhooks (routeThreadEvent), and the "webhook-silence" incident is opened or
- * closed. How each thread is judged, and why the synthesised timestamps are safe, is in
+ * path as webhooks (routeThreadEvent), and a "webhook-silence" incident is opened or closed
+ * per community. How each thread is judged, and why the synthesised timestamps are safe, is in
  * decide-thread.ts.
  */
 export class Reconciler {
@@ -133,9 +157,11 @@ export class Reconciler {
     // A group nobody follows (any more) is forgotten: following it again starts a new baseline.
     for (const g of await this.baselines.groups()) if (!byGroup.has(g)) await this.baselines.drop(g);
 
-    let lastDeliveryMs = await this.lastDeliveryMs();
+    let clock = await this.deliveryClock();
     const plans: GroupPlan[] = [];
-    for (const [groupId, subs] of byGroup) plans.push(await this.readGroup(groupId, subs, lastDeliveryMs));
+    for (const [groupId, subs] of byGroup) {
+      plans.push(await this.readGroup(groupId, subs, lastDeliveryFor(clock, communityOf(subs))));
+    }
 
     // Nothing delivered since a change: wait out a delivery that may be in flight, then look again.
     const silentItems = () =>
@@ -146,27 +172,31 @@ export class Reconciler {
       );
     if (silentItems().length > 0 && this.settleMs > 0) {
       await this.sleep(this.settleMs);
-      lastDeliveryMs = await this.lastDeliveryMs();
+      clock = await this.deliveryClock();
       for (const { p, i } of silentItems()) {
+        const lastDeliveryMs = lastDeliveryFor(clock, communityOf(p.subs));
         const again = await this.decide(p, i.thread, i.snapshot, i.wanting, lastDeliveryMs);
         i.decision = again.decision;
         i.shownAnywhere = again.shownAnywhere;
       }
     }
 
-    let silentSends = 0;
-    const silentGroups = new Set<string>();
+    const tallies = new Map<string, CommunityTally>();
     for (const p of plans) {
       if (p.report.outcome === "failed") continue;
+      const community = communityOf(p.subs);
+      const tally = tallies.get(community) ?? { silentSends: 0, sent: 0, groupNames: new Set<string>() };
+      tallies.set(community, tally);
       for (const item of p.items) {
         const d = item.decision;
         if (d.action === "defer") p.report.deferred++;
         if (d.action !== "send") continue;
         await routeThreadEvent(this.eventFor(p, item, d.timestampMs), this.routeDeps(p.listed));
         p.report.sent++;
+        tally.sent++;
         if (d.reason === "silence") {
-          silentSends++;
-          silentGroups.add(p.subs[0]?.groupName || p.groupId);
+          tally.silentSends++;
+          tally.groupNames.add(p.subs[0]?.groupName || p.groupId);
         }
         logger.info(
           { groupId: p.groupId, threadId: item.thread.id, reason: d.reason, timestamp: d.timestampMs },
@@ -181,10 +211,10 @@ export class Reconciler {
       groups: plans.map((p) => p.report),
       sent: plans.reduce((n, p) => n + p.report.sent, 0),
       deferred: plans.reduce((n, p) => n + p.report.deferred, 0),
-      silentSends,
+      silentSends: [...tallies.values()].reduce((n, t) => n + t.silentSends, 0),
       incident: undefined,
     };
-    report.incident = await this.stepIncident(report, lastDeliveryMs, [...silentGroups]);
+    report.incident = await this.stepIncidents(clock, tallies);
     await this.writeStatus(report, started);
     return report;
   }
@@ -342,49 +372,79 @@ export class Reconciler {
     );
   }
 
-  private async lastDeliveryMs(): Promise<number | undefined> {
-    const at = (await this.services.health.lastDeliveries())["chatthread-crud"];
-    const ms = at ? Date.parse(at) : NaN;
-    return Number.isNaN(ms) ? undefined : ms;
+  private async deliveryClock(): Promise<DeliveryClock> {
+    const { health } = this.services;
+    const [last, byCommunity] = await Promise.all([health.lastDeliveries(), health.lastThreadDeliveries()]);
+    const ms = (at: string | undefined) => {
+      const t = at ? Date.parse(at) : NaN;
+      return Number.isNaN(t) ? undefined : t;
+    };
+    const clock: DeliveryClock = { any: ms(last["chatthread-crud"]), byCommunity: new Map() };
+    for (const [community, at] of Object.entries(byCommunity)) {
+      const t = ms(at);
+      if (t !== undefined) clock.byCommunity.set(community, t);
+    }
+    return clock;
   }
 
-  private async stepIncident(
-    report: ReconcileRunReport,
-    lastDeliveryMs: number | undefined,
-    silentGroups: string[],
+  /**
+   * Opens or closes each community's incident: the communities with silent sends this run,
+   * and those with an incident open. "opened" when any opened, else "closed" when any closed.
+   */
+  private async stepIncidents(
+    clock: DeliveryClock,
+    tallies: Map<string, CommunityTally>,
   ): Promise<"opened" | "closed" | undefined> {
     const { ops, redis, keys, config } = this.services;
     const statusKey = reconcileStatusKey(keys);
-    const open = (await ops.open())[WEBHOOK_SILENCE_INCIDENT];
-    const openedAtMs = open ? Date.parse(open.at) : undefined;
-    const step = incidentStep({ openedAtMs, silentSends: report.silentSends, lastDeliveryMs });
-    if (step === "open") {
-      const text = silenceAlertText({
-        lastDeliveryMs,
-        threads: report.silentSends,
-        groupNames: silentGroups,
-        intervalSeconds: config.reconcileIntervalSeconds,
-      });
-      // One alert per incident: the window outlives any incident; resolve() ends it.
-      await ops.alert(WEBHOOK_SILENCE_INCIDENT, text, { windowSeconds: TEN_YEARS_S });
-      await redis.hset(statusKey, {
-        incidentOpenedAt: new Date(this.now()).toISOString(),
-        incidentLastDeliveryAt: lastDeliveryMs === undefined ? "" : new Date(lastDeliveryMs).toISOString(),
-        incidentSent: String(report.sent),
-      });
-      return "opened";
+    const open = await ops.open();
+    const communities = new Set(tallies.keys());
+    for (const id of Object.keys(open)) {
+      const c = silenceIncidentCommunity(id);
+      if (c !== undefined) communities.add(c);
     }
-    if (step === "close" && openedAtMs !== undefined && lastDeliveryMs !== undefined) {
-      const sent = Number((await redis.hget(statusKey, "incidentSent")) ?? 0) + report.sent;
-      await ops.resolve(
-        WEBHOOK_SILENCE_INCIDENT,
-        silenceResolvedText({ lastDeliveryMs, openedAtMs, backfilled: sent }),
-      );
-      await redis.hdel(statusKey, "incidentOpenedAt", "incidentLastDeliveryAt", "incidentSent");
-      return "closed";
+    let result: "opened" | "closed" | undefined;
+    for (const community of communities) {
+      const id = silenceIncidentId(community);
+      const tally = tallies.get(community);
+      const openedAt = open[id]?.at;
+      const openedAtMs = openedAt ? Date.parse(openedAt) : undefined;
+      const lastDeliveryMs = lastDeliveryFor(clock, community);
+      const step = incidentStep({ openedAtMs, silentSends: tally?.silentSends ?? 0, lastDeliveryMs });
+      const field = incidentField(community);
+      if (step === "open") {
+        const text = silenceAlertText({
+          community: community || undefined,
+          lastDeliveryMs,
+          threads: tally?.silentSends ?? 0,
+          groupNames: [...(tally?.groupNames ?? [])],
+          intervalSeconds: config.reconcileIntervalSeconds,
+        });
+        // One alert per incident: the window outlives any incident; resolve() ends it.
+        await ops.alert(id, text, { windowSeconds: TEN_YEARS_S });
+        const record: IncidentRecord = {
+          openedAt: new Date(this.now()).toISOString(),
+          lastDeliveryAt: lastDeliveryMs === undefined ? undefined : new Date(lastDeliveryMs).toISOString(),
+          sent: tally?.sent ?? 0,
+        };
+        await redis.hset(statusKey, field, JSON.stringify(record));
+        result = "opened";
+      } else if (step === "close" && openedAtMs !== undefined && lastDeliveryMs !== undefined) {
+        const kept = await readIncident(redis, statusKey, field);
+        const backfilled = (kept?.sent ?? 0) + (tally?.sent ?? 0);
+        await ops.resolve(
+          id,
+          silenceResolvedText({ community: community || undefined, lastDeliveryMs, openedAtMs, backfilled }),
+        );
+        await redis.hdel(statusKey, field);
+        result ??= "closed";
+      } else if (openedAtMs !== undefined && tally && tally.sent > 0) {
+        const kept = await readIncident(redis, statusKey, field);
+        if (kept)
+          await redis.hset(statusKey, field, JSON.stringify({ ...kept, sent: kept.sent + tally.sent }));
+      }
     }
-    if (open && report.sent > 0) await redis.hincrby(statusKey, "incidentSent", report.sent);
-    return undefined;
+    return result;
   }
 
   private async writeStatus(report: ReconcileRunReport, started: number): Promise<void> {

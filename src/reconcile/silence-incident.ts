@@ -3,6 +3,18 @@ import { escapeAndTruncate } from "../slack/mrkdwn.js";
 /** The OpsNotifier incident id of "webhook deliveries stopped" (status reads it from ops.open()). */
 export const WEBHOOK_SILENCE_INCIDENT = "webhook-silence";
 
+/** One incident per community, since each community has its own webhook ("": not known). */
+export const silenceIncidentId = (community: string) =>
+  community ? `${WEBHOOK_SILENCE_INCIDENT}:${community}` : WEBHOOK_SILENCE_INCIDENT;
+
+/** The community of a webhook-silence incident id ("" when not known); undefined for other ids. */
+export function silenceIncidentCommunity(id: string): string | undefined {
+  if (id === WEBHOOK_SILENCE_INCIDENT) return "";
+  return id.startsWith(`${WEBHOOK_SILENCE_INCIDENT}:`)
+    ? id.slice(WEBHOOK_SILENCE_INCIDENT.length + 1)
+    : undefined;
+}
+
 export interface IncidentInput {
   /** When the open incident began, if one is open. */
   openedAtMs: number | undefined;
@@ -25,6 +37,9 @@ export function incidentStep(i: IncidentInput): "open" | "close" | "none" {
   return "none";
 }
 
+const ofCommunity = (community: string | undefined) =>
+  community ? ` for community \`${escapeAndTruncate(community, 40)}\`` : "";
+
 const when = (ms: number | undefined) =>
   ms === undefined
     ? "this app started counting"
@@ -38,6 +53,8 @@ function every(seconds: number): string {
 
 /** The ops alert. Group names come from the community side: escaped. Never names the webhook URL (it holds the secret). */
 export function silenceAlertText(o: {
+  /** The community whose webhook went quiet, when known. */
+  community?: string | undefined;
   lastDeliveryMs: number | undefined;
   threads: number;
   groupNames: string[];
@@ -46,7 +63,7 @@ export function silenceAlertText(o: {
   const groups = o.groupNames.slice(0, 5).map((g) => `*${escapeAndTruncate(g, 80)}*`);
   const more = o.groupNames.length > 5 ? ` and ${o.groupNames.length - 5} more` : "";
   return (
-    `:rotating_light: Insight webhook deliveries look stopped: no \`chatthread-crud\` delivery since ${when(o.lastDeliveryMs)}, ` +
+    `:rotating_light: Insight webhook deliveries look stopped${ofCommunity(o.community)}: no \`chatthread-crud\` delivery${o.community ? " from it" : ""} since ${when(o.lastDeliveryMs)}, ` +
     `while the Insight API shows ${o.threads} newly enriched thread(s) in ${groups.join(", ")}${more}.\n` +
     "The service disables a webhook after any failed or slow delivery, and only a person can turn it back on: " +
     "in the Insight dashboard, open the community's settings → Webhooks, read the webhook's *Last Error*, " +
@@ -57,12 +74,13 @@ export function silenceAlertText(o: {
 }
 
 export function silenceResolvedText(o: {
+  community?: string | undefined;
   lastDeliveryMs: number;
   openedAtMs: number;
   backfilled: number;
 }): string {
   return (
-    `:white_check_mark: Insight webhook deliveries resumed at ${when(o.lastDeliveryMs)} ` +
+    `:white_check_mark: Insight webhook deliveries${ofCommunity(o.community)} resumed at ${when(o.lastDeliveryMs)} ` +
     `(silent since ${when(o.openedAtMs)} or earlier). ` +
     `The reconciler posted or updated ${o.backfilled} digest(s) meanwhile.`
   );

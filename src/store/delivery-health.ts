@@ -33,6 +33,11 @@ export class DeliveryHealthStore {
     return this.redis.hgetall(this.keys.lastDelivery);
   }
 
+  /** ISO time of the last `chatthread-crud` delivery, by communityId. */
+  async lastThreadDeliveries(): Promise<Record<string, string>> {
+    return this.redis.hgetall(this.keys.lastThreadDeliveryByCommunity);
+  }
+
   async deliveryCounts(): Promise<Record<string, number>> {
     const h = await this.redis.hgetall(this.keys.deliveryCounts);
     return Object.fromEntries(Object.entries(h).map(([k, v]) => [k, Number(v)]));

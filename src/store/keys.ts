@@ -15,6 +15,8 @@ export function stateKeys(prefix: string) {
     channelSlot: (channelId: string) => `${s}:slot:${channelId}`,
     dedupe: (deliveryId: string) => `${s}:dedupe:${deliveryId}`,
     lastDelivery: `${s}:health:last-delivery`,
+    /** The last `chatthread-crud` delivery per community: webhooks are set up, and disabled, per community. */
+    lastThreadDeliveryByCommunity: `${s}:health:last-thread-delivery`,
     deliveryCounts: `${s}:health:delivery-counts`,
     deadLetters: `${s}:dead-letters`,
     deadLetterCounts: `${s}:dead-letters:counts`,

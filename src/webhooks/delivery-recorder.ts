@@ -13,17 +13,23 @@ const DEDUPE_TTL_SECONDS = 7 * 86_400;
 /** Deliveries recorded together at most; one batch is one Lua call plus one `addBulk`. */
 const MAX_BATCH = 100;
 
-// Marks a batch of deliveries in one call: a de-duplication marker each (fresh = 1), and the
-// last-delivery time and count of each one's type. KEYS: last-delivery hash, counts hash,
-// then one dedupe key per delivery; ARGV: ttl, then (type, time) per delivery.
+// Marks a batch of deliveries in one call: a de-duplication marker each (fresh = 1), the
+// last-delivery time and count of each one's type, and for thread deliveries the last time
+// per community. KEYS: last-delivery hash, counts hash, per-community hash, then one dedupe
+// key per delivery; ARGV: ttl, then (type, time, community or "") per delivery.
 const MARK_DELIVERIES = `
 local out = {}
-for i = 3, #KEYS do
-  local t = ARGV[(i - 3) * 2 + 2]
-  local at = ARGV[(i - 3) * 2 + 3]
+for i = 4, #KEYS do
+  local t = ARGV[(i - 4) * 3 + 2]
+  local at = ARGV[(i - 4) * 3 + 3]
+  local community = ARGV[(i - 4) * 3 + 4]
   local fresh = redis.call('SET', KEYS[i], at, 'EX', ARGV[1], 'NX')
-  redis.call('HSET', KEYS[1], t, at)
+  -- Newer wins (ISO times compare as text): a replayed spool must not turn the clock back.
+  if (redis.call('HGET', KEYS[1], t) or '') < at then redis.call('HSET', KEYS[1], t, at) end
   redis.call('HINCRBY', KEYS[2], t, 1)
+  if community ~= '' and (redis.call('HGET', KEYS[3], community) or '') < at then
+    redis.call('HSET', KEYS[3], community, at)
+  end
   out[#out + 1] = fresh and 1 or 0
 end
 return out
@@ -113,12 +119,13 @@ export class DeliveryRecorder {
         .insightMarkDeliveries;
       fresh = await mark.call(
         this.redis,
-        items.length + 2,
+        items.length + 3,
         this.keys.lastDelivery,
         this.keys.deliveryCounts,
+        this.keys.lastThreadDeliveryByCommunity,
         ...items.map((p) => this.keys.dedupe(p.c.deliveryId)),
         DEDUPE_TTL_SECONDS,
-        ...items.flatMap((p) => [typeOf(p.c), p.at]),
+        ...items.flatMap((p) => [typeOf(p.c), p.at, threadCommunity(p.c)]),
       );
       const outcomes: RecordOutcome[] = items.map((p, i) =>
         fresh[i] === 1 || (p.fromSpool && p.c.kind === "valid")
@@ -180,4 +187,9 @@ export class DeliveryRecorder {
 function metricType(c: ClassifiedDelivery): string {
   const type = c.kind === "valid" ? c.event.webhookType : c.webhookType;
   return type === "chatthread-crud" || type === "chatmessage-crud" ? type : "other";
+}
+
+/** The community of a thread delivery, whose webhook it proves alive; "" for anything else. */
+function threadCommunity(c: ClassifiedDelivery): string {
+  return c.kind === "valid" && c.event.webhookType === "chatthread-crud" ? c.event.payload.communityId : "";
 }

@@ -3,7 +3,8 @@ import { BaselineStore } from "../../src/reconcile/baseline-store.js";
 import type { RuntimeTuning } from "../../src/runtime.js";
 import { readReconcileStatus } from "../../src/reconcile/reconcile-status.js";
 import { Reconciler, type ReconcilerOptions } from "../../src/reconcile/reconciler.js";
-import { WEBHOOK_SILENCE_INCIDENT } from "../../src/reconcile/silence-incident.js";
+import { silenceIncidentId } from "../../src/reconcile/silence-incident.js";
+import { SEED } from "../../src/emulator/index.js";
 import {
   messageText,
   startHarness,
@@ -21,6 +22,9 @@ import {
   waitForStartupRun,
   waitUntil,
 } from "./support.js";
+
+/** The test groups live in the primary community: its webhook's incident. */
+const SILENCE = silenceIncidentId(SEED.communities.primary);
 
 const tick = () => new Promise((r) => setTimeout(r, 5));
 
@@ -62,7 +66,7 @@ describe("reconciler", () => {
       ]);
       await queuesIdle(h);
       expect(h.slack.messages(TEST_CHANNEL)).toHaveLength(0);
-      expect(await h.services.ops.open()).not.toHaveProperty(WEBHOOK_SILENCE_INCIDENT);
+      expect(await h.services.ops.open()).not.toHaveProperty(SILENCE);
       const again = await reconciler().run();
       expect(again.groups[0]).toMatchObject({ outcome: "read", sent: 0, deferred: 0 });
     });
@@ -89,11 +93,14 @@ describe("reconciler", () => {
       expect(alert.text).toContain("Reconcile test group");
       expect(alert.text).not.toContain(TEST_WEBHOOK_SECRET);
       const open = await h.services.ops.open();
-      expect(open[WEBHOOK_SILENCE_INCIDENT]?.text).toBe(alert.text);
-      expect((await readReconcileStatus(h.services.redis, h.services.keys)).incident).toMatchObject({
-        sent: 1,
-        lastDeliveryAt: undefined,
-      });
+      expect(open[SILENCE]?.text).toBe(alert.text);
+      expect((await readReconcileStatus(h.services.redis, h.services.keys)).incidents).toEqual([
+        expect.objectContaining({
+          communityId: SEED.communities.primary,
+          sent: 1,
+          lastDeliveryAt: undefined,
+        }),
+      ]);
 
       // Nothing new: nothing sent, no second alert.
       expect(await reconciler().run()).toMatchObject({ sent: 0, incident: undefined });
@@ -110,7 +117,58 @@ describe("reconciler", () => {
       await queuesIdle(h);
       expect(digestsOf(h, thread.id)).toHaveLength(1);
       expect(opsMessages(h)).toHaveLength(1);
-      expect((await readReconcileStatus(h.services.redis, h.services.keys)).incident?.sent).toBe(2);
+      expect((await readReconcileStatus(h.services.redis, h.services.keys)).incidents[0]?.sent).toBe(2);
+    });
+
+    it("judges each community by its own webhook: one community's deliveries do not hide another's silence", async () => {
+      const other = h.emulator.store.addGroup(SEED.communities.secondary, {
+        name: "Other community group",
+      })._id;
+      await follow(h, other);
+      await reconciler().run();
+      await tick();
+      // The primary community's webhook works: its new thread is delivered.
+      const { thread: delivered } = await h.emulator.createThread(group, { title: "Delivered here" });
+      await h.deliver(threadDelivery(group, delivered.id, new Date().toISOString()));
+      await h.slack.waitFor(() => digestsOf(h, delivered.id)[0]);
+      // The other community's webhook is off: its new thread arrives by no delivery.
+      const { thread: missed } = await h.emulator.createThread(other, { title: "Missed over there" });
+
+      const r = await reconciler().run();
+      expect(r).toMatchObject({ sent: 1, silentSends: 1, incident: "opened" });
+      await h.slack.waitFor(() => digestsOf(h, missed.id)[0]);
+      const open = await h.services.ops.open();
+      const otherIncident = silenceIncidentId(SEED.communities.secondary);
+      expect(Object.keys(open).filter((id) => id.startsWith("webhook-silence"))).toEqual([otherIncident]);
+      const alert = await h.slack.waitFor(() => opsMessages(h)[0]);
+      expect(alert.text).toContain(`for community \`${SEED.communities.secondary}\``);
+      expect(alert.text).toContain("Other community group");
+      expect(alert.text).not.toContain("Reconcile test group");
+      expect((await readReconcileStatus(h.services.redis, h.services.keys)).incidents).toEqual([
+        expect.objectContaining({ communityId: SEED.communities.secondary, sent: 1 }),
+      ]);
+
+      // The primary community delivering again changes nothing for the other one.
+      const { thread: again } = await h.emulator.createThread(group, { title: "Delivered here again" });
+      await h.deliver(threadDelivery(group, again.id, new Date().toISOString()));
+      await h.slack.waitFor(() => digestsOf(h, again.id)[0]);
+      expect((await reconciler().run()).incident).toBeUndefined();
+      expect(await h.services.ops.open()).toHaveProperty(otherIncident);
+
+      // Its webhook is re-enabled: a delivery from that community closes its incident.
+      await tick();
+      const { thread: back } = await h.emulator.createThread(other, { title: "Back over there" });
+      await h.deliver(
+        threadDelivery(other, back.id, new Date().toISOString(), { communityId: SEED.communities.secondary }),
+      );
+      await h.slack.waitFor(() => digestsOf(h, back.id)[0]);
+      expect(await reconciler().run()).toMatchObject({ incident: "closed", sent: 0 });
+      expect(await h.services.ops.open()).not.toHaveProperty(otherIncident);
+      const notes = await h.slack.waitFor(() => (opsMessages(h).length === 2 ? opsMessages(h) : undefined));
+      expect(notes[1]?.text).toContain(`for community \`${SEED.communities.secondary}\` resumed`);
+      expect((await readReconcileStatus(h.services.redis, h.services.keys)).incidents).toEqual([]);
+      await queuesIdle(h);
+      for (const t of [delivered, missed, again, back]) expect(digestsOf(h, t.id)).toHaveLength(1);
     });
 
     it("never edits a thread whose content is already shown", async () => {
@@ -315,11 +373,11 @@ describe("reconciler", () => {
       await h.slack.waitFor(() => digestsOf(h, next.id)[0]);
       const r = await reconciler().run();
       expect(r).toMatchObject({ incident: "closed", sent: 0 });
-      expect(await h.services.ops.open()).not.toHaveProperty(WEBHOOK_SILENCE_INCIDENT);
+      expect(await h.services.ops.open()).not.toHaveProperty(SILENCE);
       const notes = await h.slack.waitFor(() => (opsMessages(h).length === 2 ? opsMessages(h) : undefined));
       expect(notes[1]?.text).toContain("resumed");
       expect(notes[1]?.text).toContain("1 digest(s)");
-      expect((await readReconcileStatus(h.services.redis, h.services.keys)).incident).toBeUndefined();
+      expect((await readReconcileStatus(h.services.redis, h.services.keys)).incidents).toEqual([]);
       await queuesIdle(h);
       expect(digestsOf(h, next.id)).toHaveLength(1);
       expect(digestsOf(h, missed.id)).toHaveLength(1);
@@ -380,6 +438,6 @@ describe("reconciler on its schedule (RECONCILE_INTERVAL=1)", () => {
     );
     const status = await readReconcileStatus(h.services.redis, h.services.keys);
     expect(status.lastRunAt).toBeDefined();
-    expect(status.incident?.sent).toBe(1);
+    expect(status.incidents.map((i) => i.sent)).toEqual([1]);
   }, 30_000);
 });

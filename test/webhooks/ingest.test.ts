@@ -169,6 +169,22 @@ describe("DeliveryIngest with Redis up", () => {
     expect(await deliveriesMetric(metrics, "chatthread-crud", "queued")).toBe(2);
     expect(await deliveriesMetric(metrics, "chatmessage-crud", "queued")).toBe(1);
   });
+
+  it("keeps the last thread delivery per community; an older one (a replayed spool) never turns it back", async () => {
+    const other = THREAD.replace("65f1c0a2e4b0a1d2c3b4a001", "65f1c0a2e4b0a1d2c3b4a002").replace(
+      "65f1c0a2e4b0a1d2c3f10a3c",
+      "65f1c0a2e4b0a1d2c3f10a3d",
+    );
+    await r.ingest.ingest(THREAD, new Date("2025-03-06T09:43:00.000Z"));
+    await r.ingest.ingest(other, new Date("2025-03-06T09:44:00.000Z"));
+    await r.ingest.ingest(MESSAGE, new Date("2025-03-06T09:50:00.000Z")); // messages prove nothing of threads
+    await r.ingest.ingest(fixture("chatthread-updated"), new Date("2025-03-05T00:00:00.000Z")); // older
+    expect(await r.health.lastThreadDeliveries()).toEqual({
+      "65f1c0a2e4b0a1d2c3b4a001": "2025-03-06T09:43:00.000Z",
+      "65f1c0a2e4b0a1d2c3b4a002": "2025-03-06T09:44:00.000Z",
+    });
+    expect((await r.health.lastDeliveries())["chatthread-crud"]).toBe("2025-03-06T09:44:00.000Z");
+  });
 });
 
 describe("DeliveryIngest when Redis is down, then back", () => {

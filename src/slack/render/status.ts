@@ -1,5 +1,5 @@
 import { Blocks, Md } from "slack-block-builder";
-import { WEBHOOK_SILENCE_INCIDENT } from "../../reconcile/silence-incident.js";
+import { silenceIncidentCommunity } from "../../reconcile/silence-incident.js";
 import type { ApiProbe, StatusReport } from "../../status/gather-status.js";
 import type { Subscription } from "../../store/subscriptions.js";
 import { escapeAndTruncate, escapeMrkdwn } from "../mrkdwn.js";
@@ -58,8 +58,10 @@ export function apiLine(
 
 export function silenceLine(r: StatusReport): string {
   // The reconciler's evidence beats the time-based guess below: it saw the enrichment.
-  if (r.openAlerts?.includes(WEBHOOK_SILENCE_INCIDENT)) {
-    return `${WARN} *Webhook deliveries have stopped* while the Insight API shows new enrichment: the webhook is probably disabled. The reconciler is posting the missed digests meanwhile. In the Insight dashboard, open the community's Webhooks settings, read "Last Error", fix the cause and re-enable the webhook.`;
+  const silent = (r.openAlerts ?? []).filter((id) => silenceIncidentCommunity(id) !== undefined);
+  if (silent.length > 0) {
+    const where = silent.length > 1 ? ` for ${silent.length} communities` : "";
+    return `${WARN} *Webhook deliveries have stopped*${where} while the Insight API shows new enrichment: the webhook is probably disabled. The reconciler is posting the missed digests meanwhile. In the Insight dashboard, open the community's Webhooks settings, read "Last Error", fix the cause and re-enable the webhook.`;
   }
   const s = r.silence;
   if (!s || !r.subscriptions) return `${WARN} Webhook silence could not be checked (Redis did not answer).`;

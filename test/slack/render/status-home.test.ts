@@ -196,4 +196,15 @@ describe("status with the reconciler's webhook-silence incident open", () => {
     expect(line).toContain("re-enable the webhook");
     expect(silenceLine(report({ openAlerts: [] }))).not.toContain("have stopped");
   });
+
+  it("counts the communities whose webhook stopped, and ignores other incidents", () => {
+    const two = silenceLine(
+      report({ openAlerts: ["webhook-silence:c1", "webhook-silence:c2", "insight-unauthorized"] }),
+    );
+    expect(two).toContain("Webhook deliveries have stopped* for 2 communities");
+    expect(silenceLine(report({ openAlerts: ["webhook-silence:c1"] }))).toContain("have stopped* while");
+    expect(silenceLine(report({ openAlerts: ["webhook-silencer", "insight-unauthorized"] }))).not.toContain(
+      "have stopped",
+    );
+  });
 });
