@@ -5,7 +5,7 @@ import type { AppServices } from "../runtime.js";
 import { withTimeout } from "../store/redis.js";
 import type { Subscription } from "../store/subscriptions.js";
 import { Spool } from "../webhooks/spool.js";
-import { deliveriesLookSilent, SILENCE_THRESHOLD_MS, type SilenceVerdict } from "./silence.js";
+import { communitiesLookSilent, SILENCE_THRESHOLD_MS, type CommunitySilenceVerdict } from "./silence.js";
 
 export interface DeliveryLine {
   /** A webhook type, or "invalid" for deliveries that did not validate. */
@@ -41,7 +41,7 @@ export interface StatusReport {
   redis: { ok: boolean; error: string | undefined };
   /** Undefined when Redis could not be read. */
   deliveries: DeliveryLine[] | undefined;
-  silence: SilenceVerdict | undefined;
+  silence: CommunitySilenceVerdict | undefined;
   silenceThresholdMs: number;
   queues: QueueDepth[] | undefined;
   deadLetters: { total: number; kept: number; byReason: Record<string, number> } | undefined;
@@ -115,8 +115,9 @@ export async function gatherStatus(services: AppServices, o: GatherOptions = {})
   };
   const queues = everyQueue(services);
 
-  const [last, counts, dead, subs, alerts, apiHealth, depths, api] = await Promise.all([
+  const [last, lastByCommunity, counts, dead, subs, alerts, apiHealth, depths, api] = await Promise.all([
     read("last deliveries", () => services.health.lastDeliveries()),
+    read("last thread deliveries", () => services.health.lastThreadDeliveries()),
     read("delivery counts", () => services.health.deliveryCounts()),
     read("dead letters", () => services.health.deadLetterCounts()),
     read("subscriptions", () => services.subscriptions.all()),
@@ -150,10 +151,11 @@ export async function gatherStatus(services: AppServices, o: GatherOptions = {})
     deliveries = types.map((type) => ({ type, lastAt: last[type], count: counts[type] ?? 0 }));
   }
   const silence =
-    last && subs
-      ? deliveriesLookSilent({
+    last && lastByCommunity && subs
+      ? communitiesLookSilent({
           lastThreadDeliveryAt: last["chatthread-crud"],
-          subscriptionCreatedAt: subs.filter((s) => !s.paused).map((s) => s.createdAt),
+          lastByCommunity,
+          subscriptions: subs.filter((s) => !s.paused),
           now,
         })
       : undefined;

@@ -55,3 +55,55 @@ export function deliveriesLookSilent(input: SilenceInput): SilenceVerdict {
   const quiet = Math.max(0, now - from);
   return { silent: quiet > threshold, quietForMs: quiet, since: "first-subscription" };
 }
+
+export interface CommunitySilenceInput {
+  /** ISO time of the last `chatthread-crud` delivery from any community. */
+  lastThreadDeliveryAt: string | undefined;
+  /** The same, per communityId. */
+  lastByCommunity: Record<string, string>;
+  /** The active subscriptions; those without a community are judged on deliveries from any. */
+  subscriptions: ReadonlyArray<{ communityId: string | undefined; createdAt: string }>;
+  now: Date;
+  thresholdMs?: number;
+}
+
+/** A verdict, and the communities that look silent (by id; "" for subscriptions of no known community). */
+export type CommunitySilenceVerdict = SilenceVerdict & { communities: string[] };
+
+/**
+ * Webhooks are set up, and disabled, per community, so each community with subscriptions is
+ * judged on its own deliveries. Silent when any is; the verdict is then the quietest one's.
+ * Otherwise the verdict over all deliveries and subscriptions.
+ */
+export function communitiesLookSilent(input: CommunitySilenceInput): CommunitySilenceVerdict {
+  const byCommunity = new Map<string, string[]>();
+  for (const s of input.subscriptions) {
+    const c = s.communityId ?? "";
+    byCommunity.set(c, [...(byCommunity.get(c) ?? []), s.createdAt]);
+  }
+  const common = {
+    now: input.now,
+    ...(input.thresholdMs === undefined ? {} : { thresholdMs: input.thresholdMs }),
+  };
+  const silent = [...byCommunity]
+    .map(([community, createdAt]) => ({
+      community,
+      verdict: deliveriesLookSilent({
+        lastThreadDeliveryAt: community ? input.lastByCommunity[community] : input.lastThreadDeliveryAt,
+        subscriptionCreatedAt: createdAt,
+        ...common,
+      }),
+    }))
+    .filter((x) => x.verdict.silent)
+    .sort((a, b) => (b.verdict.quietForMs ?? 0) - (a.verdict.quietForMs ?? 0));
+  const quietest = silent[0];
+  if (quietest) return { ...quietest.verdict, communities: silent.map((x) => x.community) };
+  return {
+    ...deliveriesLookSilent({
+      lastThreadDeliveryAt: input.lastThreadDeliveryAt,
+      subscriptionCreatedAt: input.subscriptions.map((s) => s.createdAt),
+      ...common,
+    }),
+    communities: [],
+  };
+}

@@ -1,5 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { deliveriesLookSilent, SILENCE_THRESHOLD_MS } from "../../src/status/silence.js";
+import {
+  communitiesLookSilent,
+  deliveriesLookSilent,
+  SILENCE_THRESHOLD_MS,
+} from "../../src/status/silence.js";
 
 const now = new Date("2026-03-10T12:00:00.000Z");
 const hoursAgo = (h: number) => new Date(now.getTime() - h * 3_600_000).toISOString();
@@ -67,5 +71,67 @@ describe("deliveriesLookSilent", () => {
     expect(
       deliveriesLookSilent({ lastThreadDeliveryAt: "yesterday", subscriptionCreatedAt: ["never"], now }),
     ).toEqual({ silent: false, quietForMs: 0, since: "first-subscription" });
+  });
+});
+
+describe("communitiesLookSilent", () => {
+  const sub = (communityId: string | undefined, createdHoursAgo = 1000) => ({
+    communityId,
+    createdAt: hoursAgo(createdHoursAgo),
+  });
+
+  it("one community delivering does not hide another's silence; the quietest verdict is given", () => {
+    const v = communitiesLookSilent({
+      lastThreadDeliveryAt: hoursAgo(1),
+      lastByCommunity: { a: hoursAgo(1), b: hoursAgo(30), c: hoursAgo(50) },
+      subscriptions: [sub("a"), sub("b"), sub("c"), sub("a")],
+      now,
+    });
+    expect(v).toEqual({
+      silent: true,
+      quietForMs: 50 * 3_600_000,
+      since: "last-delivery",
+      communities: ["c", "b"],
+    });
+  });
+
+  it("a community that never delivered is measured from its own oldest subscription", () => {
+    const v = communitiesLookSilent({
+      lastThreadDeliveryAt: hoursAgo(1),
+      lastByCommunity: { a: hoursAgo(1) },
+      subscriptions: [sub("a"), sub("new", 2), sub("old", 48)],
+      now,
+    });
+    expect(v).toMatchObject({ silent: true, since: "first-subscription", communities: ["old"] });
+  });
+
+  it("subscriptions of no known community are judged on deliveries from any", () => {
+    const quiet = {
+      lastThreadDeliveryAt: hoursAgo(1),
+      lastByCommunity: {},
+      subscriptions: [sub(undefined)],
+      now,
+    };
+    expect(communitiesLookSilent(quiet)).toEqual({
+      silent: false,
+      quietForMs: 3_600_000,
+      since: "last-delivery",
+      communities: [],
+    });
+    expect(communitiesLookSilent({ ...quiet, lastThreadDeliveryAt: hoursAgo(25) })).toMatchObject({
+      silent: true,
+      communities: [""],
+    });
+  });
+
+  it("all delivering: the overall verdict, from the last delivery of any", () => {
+    expect(
+      communitiesLookSilent({
+        lastThreadDeliveryAt: hoursAgo(2),
+        lastByCommunity: { a: hoursAgo(2), b: hoursAgo(5) },
+        subscriptions: [sub("a"), sub("b")],
+        now,
+      }),
+    ).toEqual({ silent: false, quietForMs: 2 * 3_600_000, since: "last-delivery", communities: [] });
   });
 });

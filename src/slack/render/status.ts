@@ -72,8 +72,18 @@ export function silenceLine(r: StatusReport): string {
       ? `${OK} Thread deliveries look normal (last one ${quiet} ago).`
       : `${OK} No thread delivery yet; subscriptions are ${quiet} old, within the ${durationText(r.silenceThresholdMs)} allowance.`;
   }
+  const known = s.communities.filter(Boolean);
+  const from =
+    known.length === 0
+      ? ""
+      : ` from community ${known
+          .slice(0, 3)
+          .map((c) => `\`${escapeAndTruncate(c, 40)}\``)
+          .join(", ")}${known.length > 3 ? ` and ${known.length - 3} more` : ""}`;
   const what =
-    s.since === "last-delivery" ? `No thread delivery for ${quiet}` : `No thread delivery ever, in ${quiet}`;
+    s.since === "last-delivery"
+      ? `No thread delivery${from} for ${quiet}`
+      : `No thread delivery${from} ever, in ${quiet}`;
   return `${WARN} *Deliveries look silent:* ${what} while ${count(r.subscriptions.total - r.subscriptions.paused.length, "subscription")} wait. The webhook may be disabled: check its "Last Error" in the Insight dashboard and re-enable it.`;
 }
 

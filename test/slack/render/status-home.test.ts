@@ -26,7 +26,7 @@ const report = (over: Partial<StatusReport> = {}): StatusReport => ({
     { type: "chatthread-crud", lastAt: "2026-03-06T11:15:00.000Z", count: 1234 },
     { type: "chatmessage-crud", lastAt: undefined, count: 0 },
   ],
-  silence: { silent: false, quietForMs: 45 * 60_000, since: "last-delivery" },
+  silence: { silent: false, quietForMs: 45 * 60_000, since: "last-delivery", communities: [] },
   silenceThresholdMs: SILENCE_THRESHOLD_MS,
   queues: [
     { name: "deliveries", waiting: 0, active: 1, delayed: 0, failed: 0, workers: 2 },
@@ -71,7 +71,9 @@ describe("renderStatus", () => {
   it("silent deliveries, a rejected key, an unreachable API and Redis down are each said plainly", () => {
     const silent = joined(
       renderStatus(
-        report({ silence: { silent: true, quietForMs: 30 * 3_600_000, since: "last-delivery" } }),
+        report({
+          silence: { silent: true, quietForMs: 30 * 3_600_000, since: "last-delivery", communities: [""] },
+        }),
         now,
       ).blocks,
     );
@@ -79,6 +81,20 @@ describe("renderStatus", () => {
       ":warning: *Deliveries look silent:* No thread delivery for 30 h while 3 subscriptions wait.",
     );
     expect(silent).toContain("re-enable it");
+    const oneCommunity = joined(
+      renderStatus(
+        report({
+          silence: {
+            silent: true,
+            quietForMs: 26 * 3_600_000,
+            since: "last-delivery",
+            communities: ["c1<b>"],
+          },
+        }),
+        now,
+      ).blocks,
+    );
+    expect(oneCommunity).toContain("No thread delivery from community `c1&lt;b&gt;` for 26 h");
     const rejected = joined(
       renderStatus(
         report({
