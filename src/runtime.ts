@@ -38,7 +38,7 @@ import { DeliveryIngest } from "./webhooks/ingest.js";
 import { DeliveryRecorder } from "./webhooks/delivery-recorder.js";
 import { webhookHandler } from "./webhooks/route.js";
 import { Spool } from "./webhooks/spool.js";
-import { everyQueue } from "./jobs/every-queue.js";
+import { closeEveryQueue, everyQueue } from "./jobs/every-queue.js";
 
 /** Knobs tests turn; production uses the defaults. */
 export interface RuntimeTuning {
@@ -103,7 +103,7 @@ export function createServices(config: Config, logger: Logger, tuning: RuntimeTu
     logger,
     metrics,
   });
-  const ops = new OpsNotifier(redis, keys, queues.slack, config.opsChannelId, logger);
+  const ops = new OpsNotifier(redis, keys, () => queues.slack, config.opsChannelId, logger);
   const services: AppServices = {
     config,
     logger,
@@ -165,8 +165,8 @@ export async function startRoles(
     const routeDeps: RouteDeps = {
       subscriptions: services.subscriptions,
       lookup: services.insight.lookup,
-      slackQueue: services.queues.slack,
-      refreshQueue: services.queues.refresh,
+      slackQueue: () => services.queues.slack,
+      refreshQueue: () => services.queues.refresh,
       ops: services.ops,
       logger,
       ...(tuning.refreshDelaysMs ? { refreshDelaysMs: tuning.refreshDelaysMs } : {}),
@@ -221,9 +221,9 @@ export async function startRoles(
     running.workers.push(deliveries, refresh, slack);
     for (const m of modules) running.workers.push(...((await m.startWorkers?.(services)) ?? []));
     running.workerHealth = services.workerHealth = new WorkerHealth([
-      { worker: deliveries, queue: services.queues.deliveries },
-      { worker: refresh, queue: services.queues.refresh },
-      { worker: slack, queue: services.queues.slack },
+      { worker: deliveries, queue: () => services.queues.deliveries },
+      { worker: refresh, queue: () => services.queues.refresh },
+      { worker: slack, queue: () => services.queues.slack },
     ]);
   }
 
@@ -341,6 +341,7 @@ async function refreshQueueGauges(services: AppServices, spool: Spool): Promise<
 /** Closes every connection the services opened. */
 export async function closeServices(services: AppServices): Promise<void> {
   await services.queues.close().catch(() => undefined);
+  await closeEveryQueue(services);
   await services.insight.client.close().catch(() => undefined);
   services.redis.disconnect();
 }

@@ -1,9 +1,9 @@
 import { Queue } from "bullmq";
 import type { AppServices } from "../runtime.js";
-import { healingQueue } from "./healing-queue.js";
+import { healingQueue, type HealingQueue } from "./healing-queue.js";
 import { QUEUE_NAMES } from "./queues.js";
 
-const readers = new WeakMap<AppServices, Array<() => Queue>>();
+const readers = new WeakMap<AppServices, HealingQueue<Queue>[]>();
 
 /**
  * Every queue of the app, for whatever reads them all (status, /metrics, the admin page): the
@@ -26,4 +26,10 @@ export function everyQueue(services: AppServices): Queue[] {
     readers.set(services, extra);
   }
   return [...held, ...extra.map((q) => q())];
+}
+
+/** Closes the handles everyQueue built (the connection itself is the services' to close). */
+export async function closeEveryQueue(services: AppServices): Promise<void> {
+  await Promise.all((readers.get(services) ?? []).map((q) => q.close().catch(() => undefined)));
+  readers.delete(services);
 }

@@ -1,5 +1,8 @@
 import type { Queue } from "bullmq";
 
+/** The queue as it is now (call it at each use, never keep what it returns), and its close. */
+export type HealingQueue<Q extends Queue> = (() => Q) & { close(): Promise<void> };
+
 /**
  * A BullMQ Queue whose connection set-up failed stays broken: its set-up (wait for ready,
  * then INFO) runs once, and every later call rejects with that first error, even after Redis
@@ -10,7 +13,7 @@ import type { Queue } from "bullmq";
 export function healingQueue<Q extends Queue>(
   create: () => Q,
   onReplaced: (err: unknown) => void = () => undefined,
-): () => Q {
+): HealingQueue<Q> {
   let failure: { err: unknown } | undefined;
   const watch = (q: Q): Q => {
     q.on("error", () => undefined); // the connection logs its own errors
@@ -20,7 +23,7 @@ export function healingQueue<Q extends Queue>(
     return q;
   };
   let current: Q = watch(create());
-  return () => {
+  const get = () => {
     if (failure) {
       const { err } = failure;
       failure = undefined;
@@ -31,4 +34,6 @@ export function healingQueue<Q extends Queue>(
     }
     return current;
   };
+  // Closing never builds a new queue, whatever state the current one is in.
+  return Object.assign(get, { close: () => current.close() });
 }

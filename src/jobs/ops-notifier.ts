@@ -18,7 +18,8 @@ export class OpsNotifier {
   constructor(
     private readonly redis: Redis,
     private readonly keys: StateKeys,
-    private readonly slackQueue: Queue<SlackJob>,
+    /** A getter, not the queue: see `healingQueue`. */
+    private readonly slackQueue: () => Queue<SlackJob>,
     private readonly opsChannelId: string | undefined,
     private readonly logger: Logger,
     private readonly now: () => Date = () => new Date(),
@@ -36,7 +37,7 @@ export class OpsNotifier {
     }
     this.logger.error({ incident }, text);
     if (this.opsChannelId) {
-      await this.slackQueue.add(
+      await this.slackQueue().add(
         "notice",
         { kind: "notice", channelId: this.opsChannelId, text },
         { jobId: jobId("ops", incident, at) },
@@ -50,7 +51,7 @@ export class OpsNotifier {
     if (removed && text) {
       this.logger.info({ incident }, text);
       if (this.opsChannelId) {
-        await this.slackQueue.add(
+        await this.slackQueue().add(
           "notice",
           { kind: "notice", channelId: this.opsChannelId, text },
           { jobId: jobId("ops-resolved", incident, this.now().toISOString()) },

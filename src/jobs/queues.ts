@@ -94,7 +94,7 @@ export function createQueues(connection: Redis, prefix: string, logger?: Logger)
       return refresh();
     },
     close: async () => {
-      await Promise.all([deliveries().close(), slack().close(), refresh().close()]);
+      await Promise.all([deliveries.close(), slack.close(), refresh.close()]);
     },
   };
 }

@@ -12,8 +12,9 @@ import type { ThreadLookup } from "./thread-lookup.js";
 export interface RouteDeps {
   subscriptions: SubscriptionStore;
   lookup: ThreadLookup;
-  slackQueue: Queue<SlackJob>;
-  refreshQueue: Queue<RefreshJob>;
+  /** Getters, not the queues: see `healingQueue`. */
+  slackQueue: () => Queue<SlackJob>;
+  refreshQueue: () => Queue<RefreshJob>;
   ops: OpsNotifier;
   logger: Logger;
   /** Delays before looking again for a sentiment the listing did not have yet. */
@@ -70,7 +71,7 @@ export async function routeThreadEvent(
       continue;
     }
     channels++;
-    await deps.slackQueue.add(
+    await deps.slackQueue().add(
       "digest",
       { kind: "digest", channelId: sub.channelId, digest, enrichedAtMs },
       // One job per rendering: repeats of the same enrichment collapse here.
@@ -83,11 +84,13 @@ export async function routeThreadEvent(
   const delays = deps.refreshDelaysMs ?? DEFAULT_REFRESH_DELAYS_MS;
   // Filters that need the sentiment may have held the digest back: look again for those too.
   if (!sentimentKnown && attempt < delays.length) {
-    await deps.refreshQueue.add(
-      "refresh",
-      { event, attempt: attempt + 1 },
-      { delay: delays[attempt], jobId: jobId("refresh", groupId, threadId, enrichedAtMs, attempt + 1) },
-    );
+    await deps
+      .refreshQueue()
+      .add(
+        "refresh",
+        { event, attempt: attempt + 1 },
+        { delay: delays[attempt], jobId: jobId("refresh", groupId, threadId, enrichedAtMs, attempt + 1) },
+      );
   }
   return { channels, filteredOut, sentimentKnown, ...(listingError ? { listingError } : {}) };
 }

@@ -15,7 +15,7 @@ export class WorkerHealth {
   private readonly lastActive = new Map<string, number>();
 
   constructor(
-    private readonly entries: { worker: Worker; queue: Queue }[],
+    private readonly entries: { worker: Worker; queue: () => Queue }[],
     private readonly stuckAfterMs = 60_000,
     private readonly now: () => number = Date.now,
   ) {
@@ -36,7 +36,7 @@ export class WorkerHealth {
         if (worker.isPaused()) return { name: worker.name, ok: false, reason: "paused" };
         const idleMs = this.now() - (this.lastActive.get(worker.name) ?? 0);
         if (idleMs > this.stuckAfterMs) {
-          const waiting = await queue.getWaitingCount();
+          const waiting = await queue().getWaitingCount();
           if (waiting > 0) {
             return {
               name: worker.name,

@@ -73,9 +73,7 @@ export async function startReconcileScheduler(
     stopped = true;
     if (retry) clearTimeout(retry);
     await worker.close();
-    await queue()
-      .close()
-      .catch(() => undefined);
+    await queue.close().catch(() => undefined);
     connection.disconnect();
   };
 }

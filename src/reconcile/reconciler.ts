@@ -92,9 +92,13 @@ interface DeliveryClock {
  */
 const communityOf = (subs: Subscription[]): string => subs.find((s) => s.communityId)?.communityId ?? "";
 
-/** Webhooks are set up, and disabled, per community: one community's deliveries say nothing of another's. */
+/**
+ * Webhooks are set up, and disabled, per community: one community's deliveries say nothing of
+ * another's. Until any community's time is kept (a store from before they were), all use the
+ * time of any, rather than call every community silent.
+ */
 const lastDeliveryFor = (clock: DeliveryClock, community: string): number | undefined =>
-  community ? clock.byCommunity.get(community) : clock.any;
+  community && clock.byCommunity.size > 0 ? clock.byCommunity.get(community) : clock.any;
 
 /** What one community's silent changes add up to in a run. */
 interface CommunityTally {
@@ -332,8 +336,8 @@ export class Reconciler {
     return {
       subscriptions: s.subscriptions,
       lookup: new ListingLookup(s.insight.client, listed),
-      slackQueue: s.queues.slack,
-      refreshQueue: s.queues.refresh,
+      slackQueue: () => s.queues.slack,
+      refreshQueue: () => s.queues.refresh,
       ops: s.ops,
       logger: s.logger,
       ...(s.tuning.refreshDelaysMs ? { refreshDelaysMs: s.tuning.refreshDelaysMs } : {}),

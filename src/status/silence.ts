@@ -89,7 +89,11 @@ export function communitiesLookSilent(input: CommunitySilenceInput): CommunitySi
     .map(([community, createdAt]) => ({
       community,
       verdict: deliveriesLookSilent({
-        lastThreadDeliveryAt: community ? input.lastByCommunity[community] : input.lastThreadDeliveryAt,
+        // No community's time kept yet (a store from before they were): the time of any stands in.
+        lastThreadDeliveryAt:
+          community && Object.keys(input.lastByCommunity).length > 0
+            ? input.lastByCommunity[community]
+            : input.lastThreadDeliveryAt,
         subscriptionCreatedAt: createdAt,
         ...common,
       }),

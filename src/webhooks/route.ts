@@ -57,7 +57,8 @@ export function webhookHandler(opts: {
   // different answer would tell a guesser something), a second later, on a closed connection.
   let waiting = 0;
   const slowNotFound = (res: ServerResponse) => {
-    if (waiting >= MAX_WAITING) return refuse(res, 404);
+    // A flood past what may wait is dropped unanswered: answering it at once would lift the limit.
+    if (waiting >= MAX_WAITING) return res.req.socket.destroy();
     waiting++;
     setTimeout(() => {
       waiting--;
@@ -71,13 +72,14 @@ export function webhookHandler(opts: {
       // its address with everyone else, and must never be refused.
       const address = req.socket.remoteAddress ?? "unknown";
       const limited = limiter.blocked(address);
+      const crossed = limiter.record(address);
       opts.metrics?.wrongSecrets.inc({ limited: String(limited) });
       if (limited) return slowNotFound(res);
       opts.logger.warn({ reqId, address }, "webhook request with a wrong secret");
-      if (limiter.record(address)) {
+      if (crossed) {
         opts.logger.warn(
           { address },
-          "wrong webhook secrets from this address are over the limit: answering slowly, logging no more of them for a minute",
+          "wrong webhook secrets from this address are over the limit: answering slowly, and not logging each, until it keeps under 30 a minute",
         );
       }
       return send(res, 404, "Not Found");

@@ -18,17 +18,22 @@ export class WrongSecretLimiter {
     return this.recent(address).length >= this.limitPerMinute;
   }
 
-  /** Counts one wrong secret; true when this one takes the address over its limit. */
+  /**
+   * Counts one wrong secret, limited ones too (a steady guesser stays limited); true only when
+   * this one takes the address to its limit. Keeps the newest `limitPerMinute` times at most.
+   */
   record(address: string): boolean {
     const list = this.recent(address);
+    const wasBlocked = list.length >= this.limitPerMinute;
     list.push(this.now());
+    if (list.length > this.limitPerMinute) list.shift();
     this.hits.delete(address);
     this.hits.set(address, list);
     if (this.hits.size > this.maxAddresses) {
       const oldest = this.hits.keys().next().value;
       if (oldest !== undefined) this.hits.delete(oldest);
     }
-    return list.length === this.limitPerMinute;
+    return !wasBlocked && list.length >= this.limitPerMinute;
   }
 
   private recent(address: string): number[] {

@@ -39,7 +39,7 @@ describe("OpsNotifier", () => {
     (await queues.slack.getJobs(["waiting", "delayed"], 0, -1, true)).map((j) => j.data);
 
   it("alerts once per incident within the window: two alerts -> one notice job", async () => {
-    const ops = new OpsNotifier(redis, keys, queues.slack, OPS, silentLogger, now);
+    const ops = new OpsNotifier(redis, keys, () => queues.slack, OPS, silentLogger, now);
     expect(await ops.alert("insight-unauthorized", TEXT)).toBe(true);
     clock += 60_000;
     expect(await ops.alert("insight-unauthorized", "a second wording")).toBe(false);
@@ -50,7 +50,7 @@ describe("OpsNotifier", () => {
   });
 
   it("different incidents alert independently", async () => {
-    const ops = new OpsNotifier(redis, keys, queues.slack, OPS, silentLogger, now);
+    const ops = new OpsNotifier(redis, keys, () => queues.slack, OPS, silentLogger, now);
     await ops.alert("insight-unauthorized", TEXT);
     expect(await ops.alert("slack-token-revoked", "Slack revoked the bot token.")).toBe(true);
     expect((await notices()).map((n) => (n.kind === "notice" ? n.text : ""))).toEqual([
@@ -61,7 +61,7 @@ describe("OpsNotifier", () => {
   });
 
   it("an incident still open after its window alerts again (default 6 h)", async () => {
-    const ops = new OpsNotifier(redis, keys, queues.slack, OPS, silentLogger, now);
+    const ops = new OpsNotifier(redis, keys, () => queues.slack, OPS, silentLogger, now);
     await ops.alert("insight-unauthorized", TEXT);
     clock += 6 * 3_600_000 - 1;
     expect(await ops.alert("insight-unauthorized", TEXT)).toBe(false);
@@ -75,7 +75,7 @@ describe("OpsNotifier", () => {
   });
 
   it("a custom window applies", async () => {
-    const ops = new OpsNotifier(redis, keys, queues.slack, OPS, silentLogger, now);
+    const ops = new OpsNotifier(redis, keys, () => queues.slack, OPS, silentLogger, now);
     await ops.alert("spool-growing", "x", { windowSeconds: 60 });
     clock += 30_000;
     expect(await ops.alert("spool-growing", "x", { windowSeconds: 60 })).toBe(false);
@@ -84,7 +84,7 @@ describe("OpsNotifier", () => {
   });
 
   it("resolve closes the incident, says so, and re-arms the alert", async () => {
-    const ops = new OpsNotifier(redis, keys, queues.slack, OPS, silentLogger, now);
+    const ops = new OpsNotifier(redis, keys, () => queues.slack, OPS, silentLogger, now);
     await ops.alert("insight-unauthorized", TEXT);
     clock += 1_000;
     expect(await ops.resolve("insight-unauthorized", "The Insight Service accepts the API key again.")).toBe(
@@ -101,20 +101,20 @@ describe("OpsNotifier", () => {
   });
 
   it("resolving an incident that is not open does nothing", async () => {
-    const ops = new OpsNotifier(redis, keys, queues.slack, OPS, silentLogger, now);
+    const ops = new OpsNotifier(redis, keys, () => queues.slack, OPS, silentLogger, now);
     expect(await ops.resolve("insight-unauthorized", "all good")).toBe(false);
     expect(await notices()).toEqual([]);
   });
 
   it("resolve without text closes silently", async () => {
-    const ops = new OpsNotifier(redis, keys, queues.slack, OPS, silentLogger, now);
+    const ops = new OpsNotifier(redis, keys, () => queues.slack, OPS, silentLogger, now);
     await ops.alert("insight-unauthorized", TEXT);
     expect(await ops.resolve("insight-unauthorized")).toBe(true);
     expect(await notices()).toHaveLength(1);
   });
 
   it("with no ops channel nothing is enqueued, but incidents are still tracked and deduplicated", async () => {
-    const ops = new OpsNotifier(redis, keys, queues.slack, undefined, silentLogger, now);
+    const ops = new OpsNotifier(redis, keys, () => queues.slack, undefined, silentLogger, now);
     expect(await ops.alert("insight-unauthorized", TEXT)).toBe(true);
     expect(await ops.alert("insight-unauthorized", TEXT)).toBe(false);
     expect(await ops.resolve("insight-unauthorized", "fixed")).toBe(true);
@@ -122,8 +122,8 @@ describe("OpsNotifier", () => {
   });
 
   it("two processes sharing Redis alert once between them", async () => {
-    const a = new OpsNotifier(redis, keys, queues.slack, OPS, silentLogger, now);
-    const b = new OpsNotifier(redis, keys, queues.slack, OPS, silentLogger, now);
+    const a = new OpsNotifier(redis, keys, () => queues.slack, OPS, silentLogger, now);
+    const b = new OpsNotifier(redis, keys, () => queues.slack, OPS, silentLogger, now);
     const results = await Promise.all([
       a.alert("insight-unauthorized", TEXT),
       b.alert("insight-unauthorized", TEXT),

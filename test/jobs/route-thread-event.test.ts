@@ -53,12 +53,12 @@ describe("routeThreadEvent", () => {
     const keys = stateKeys(prefix);
     queues = createQueues(redis, prefix);
     subscriptions = new SubscriptionStore(redis, keys);
-    ops = new OpsNotifier(redis, keys, queues.slack, OPS, silentLogger);
+    ops = new OpsNotifier(redis, keys, () => queues.slack, OPS, silentLogger);
     deps = {
       subscriptions,
       lookup: new ThreadLookup(client),
-      slackQueue: queues.slack,
-      refreshQueue: queues.refresh,
+      slackQueue: () => queues.slack,
+      refreshQueue: () => queues.refresh,
       ops,
       logger: silentLogger,
       refreshDelaysMs: DELAYS,

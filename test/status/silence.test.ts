@@ -124,6 +124,17 @@ describe("communitiesLookSilent", () => {
     });
   });
 
+  it("with no community's time kept yet (an older store), the last delivery of any stands in", () => {
+    expect(
+      communitiesLookSilent({
+        lastThreadDeliveryAt: hoursAgo(3),
+        lastByCommunity: {},
+        subscriptions: [sub("a"), sub("b")],
+        now,
+      }),
+    ).toEqual({ silent: false, quietForMs: 3 * 3_600_000, since: "last-delivery", communities: [] });
+  });
+
   it("all delivering: the overall verdict, from the last delivery of any", () => {
     expect(
       communitiesLookSilent({

@@ -30,6 +30,22 @@ describe("WrongSecretLimiter", () => {
     expect(limiter.blocked(ADDRESS)).toBe(true);
   });
 
+  it("a steady guesser stays limited, is announced once, and keeps a bounded record", () => {
+    const c = clock();
+    const limiter = new WrongSecretLimiter(30, 10_000, c.now);
+    const crossings: number[] = [];
+    // One guess a second for three minutes: every one counts, limited ones too.
+    for (let i = 0; i < 180; i++) {
+      if (i >= 30) expect(limiter.blocked(ADDRESS)).toBe(true);
+      if (limiter.record(ADDRESS)) crossings.push(i);
+      c.advance(1_000);
+    }
+    expect(crossings).toEqual([29]);
+    // Once it stops, a minute frees it.
+    c.advance(60_000);
+    expect(limiter.blocked(ADDRESS)).toBe(false);
+  });
+
   it("counts per address: one guesser does not block another", () => {
     const c = clock();
     const limiter = new WrongSecretLimiter(30, 10_000, c.now);

@@ -73,7 +73,7 @@ export async function startRig(
     subscriptions,
     slack: slackApi,
     throttle: new ChannelThrottle(redis, keys, 10),
-    ops: new OpsNotifier(redis, keys, queues.slack, undefined, silentLogger),
+    ops: new OpsNotifier(redis, keys, () => queues.slack, undefined, silentLogger),
     reportInsightError: async () => undefined,
     ...extra,
   });
