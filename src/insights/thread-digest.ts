@@ -61,3 +61,24 @@ export function buildThreadDigest(event: ThreadEvent, listing: Thread | undefine
     action: event.actionType,
   };
 }
+
+/** Whitespace collapsed and a trailing ellipsis dropped, so a reflowed or shortened copy still matches. */
+const comparable = (s: string) =>
+  s
+    .replace(/\s+/g, " ")
+    .replace(/(?:…|\.\.\.)$/, "")
+    .trim();
+
+/**
+ * Whether the listing still shows an earlier enrichment than the event: both carry a summary
+ * and they differ (one may be a shortened copy of the other). Its sentiment, keywords and
+ * question fields are then the earlier enrichment's. No summary on either side: no evidence.
+ */
+export function listingLagsBehind(event: ThreadEvent, listing: Thread): boolean {
+  const fromEvent = text(event.payload.summary);
+  const fromListing = listing.id === event.payload.threadId ? text(listing.summary) : undefined;
+  if (!fromEvent || !fromListing) return false;
+  const a = comparable(fromEvent);
+  const b = comparable(fromListing);
+  return !(a.startsWith(b) || b.startsWith(a));
+}

@@ -2,7 +2,7 @@ import type { Queue } from "bullmq";
 import { isInsightError } from "../insight/errors.js";
 import type { Thread, ThreadEvent } from "../insight/schemas.js";
 import { matchesFilters } from "../insights/filters.js";
-import { buildThreadDigest } from "../insights/thread-digest.js";
+import { buildThreadDigest, listingLagsBehind } from "../insights/thread-digest.js";
 import type { Logger } from "../log.js";
 import type { SubscriptionStore } from "../store/subscriptions.js";
 import type { OpsNotifier } from "./ops-notifier.js";
@@ -22,18 +22,28 @@ export interface RouteDeps {
 }
 
 export const DEFAULT_REFRESH_DELAYS_MS = [30_000, 120_000, 600_000, 1_800_000];
+/**
+ * Looks (the first and this many refreshes at most) that distrust a listing whose summary
+ * differs from the event's. Bounded so that, should the two summaries never match (their
+ * wording is not shown to be the same), the sentiment is late by minutes, not lost.
+ */
+const LAG_CHECKS = 2;
 
 export interface RouteResult {
   channels: number;
   filteredOut: number;
   sentimentKnown: boolean;
   listingError?: string;
+  /** The listing still showed an earlier enrichment, so none of its enrichment was used. */
+  listingLagging?: true;
 }
 
 /**
  * chatthread-crud -> one Slack job per subscribed channel whose filters match. The listing
- * supplies sentiment and keywords; when it cannot (not there yet, or the API failed) the digest
- * goes out without them and a refresh job looks again later (rule 3: post, then edit).
+ * supplies sentiment and keywords; when it cannot (not there yet, still showing an earlier
+ * enrichment, or the API failed) the digest goes out without them and a refresh job looks
+ * again later (rule 3: post, then edit). After LAG_CHECKS looks, a listing that still differs
+ * is used as it is: its summary may just be worded differently from the webhook's.
  */
 export async function routeThreadEvent(
   event: ThreadEvent,
@@ -61,7 +71,19 @@ export async function routeThreadEvent(
     );
   }
 
-  const digest = buildThreadDigest(event, listing);
+  const attempt = opts.attempt ?? 0;
+  const delays = deps.refreshDelaysMs ?? DEFAULT_REFRESH_DELAYS_MS;
+  const lagging =
+    listing !== undefined &&
+    attempt < Math.min(LAG_CHECKS, delays.length) &&
+    listingLagsBehind(event, listing);
+  if (lagging) {
+    deps.logger.debug(
+      { groupId, threadId, attempt },
+      "thread listing still shows an earlier enrichment; posting without its sentiment and looking again",
+    );
+  }
+  const digest = buildThreadDigest(event, lagging ? undefined : listing);
   const enrichedAtMs = Date.parse(event.payload.timestamp);
   let channels = 0;
   let filteredOut = 0;
@@ -80,8 +102,6 @@ export async function routeThreadEvent(
   }
 
   const sentimentKnown = Boolean(digest.sentiment);
-  const attempt = opts.attempt ?? 0;
-  const delays = deps.refreshDelaysMs ?? DEFAULT_REFRESH_DELAYS_MS;
   // Filters that need the sentiment may have held the digest back: look again for those too.
   if (!sentimentKnown && attempt < delays.length) {
     await deps
@@ -92,5 +112,11 @@ export async function routeThreadEvent(
         { delay: delays[attempt], jobId: jobId("refresh", groupId, threadId, enrichedAtMs, attempt + 1) },
       );
   }
-  return { channels, filteredOut, sentimentKnown, ...(listingError ? { listingError } : {}) };
+  return {
+    channels,
+    filteredOut,
+    sentimentKnown,
+    ...(listingError ? { listingError } : {}),
+    ...(lagging ? { listingLagging: true as const } : {}),
+  };
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { buildThreadDigest } from "../../src/insights/thread-digest.js";
+import { buildThreadDigest, listingLagsBehind } from "../../src/insights/thread-digest.js";
 import {
   createdEvent,
   IDS,
@@ -97,5 +97,37 @@ describe("buildThreadDigest", () => {
     );
     expect(d.sentiment).toBeUndefined();
     expect(d.questionResponseStatus).toBeUndefined();
+  });
+});
+
+describe("listingLagsBehind", () => {
+  const event = (summary: string | undefined) => {
+    const e = updatedEvent();
+    return { ...e, payload: { ...e.payload, summary } };
+  };
+  const listing = (summary: string | undefined) => ({ ...listingItem("thr_8c1f2a9e"), summary });
+
+  it("a listing with another summary lags behind the event", () => {
+    expect(listingLagsBehind(event("Refunds issued."), listing("Top-ups failing."))).toBe(true);
+  });
+
+  it("the same summary, reflowed or shortened with an ellipsis, does not", () => {
+    expect(listingLagsBehind(event("Refunds  issued\nto all."), listing(" Refunds issued to all. "))).toBe(
+      false,
+    );
+    expect(listingLagsBehind(event("Refunds issued to all users."), listing("Refunds issued to all…"))).toBe(
+      false,
+    );
+    expect(listingLagsBehind(event("Refunds issued..."), listing("Refunds issued to all users."))).toBe(
+      false,
+    );
+  });
+
+  it("no summary on either side, or a listing item of another thread, is no evidence", () => {
+    expect(listingLagsBehind(event(undefined), listing("Top-ups failing."))).toBe(false);
+    expect(listingLagsBehind(event("Refunds issued."), listing(undefined))).toBe(false);
+    expect(listingLagsBehind(event("  "), listing("Top-ups failing."))).toBe(false);
+    const other = { ...listingItem("thr_8c1f2a9e"), id: "thr_other", summary: "Top-ups failing." };
+    expect(listingLagsBehind(event("Refunds issued."), other)).toBe(false);
   });
 });

@@ -211,6 +211,55 @@ describe("routeThreadEvent", () => {
     expect(await refreshJobs()).toHaveLength(1); // only the first one
   });
 
+  it("a listing still showing an earlier enrichment: no sentiment from it, a refresh, and the caught-up listing fills it in", async () => {
+    await follow("C1");
+    const { thread, event: earlier } = enriched({ summary: "Old words.", sentiment: "positive" });
+    const event = threadEventSchema.parse({
+      ...earlier,
+      actionType: "updated",
+      payload: {
+        ...earlier.payload,
+        summary: "New words.",
+        timestamp: new Date(Date.now() + 1).toISOString(),
+      },
+    });
+    expect(await routeThreadEvent(event, deps)).toEqual({
+      channels: 1,
+      filteredOut: 0,
+      sentimentKnown: false,
+      listingLagging: true,
+    });
+    const [first] = await slackJobs();
+    if (first?.data.kind !== "digest") throw new Error("expected a digest job");
+    expect(first.data.digest).toMatchObject({ summary: "New words.", keywords: [] });
+    expect(first.data.digest.sentiment).toBeUndefined();
+    expect((await refreshJobs()).map((j) => j.data.attempt)).toEqual([1]);
+
+    emulator.store.updateThread(GROUP, thread.id, { summary: "New  words.", sentiment: "negative" });
+    deps.lookup.clear();
+    const caughtUp = await routeThreadEvent(event, deps, { fresh: true, attempt: 1 });
+    expect(caughtUp).toEqual({ channels: 1, filteredOut: 0, sentimentKnown: true });
+    const digests = (await slackJobs()).flatMap((j) => (j.data.kind === "digest" ? [j.data.digest] : []));
+    expect(digests.map((d) => d.sentiment)).toContain("negative");
+  });
+
+  it("a listing whose summary never matches is used as it is after the bounded looks", async () => {
+    await follow("C1");
+    const { event: listed } = enriched({ summary: "Worded one way.", sentiment: "mixed" });
+    const event = threadEventSchema.parse({
+      ...listed,
+      payload: { ...listed.payload, summary: "Worded another way." },
+    });
+    expect((await routeThreadEvent(event, deps, { attempt: 1 })).listingLagging).toBe(true);
+    deps.lookup.clear();
+    // The looks are bounded at two (DELAYS here has two): the next one takes the listing's sentiment.
+    expect(await routeThreadEvent(event, deps, { fresh: true, attempt: 2 })).toEqual({
+      channels: 1,
+      filteredOut: 0,
+      sentimentKnown: true,
+    });
+  });
+
   it("refreshes stop after the last delay", async () => {
     await follow("C1");
     const { event } = enriched();

@@ -352,10 +352,18 @@ describe("reconciler", () => {
       );
       const edited = await h.slack.waitFor(() => digestsOf(h, thread.id).find((m) => m.updates >= 1));
       expect(messageText(edited)).toContain("newer, delivered");
-      // And the reconciler, seeing the listing unchanged, leaves it.
+      // The listing still showed the older enrichment: its sentiment was left out...
+      expect(messageText(edited).toLowerCase()).not.toContain("mixed");
+      // ...until the listing catches up, when the refresh edits it in.
+      h.emulator.store.updateThread(group, thread.id, { summary: "newer, delivered", sentiment: "negative" });
+      const completed = await h.slack.waitFor(() => digestsOf(h, thread.id).find((m) => m.updates >= 2));
+      expect(messageText(completed)).toContain("newer, delivered");
+      expect(messageText(completed).toLowerCase()).toContain("negative");
+      // And the reconciler, seeing what is shown matches the listing, leaves it.
+      await queuesIdle(h);
       expect((await reconciler().run()).sent).toBe(0);
       await queuesIdle(h);
-      expect(digestsOf(h, thread.id)).toEqual([expect.objectContaining({ updates: 1 })]);
+      expect(digestsOf(h, thread.id)).toEqual([expect.objectContaining({ updates: 2 })]);
     });
 
     it("closes the incident once deliveries resume, and says so", async () => {
