@@ -16,6 +16,7 @@ import {
   type ThreadSnapshot,
 } from "./decide-thread.js";
 import { enrichmentFingerprint, threadLastActivityMs, threadStartMs } from "./fingerprint.js";
+import { lastDeliveryOf } from "../status/silence.js";
 import { ListingLookup } from "./listing-lookup.js";
 import { incidentField, readIncident, reconcileStatusKey, type IncidentRecord } from "./reconcile-status.js";
 import {
@@ -92,13 +93,8 @@ interface DeliveryClock {
  */
 const communityOf = (subs: Subscription[]): string => subs.find((s) => s.communityId)?.communityId ?? "";
 
-/**
- * Webhooks are set up, and disabled, per community: one community's deliveries say nothing of
- * another's. Until any community's time is kept (a store from before they were), all use the
- * time of any, rather than call every community silent.
- */
 const lastDeliveryFor = (clock: DeliveryClock, community: string): number | undefined =>
-  community && clock.byCommunity.size > 0 ? clock.byCommunity.get(community) : clock.any;
+  lastDeliveryOf(community, clock.any, clock.byCommunity);
 
 /** What one community's silent changes add up to in a run. */
 interface CommunityTally {

@@ -56,6 +56,21 @@ export function deliveriesLookSilent(input: SilenceInput): SilenceVerdict {
   return { silent: quiet > threshold, quietForMs: quiet, since: "first-subscription" };
 }
 
+/**
+ * The last thread delivery that speaks for a community's webhook. Webhooks are set up, and
+ * disabled, per community, so one community's deliveries say nothing of another's. A
+ * subscription of no known community ("") is judged on deliveries from any; so is every
+ * community until any community's time is kept (a store from before they were), rather than
+ * calling them all silent.
+ */
+export function lastDeliveryOf<T>(
+  community: string,
+  any: T | undefined,
+  byCommunity: ReadonlyMap<string, T>,
+): T | undefined {
+  return community && byCommunity.size > 0 ? byCommunity.get(community) : any;
+}
+
 export interface CommunitySilenceInput {
   /** ISO time of the last `chatthread-crud` delivery from any community. */
   lastThreadDeliveryAt: string | undefined;
@@ -81,6 +96,7 @@ export function communitiesLookSilent(input: CommunitySilenceInput): CommunitySi
     const c = s.communityId ?? "";
     byCommunity.set(c, [...(byCommunity.get(c) ?? []), s.createdAt]);
   }
+  const byCommunityTime = new Map(Object.entries(input.lastByCommunity));
   const common = {
     now: input.now,
     ...(input.thresholdMs === undefined ? {} : { thresholdMs: input.thresholdMs }),
@@ -89,11 +105,7 @@ export function communitiesLookSilent(input: CommunitySilenceInput): CommunitySi
     .map(([community, createdAt]) => ({
       community,
       verdict: deliveriesLookSilent({
-        // No community's time kept yet (a store from before they were): the time of any stands in.
-        lastThreadDeliveryAt:
-          community && Object.keys(input.lastByCommunity).length > 0
-            ? input.lastByCommunity[community]
-            : input.lastThreadDeliveryAt,
+        lastThreadDeliveryAt: lastDeliveryOf(community, input.lastThreadDeliveryAt, byCommunityTime),
         subscriptionCreatedAt: createdAt,
         ...common,
       }),
