@@ -25,9 +25,9 @@ export type NodeHandler = (req: IncomingMessage, res: ServerResponse) => boolean
  * The Insight webhook route, on Node's own request and response, in front of Express: it is
  * the hot path, and Express's routing and middleware would cost more than the work itself
  * (as octokit/webhooks.js's node middleware does). The answer is decided by cheap checks in
- * order (secret: 404, slowly past a limit; declared size: 413), then the body is recorded durably and answered
- * 2xx, valid or not (rule 1: any non-2xx disables the webhook upstream). No Slack or REST
- * work happens before the answer.
+ * order (secret: 404, slowly past a limit; declared size: 413), then the body is recorded
+ * durably and answered 2xx, valid or not (rule 1: any non-2xx disables the webhook upstream).
+ * No Slack or REST work happens before the answer.
  */
 export function webhookHandler(opts: {
   secret: string;
