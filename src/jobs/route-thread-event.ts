@@ -23,9 +23,9 @@ export interface RouteDeps {
 
 export const DEFAULT_REFRESH_DELAYS_MS = [30_000, 120_000, 600_000, 1_800_000];
 /**
- * Looks (the first and this many refreshes at most) that distrust a listing whose summary
- * differs from the event's. Bounded so that, should the two summaries never match (their
- * wording is not shown to be the same), the sentiment is late by minutes, not lost.
+ * How many looks (the first, then refreshes) distrust a listing whose summary differs from
+ * the event's. Bounded so that, should the two summaries never match (the interface does not
+ * show they are worded the same), the sentiment comes minutes late rather than never.
  */
 const LAG_CHECKS = 2;
 
