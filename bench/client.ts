@@ -9,7 +9,7 @@
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { Pool } from "undici";
-import { startEmulator, SEED } from "../src/emulator/index.js";
+import { startEmulator, SEED } from "../dev/emulator/index.js";
 import { InsightClient } from "../src/insight/client.js";
 import { createMetrics } from "../src/metrics.js";
 

@@ -12,11 +12,12 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadConfig } from "../src/config.js";
-import { SEED, startEmulator } from "../src/emulator/index.js";
+import { SEED, startEmulator } from "../dev/emulator/index.js";
 import { silentLogger } from "../src/log.js";
-import { closeServices, createServices, startRoles } from "../src/runtime.js";
-import { startSlackStandIn } from "../src/slack/standin/server.js";
-import { redisAnswers, startThrowawayRedis, type ThrowawayRedis } from "../src/store/local-redis.js";
+import { buildServices, closeServices } from "../src/compose/build-services.js";
+import { startRoles } from "../src/compose/start-roles.js";
+import { startSlackStandIn } from "../dev/slack-standin/server.js";
+import { redisAnswers, startThrowawayRedis, type ThrowawayRedis } from "../dev/local-redis.js";
 import { postSigned, slashCommandBody } from "../test/helpers/slack-signing.js";
 
 const LATENCY_MS = 50;
@@ -66,7 +67,7 @@ async function main() {
     LOG_LEVEL: "silent",
   });
   if (!parsed.ok) throw new Error(parsed.errors.join("; "));
-  const services = createServices(parsed.config, silentLogger);
+  const services = buildServices(parsed.config, silentLogger);
   const running = await startRoles(services);
   const url = `http://127.0.0.1:${running.port ?? 0}/slack/events`;
   await services.subscriptions.put({

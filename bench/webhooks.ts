@@ -10,12 +10,12 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { Redis } from "ioredis";
 import { Pool } from "undici";
-import { startEmulator, SEED } from "../src/emulator/index.js";
+import { startEmulator, SEED } from "../dev/emulator/index.js";
 import { createLogger } from "../src/log.js";
-import { startSlackStandIn } from "../src/slack/standin/server.js";
+import { startSlackStandIn } from "../dev/slack-standin/server.js";
 import { stateKeys } from "../src/store/keys.js";
 import { SubscriptionStore } from "../src/store/subscriptions.js";
-import { dropPrefix, freePort } from "../src/store/local-redis.js";
+import { dropPrefix, freePort } from "../dev/local-redis.js";
 
 const { values: args } = parseArgs({
   options: {

@@ -20,11 +20,11 @@
  */
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
-import { startEmulator } from "../src/emulator/index.js";
+import { startEmulator } from "../dev/emulator/index.js";
 import { InsightClient } from "../src/insight/client.js";
 import type { Thread } from "../src/insight/schemas.js";
 import { silentLogger } from "../src/log.js";
-import { weekWindow, type WeekWindow } from "../src/insights/weekly-window.js";
+import { weekWindow, type WeekWindow } from "../src/domain/weekly-window.js";
 import { renderWeeklyReport } from "../src/slack/render/weekly-summary.js";
 import { renderSentimentChart, sentimentChartInput } from "../src/weekly/chart.js";
 import { readPreviousWeek } from "../src/weekly/previous-week.js";

@@ -20,12 +20,12 @@ import { tmpdir } from "node:os";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { chromium, type BrowserContext } from "playwright-core";
-import { startEmulator, SEED, type Emulator } from "../src/emulator/index.js";
+import { startEmulator, SEED, type Emulator } from "../dev/emulator/index.js";
 import { InsightClient } from "../src/insight/client.js";
 import { webhookEventSchema, type ThreadEvent } from "../src/insight/schemas.js";
-import { buildThreadDigest } from "../src/insights/thread-digest.js";
-import type { WeeklyReport } from "../src/insights/weekly-report.js";
-import { utcDay, weekWindow } from "../src/insights/weekly-window.js";
+import { buildThreadDigest } from "../src/domain/thread-digest.js";
+import type { WeeklyReport } from "../src/domain/weekly-report.js";
+import { utcDay, weekWindow } from "../src/domain/weekly-window.js";
 import { ThreadLookup } from "../src/jobs/thread-lookup.js";
 import { silentLogger } from "../src/log.js";
 import type { KnownBlock } from "../src/slack/render/known-blocks.js";
@@ -49,7 +49,7 @@ const WIDTH = 700;
 
 // --- Block Kit -> HTML that looks like Slack ------------------------------------------------
 
-/** The shortcodes the renderers use (grep `:[a-z_]+:` in src/slack/render and src/insights). */
+/** The shortcodes the renderers use (grep `:[a-z_]+:` in src/slack/render and src/domain). */
 const EMOJI: Record<string, string> = {
   arrows_counterclockwise: "🔄",
   busts_in_silhouette: "👥",

@@ -51,3 +51,11 @@ export function createLogger(opts: {
 
 /** A logger that writes nothing, for tests and tools that do not care. */
 export const silentLogger: Logger = pino({ level: "silent" });
+
+/**
+ * The rejection handler of best-effort work (a reply whose response_url expired, a cleanup):
+ * the failure is logged at debug, with its stack, and otherwise ignored.
+ */
+export function debugOnFailure(logger: Logger, what: string): (err: unknown) => void {
+  return (err) => logger.debug({ err }, what);
+}

@@ -1,9 +1,14 @@
 import { existsSync } from "node:fs";
 import { loadConfig, secretsOf } from "./config.js";
-import { createLogger } from "./log.js";
-import { closeServices, createServices, startRoles } from "./runtime.js";
+import { buildServices, closeServices } from "./compose/build-services.js";
+import { startRoles } from "./compose/start-roles.js";
+import { createLogger, debugOnFailure } from "./log.js";
 
-/** Entry point: read the configuration once, start the roles, stop cleanly on SIGTERM. */
+/**
+ * Entry point and composition root: read the configuration once, build the clients and stores
+ * (compose/build-services.ts), hand each feature its narrow dependencies (compose/features.ts),
+ * start the roles (compose/start-roles.ts), stop cleanly on SIGTERM.
+ */
 async function main(): Promise<void> {
   if (existsSync(".env")) process.loadEnvFile(".env");
   const result = loadConfig(process.env);
@@ -14,7 +19,7 @@ async function main(): Promise<void> {
   }
   const config = result.config;
   const logger = createLogger({ level: config.logLevel, secrets: secretsOf(config) });
-  const services = createServices(config, logger);
+  const services = buildServices(config, logger);
   const running = await startRoles(services);
   logger.info({ role: config.role, port: running.port }, "insight-relay started");
 
@@ -24,7 +29,7 @@ async function main(): Promise<void> {
     stopping = true;
     logger.info({ signal }, "stopping");
     const force = setTimeout(() => process.exit(1), 15_000).unref();
-    await running.stop().catch(() => undefined);
+    await running.stop().catch(debugOnFailure(logger, "stopping the roles"));
     await closeServices(services);
     await new Promise<void>((resolve) => logger.flush(() => resolve()));
     clearTimeout(force);

@@ -5,11 +5,9 @@ import { describe, expect, it } from "vitest";
 import { isMap, isScalar, isSeq, parse, parseDocument } from "yaml";
 import { silentLogger } from "../src/log.js";
 import { SLACK_EVENTS_PATH } from "../src/slack/app.js";
-import { groups } from "../src/slack/commands/groups.js";
+import { coreSubcommands } from "../src/slack/commands/feature.js";
 import { CommandRouter } from "../src/slack/commands/router.js";
-import { search } from "../src/slack/commands/search.js";
-import { status } from "../src/slack/commands/status.js";
-import { threads } from "../src/slack/commands/threads.js";
+import { fakeCommandsDeps } from "./helpers/fakes.js";
 
 const root = join(import.meta.dirname, "..");
 const fixtures = join(import.meta.dirname, "fixtures", "slack-app-manifest");
@@ -85,8 +83,11 @@ describe("manifest.yml", () => {
     const [cmd, ...others] = m.features.slash_commands;
     expect(others).toEqual([]);
     expect(cmd?.command).toBe("/insight");
-    const router = new CommandRouter(silentLogger);
-    for (const c of [groups, threads, search, status]) router.register(c);
+    const { deps } = fakeCommandsDeps();
+    const router = new CommandRouter(
+      { logger: silentLogger, adminUserIds: [], reportInsightError: async () => undefined },
+      coreSubcommands(deps),
+    );
     for (const c of router.all) expect(cmd?.usage_hint, c.name).toContain(c.name);
     expect(cmd?.usage_hint).toContain("weekly");
     const urls = [cmd?.url, m.settings.event_subscriptions.request_url, m.settings.interactivity.request_url];

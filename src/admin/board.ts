@@ -2,18 +2,17 @@ import { createBullBoard } from "@bull-board/api";
 import { BullMQAdapter } from "@bull-board/api/bullMQAdapter";
 import { ExpressAdapter } from "@bull-board/express";
 import express, { type Router } from "express";
-import { everyQueue } from "../jobs/every-queue.js";
-import type { AppServices } from "../runtime.js";
+import type { Queue } from "bullmq";
 import { basicAuth } from "./basic-auth.js";
 
 export const ADMIN_PATH = "/admin/queues";
 
 /** The BullMQ dashboard (bull-board) at /admin/queues, behind basic auth. */
-export function adminRouter(services: AppServices, password: string): Router {
+export function adminRouter(queues: readonly Queue[], password: string): Router {
   const serverAdapter = new ExpressAdapter();
   serverAdapter.setBasePath(ADMIN_PATH);
   createBullBoard({
-    queues: everyQueue(services).map((q) => new BullMQAdapter(q)),
+    queues: queues.map((q) => new BullMQAdapter(q)),
     serverAdapter,
     options: { uiConfig: { boardTitle: "Insight Relay" } },
   });

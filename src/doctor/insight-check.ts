@@ -85,6 +85,7 @@ export async function checkInsight(config: Config, timeoutMs = 5_000): Promise<C
   } catch (err) {
     return [{ status: "fail", name: NAME, text: advice(err, config) }];
   } finally {
+    // The check is over and its result stands; a client that will not close has nothing to add.
     await client.close().catch(() => undefined);
   }
 }

@@ -34,7 +34,7 @@ export function healthRouter(opts: {
   router.get("/metrics", async (_req, res) => {
     // Gauges keep their last values when Redis is slow or down: a scrape must not hang then.
     if (opts.refreshGauges) {
-      await withTimeout(opts.refreshGauges(), 1_000, "queue gauges").catch(() => undefined);
+      await withTimeout(opts.refreshGauges(), 1_000, "queue gauges").catch(() => undefined); // last values stand
     }
     res.type(opts.metrics.registry.contentType).send(await opts.metrics.registry.metrics());
   });

@@ -28,6 +28,7 @@ export function healingQueue<Q extends Queue>(
       const { err } = failure;
       failure = undefined;
       // A shared connection is left open by close(); only the broken wrapper goes.
+      // Its set-up failed already: closing it can only fail the same way, and it is replaced anyway.
       void current.close().catch(() => undefined);
       current = watch(create());
       onReplaced(err);

@@ -8,7 +8,7 @@ export type DeliveryResult = { kind: "thread"; route: RouteResult } | { kind: "m
 /** The deliveries worker: thread enrichment goes to routing, messages to activity counts. */
 export async function processDelivery(
   job: Job<DeliveryJob>,
-  deps: RouteDeps & { health: DeliveryHealthStore },
+  deps: RouteDeps & { health: Pick<DeliveryHealthStore, "recordMessage"> },
 ): Promise<DeliveryResult> {
   const { event } = job.data;
   if (event.webhookType === "chatmessage-crud") {

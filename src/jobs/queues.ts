@@ -1,9 +1,9 @@
 import { Queue, type JobsOptions } from "bullmq";
 import type { Redis } from "ioredis";
 import type { Logger } from "../log.js";
-import { healingQueue } from "./healing-queue.js";
+import { healingQueue, type HealingQueue } from "./healing-queue.js";
 import type { WebhookEvent, ThreadEvent } from "../insight/schemas.js";
-import type { ThreadDigest } from "../insights/thread-digest.js";
+import type { ThreadDigest } from "../domain/thread-digest.js";
 
 export const QUEUE_NAMES = {
   deliveries: "deliveries",
@@ -39,17 +39,36 @@ export interface RefreshJob {
   attempt: number;
 }
 
+/** A job of the `weekly` queue: one channel's summary. */
+export interface WeeklyJob {
+  channelId: string;
+  trigger: "schedule" | "now";
+  /** The zone dates are shown in (and a scheduled run's week is named in). */
+  timeZone: string;
+  requestedBy?: string;
+}
+
+/** A job of the `reconcile` queue: one pass over every followed group; it carries nothing. */
+export type ReconcileJob = Record<string, never>;
+
 const keep = {
   removeOnComplete: { age: 3_600, count: 5_000 },
   removeOnFail: { age: 7 * 86_400, count: 5_000 },
 };
 
-export const JOB_DEFAULTS: Record<"deliveries" | "slack" | "refresh", JobsOptions> = {
+export const JOB_DEFAULTS: Record<"deliveries" | "slack" | "refresh" | "weekly", JobsOptions> = {
   deliveries: { attempts: 8, backoff: { type: "exponential", delay: 1_000, jitter: 0.5 }, ...keep },
   // Slack rate limits and the per-channel throttle delay jobs without spending attempts.
   // A Slack outage must not use up a digest's attempts: see `cappedBackoff`.
   slack: { attempts: 50, backoff: { type: "capped" }, ...keep },
   refresh: { attempts: 3, backoff: { type: "exponential", delay: 5_000 }, ...keep },
+  // Retries wait for the Insight Service to come back; nothing is posted before a run can finish.
+  weekly: {
+    attempts: 3,
+    backoff: { type: "exponential", delay: 60_000, jitter: 0.3 },
+    removeOnComplete: { age: 14 * 86_400, count: 1_000 },
+    removeOnFail: { age: 30 * 86_400, count: 1_000 },
+  },
 };
 
 /**
@@ -62,27 +81,69 @@ export function cappedBackoff(attemptsMade: number, random: () => number = Math.
   return Math.round(base * (0.75 + random() * 0.5));
 }
 
+/**
+ * Every queue of the app, built once over one connection: the producers of each feature, and
+ * what reads them all (status, /metrics, the admin page). Getters, because a queue whose
+ * set-up failed is replaced on its next use (see `healingQueue`): call them at each use.
+ */
 export interface Queues {
-  deliveries: Queue<DeliveryJob>;
-  slack: Queue<SlackJob>;
-  refresh: Queue<RefreshJob>;
+  readonly deliveries: Queue<DeliveryJob>;
+  readonly slack: Queue<SlackJob>;
+  readonly refresh: Queue<RefreshJob>;
+  readonly weekly: Queue<WeeklyJob>;
+  readonly reconcile: Queue<ReconcileJob>;
+  /** The queue of that name, or undefined when the app has none. */
+  byName(name: string): Queue | undefined;
+  /** Every queue, in QUEUE_NAMES order. */
+  all(): Queue[];
   close(): Promise<void>;
 }
 
+/** One healing queue; the receiver builds its deliveries producer with it too. */
+export function makeQueue<T>(
+  connection: Redis,
+  prefix: string,
+  name: QueueName,
+  defaultJobOptions: JobsOptions,
+  logger?: Logger,
+): HealingQueue<Queue<T>> {
+  return healingQueue(
+    () => new Queue<T>(name, { connection, prefix, defaultJobOptions }),
+    (err) => logger?.warn({ queue: name, err }, "queue set-up had failed; made it again"),
+  );
+}
+
 /**
- * Producer side of every queue, sharing one connection (for the receiver, a fail-fast one: a
- * producer that cannot reach Redis must say so at once, so the receiver can spool instead of
- * hanging). Each queue heals itself if its set-up failed (see `healingQueue`).
+ * The queue registry: producer side of every queue, sharing one connection (for the receiver,
+ * a fail-fast one: a producer that cannot reach Redis must say so at once, so the receiver can
+ * spool instead of hanging). Each queue heals itself if its set-up failed.
  */
 export function createQueues(connection: Redis, prefix: string, logger?: Logger): Queues {
-  const make = <T>(name: QueueName, defaultJobOptions: JobsOptions) =>
-    healingQueue(
-      () => new Queue<T>(name, { connection, prefix, defaultJobOptions }),
-      (err) => logger?.warn({ queue: name, err: String(err) }, "queue set-up had failed; made it again"),
-    );
-  const deliveries = make<DeliveryJob>(QUEUE_NAMES.deliveries, JOB_DEFAULTS.deliveries);
-  const slack = make<SlackJob>(QUEUE_NAMES.slack, JOB_DEFAULTS.slack);
-  const refresh = make<RefreshJob>(QUEUE_NAMES.refresh, JOB_DEFAULTS.refresh);
+  const deliveries = makeQueue<DeliveryJob>(
+    connection,
+    prefix,
+    QUEUE_NAMES.deliveries,
+    JOB_DEFAULTS.deliveries,
+    logger,
+  );
+  const slack = makeQueue<SlackJob>(connection, prefix, QUEUE_NAMES.slack, JOB_DEFAULTS.slack, logger);
+  const refresh = makeQueue<RefreshJob>(
+    connection,
+    prefix,
+    QUEUE_NAMES.refresh,
+    JOB_DEFAULTS.refresh,
+    logger,
+  );
+  const weekly = makeQueue<WeeklyJob>(connection, prefix, QUEUE_NAMES.weekly, JOB_DEFAULTS.weekly, logger);
+  // The reconcile scheduler sets its jobs' options itself.
+  const reconcile = makeQueue<ReconcileJob>(connection, prefix, QUEUE_NAMES.reconcile, {}, logger);
+  const byName = new Map<string, () => Queue>([
+    [QUEUE_NAMES.deliveries, deliveries],
+    [QUEUE_NAMES.slack, slack],
+    [QUEUE_NAMES.refresh, refresh],
+    [QUEUE_NAMES.weekly, weekly],
+    [QUEUE_NAMES.reconcile, reconcile],
+  ]);
   return {
     get deliveries() {
       return deliveries();
@@ -93,8 +154,16 @@ export function createQueues(connection: Redis, prefix: string, logger?: Logger)
     get refresh() {
       return refresh();
     },
+    get weekly() {
+      return weekly();
+    },
+    get reconcile() {
+      return reconcile();
+    },
+    byName: (name) => byName.get(name)?.(),
+    all: () => [...byName.values()].map((q) => q()),
     close: async () => {
-      await Promise.all([deliveries.close(), slack.close(), refresh.close()]);
+      await Promise.all([deliveries, slack, refresh, weekly, reconcile].map((q) => q.close()));
     },
   };
 }

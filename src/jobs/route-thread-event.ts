@@ -1,21 +1,21 @@
 import type { Queue } from "bullmq";
 import { isInsightError } from "../insight/errors.js";
 import type { Thread, ThreadEvent } from "../insight/schemas.js";
-import { matchesFilters } from "../insights/filters.js";
-import { buildThreadDigest, listingLagsBehind } from "../insights/thread-digest.js";
+import { matchesFilters } from "../domain/filters.js";
+import { buildThreadDigest, listingLagsBehind } from "../domain/thread-digest.js";
 import type { Logger } from "../log.js";
 import type { SubscriptionStore } from "../store/subscriptions.js";
-import type { OpsNotifier } from "./ops-notifier.js";
+import type { OpsNotifier } from "../ops/ops-notifier.js";
 import { jobId, type RefreshJob, type SlackJob } from "./queues.js";
 import type { ThreadLookup } from "./thread-lookup.js";
 
 export interface RouteDeps {
-  subscriptions: SubscriptionStore;
-  lookup: ThreadLookup;
+  subscriptions: Pick<SubscriptionStore, "forGroup">;
+  lookup: Pick<ThreadLookup, "find">;
   /** Getters, not the queues: see `healingQueue`. */
   slackQueue: () => Queue<SlackJob>;
   refreshQueue: () => Queue<RefreshJob>;
-  ops: OpsNotifier;
+  ops: Pick<OpsNotifier, "insightAuthorized" | "insightUnauthorized">;
   logger: Logger;
   /** Delays before looking again for a sentiment the listing did not have yet. */
   refreshDelaysMs?: number[];
@@ -66,7 +66,7 @@ export async function routeThreadEvent(
     listingError = isInsightError(err) ? err.code : "error";
     if (isInsightError(err) && err.code === "unauthorized") await deps.ops.insightUnauthorized();
     deps.logger.warn(
-      { groupId, threadId, err: err instanceof Error ? err.message : String(err) },
+      { groupId, threadId, err },
       "thread listing unavailable; posting the digest without sentiment",
     );
   }

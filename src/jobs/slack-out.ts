@@ -2,44 +2,26 @@ import { DelayedError, UnrecoverableError, type Job } from "bullmq";
 import type { Redis } from "ioredis";
 import type { Logger } from "../log.js";
 import { classifySlackError } from "../slack/errors.js";
+import type { ChannelThrottle } from "../slack/outbound/channel-throttle.js";
+import { sendInTurn, type WaitReason } from "../slack/outbound/send-in-turn.js";
+import type { DigestMetadata, SlackSender } from "../slack/outbound/slack-sender.js";
+import { DIGEST_EVENT_TYPE } from "../slack/outbound/slack-sender.js";
 import { renderThreadDigest } from "../slack/render/thread-digest.js";
 import type { StateKeys } from "../store/keys.js";
 import { tryLock } from "../store/lock.js";
 import { digestVersion, type MessageRefStore } from "../store/message-refs.js";
 import type { SubscriptionStore } from "../store/subscriptions.js";
-import type { ChannelThrottle } from "./channel-throttle.js";
-import { channelIncident, type OpsNotifier } from "./ops-notifier.js";
+import { channelIncident, type OpsNotifier } from "../ops/ops-notifier.js";
 import type { SlackJob } from "./queues.js";
 
-/** Message metadata that marks a digest as ours, so a crashed post can be found again. */
-export const DIGEST_EVENT_TYPE = "insight_thread_digest";
-
-export interface DigestMetadata {
-  event_type: typeof DIGEST_EVENT_TYPE;
-  event_payload: { thread_id: string; group_id: string };
-}
-
-/** What the Slack-out worker needs from Slack; implemented over the app's one Slack wrapper. */
-export interface SlackSender {
-  post(a: { channel: string; text: string; blocks?: unknown[]; metadata?: DigestMetadata }): Promise<string>;
-  update(a: {
-    channel: string;
-    ts: string;
-    text: string;
-    blocks?: unknown[];
-    metadata?: DigestMetadata;
-  }): Promise<void>;
-  /** ts of our digest of `threadId` posted in `channel` since `sinceMs`, if any. */
-  findDigest(channel: string, threadId: string, sinceMs: number): Promise<string | undefined>;
-}
-
 export interface SlackOutDeps {
+  /** The (channel, thread) posting lock. */
   redis: Redis;
-  keys: StateKeys;
-  refs: MessageRefStore;
-  throttle: ChannelThrottle;
-  subscriptions: SubscriptionStore;
-  ops: OpsNotifier;
+  keys: Pick<StateKeys, "lock">;
+  refs: Pick<MessageRefStore, "get" | "postingSince" | "setIfNewer" | "clearPosting" | "markPosting">;
+  throttle: Pick<ChannelThrottle, "reserve" | "pushBack">;
+  subscriptions: Pick<SubscriptionStore, "get" | "pauseChannel">;
+  ops: Pick<OpsNotifier, "alert">;
   sender: SlackSender;
   logger: Logger;
   now?: () => number;
@@ -80,34 +62,28 @@ export async function processSlackJob(
     if (ref && digestVersion(ref.enrichedAtMs, ref.hasSentiment) >= version) return "stale";
   }
 
-  // Wait for this channel's send slot (reserved once, then kept in the job's data).
-  if (data.slotAt === undefined) {
-    const slot = await deps.throttle.reserve(channel, now());
-    if (slot > now() + 25) {
-      await job.updateData({ ...data, slotAt: slot });
-      await delay(job, token, slot);
-    }
-  } else if (now() < data.slotAt - 25) {
-    await delay(job, token, data.slotAt);
-  }
-
-  try {
-    if (data.kind === "notice") {
-      await deps.sender.post({ channel, text: data.text });
-      return "sent";
-    }
-    return await sendDigest(job, token, deps, now);
-  } catch (err) {
-    if (err instanceof DelayedError) throw err;
-    const c = classifySlackError(err);
-    if (c.kind === "rate_limited") {
-      const until = now() + (c.retryAfterMs ?? 1_000);
-      await deps.throttle.pushBack(channel, until, now());
-      deps.logger.warn({ jobId: job.id, channel, retryAfterMs: c.retryAfterMs }, "Slack rate limit; waiting");
-      await job.updateData({ ...job.data, slotAt: undefined });
-      await delay(job, token, until);
-    }
-    if (c.kind === "permanent") {
+  // The slot is reserved once and kept in the job's data, so a job delayed to it keeps its turn.
+  const wait = async (untilMs: number, reason: WaitReason): Promise<void> => {
+    const slotAt = reason === "slot" ? untilMs : undefined;
+    if (job.data.slotAt !== slotAt) await job.updateData({ ...job.data, slotAt });
+    await delay(job, token, untilMs);
+  };
+  return sendInTurn<SlackOutcome>({
+    channel,
+    throttle: deps.throttle,
+    now,
+    wait,
+    ...(data.slotAt !== undefined ? { reservedSlot: data.slotAt } : {}),
+    earlyMs: 25,
+    logger: deps.logger.child({ jobId: job.id }),
+    call: async () => {
+      if (data.kind === "notice") {
+        await deps.sender.post({ channel, text: data.text });
+        return "sent";
+      }
+      return sendDigest(job, token, deps, now);
+    },
+    onPermanent: async (c) => {
       if (CHANNEL_GONE.has(c.code) && data.kind === "digest") {
         const paused = await deps.subscriptions.pauseChannel(channel, c.code, new Date(now()));
         await deps.ops.alert(
@@ -124,11 +100,12 @@ export async function processSlackJob(
         );
       }
       throw new UnrecoverableError(`Slack refused the message: ${c.code}`);
-    }
+    },
     // invalid_blocks and the like fail the same way every time: no ten retries for them.
-    if (!c.retryable) throw new UnrecoverableError(`Slack refused the message: ${c.code}`);
-    throw err;
-  }
+    onRequestError: async (c) => {
+      throw new UnrecoverableError(`Slack refused the message: ${c.code}`);
+    },
+  });
 }
 
 async function sendDigest(
@@ -166,7 +143,11 @@ async function sendDigest(
     if (!ref) {
       const since = await deps.refs.postingSince(channel, threadId);
       if (since !== undefined) {
-        const ts = await deps.sender.findDigest(channel, threadId, since - 5_000).catch(() => undefined);
+        const ts = await deps.sender.findDigest(channel, threadId, since - 5_000).catch((err: unknown) => {
+          // History unreadable (scope missing, Slack down): post afresh, as when nothing is found.
+          deps.logger.debug({ err, channel, threadId }, "could not look for an earlier post of this digest");
+          return undefined;
+        });
         if (ts) ref = { ts, enrichedAtMs: 0, hasSentiment: false, groupId: digest.groupId };
       }
     }

@@ -37,7 +37,7 @@ export class ThreadLookup {
   requests = 0;
 
   constructor(
-    private readonly client: InsightClient,
+    private readonly client: Pick<InsightClient, "listThreads">,
     opts: ThreadLookupOptions = {},
   ) {
     this.maxPages = opts.maxPages ?? 3;

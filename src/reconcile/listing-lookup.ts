@@ -9,7 +9,7 @@ import { ThreadLookup } from "../jobs/thread-lookup.js";
  */
 export class ListingLookup extends ThreadLookup {
   constructor(
-    client: InsightClient,
+    client: Pick<InsightClient, "listThreads">,
     private readonly listed: ReadonlyMap<string, Thread>,
   ) {
     super(client);

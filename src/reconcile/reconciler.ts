@@ -1,11 +1,19 @@
 import { isInsightError } from "../insight/errors.js";
 import { threadEventSchema, type Thread, type ThreadEvent } from "../insight/schemas.js";
-import { matchesFilters } from "../insights/filters.js";
-import { buildThreadDigest } from "../insights/thread-digest.js";
+import { matchesFilters } from "../domain/filters.js";
+import { buildThreadDigest } from "../domain/thread-digest.js";
 import { routeThreadEvent, type RouteDeps } from "../jobs/route-thread-event.js";
-import type { AppServices } from "../runtime.js";
+import { debugOnFailure } from "../log.js";
+import type { Redis } from "ioredis";
+import type { InsightClient } from "../insight/client.js";
+import type { Logger } from "../log.js";
+import type { OpsNotifier } from "../ops/ops-notifier.js";
+import type { ReportInsightError } from "../ops/report-insight-error.js";
+import type { DeliveryHealthStore } from "../store/delivery-health.js";
+import type { StateKeys } from "../store/keys.js";
 import { tryLock } from "../store/lock.js";
-import type { Subscription } from "../store/subscriptions.js";
+import type { MessageRefStore } from "../store/message-refs.js";
+import type { Subscription, SubscriptionStore } from "../store/subscriptions.js";
 import { BaselineStore, type GroupBaseline } from "./baseline-store.js";
 import {
   decideThread,
@@ -26,6 +34,22 @@ import {
   silenceIncidentId,
   silenceResolvedText,
 } from "./silence-incident.js";
+
+export interface ReconcilerDeps {
+  /** RECONCILE_INTERVAL, in seconds. */
+  intervalSeconds: number;
+  redis: Redis;
+  keys: StateKeys;
+  subscriptions: Pick<SubscriptionStore, "all">;
+  insight: Pick<InsightClient, "listThreads">;
+  refs: Pick<MessageRefStore, "get">;
+  health: Pick<DeliveryHealthStore, "lastDeliveries" | "lastThreadDeliveries">;
+  ops: Pick<OpsNotifier, "open" | "alert" | "resolve">;
+  /** The digest path changes go through, as webhooks do (its lookup is the reconciler's own). */
+  route: Omit<RouteDeps, "lookup">;
+  reportInsightError: ReportInsightError;
+  logger: Logger;
+}
 
 export interface ReconcilerOptions {
   now?: () => number;
@@ -120,34 +144,35 @@ export class Reconciler {
   private readonly intervalMs: number;
 
   constructor(
-    private readonly services: AppServices,
+    private readonly deps: ReconcilerDeps,
     opts: ReconcilerOptions = {},
   ) {
-    const intervalMs = services.config.reconcileIntervalSeconds * 1000;
+    const intervalMs = deps.intervalSeconds * 1000;
     this.intervalMs = intervalMs;
     this.now = opts.now ?? Date.now;
     this.sleep = opts.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms)));
     this.settleMs = opts.settleMs ?? Math.min(15_000, intervalMs / 2);
     this.pages = Math.max(1, opts.pages ?? 1);
     this.lockTtlMs = opts.lockTtlMs ?? Math.min(30 * 60_000, Math.max(60_000, 2 * intervalMs));
-    this.baselines = new BaselineStore(services.redis, services.keys);
+    this.baselines = new BaselineStore(deps.redis, deps.keys);
   }
 
   /** One reconcile pass; does nothing while another process's pass holds the lock. */
   async run(): Promise<ReconcileRunReport> {
-    const release = await tryLock(this.services.redis, this.services.keys.lock("reconcile"), this.lockTtlMs);
+    const release = await tryLock(this.deps.redis, this.deps.keys.lock("reconcile"), this.lockTtlMs);
     if (!release) {
       return { ran: false, groups: [], sent: 0, deferred: 0, silentSends: 0, incident: undefined };
     }
     try {
       return await this.runLocked();
     } finally {
-      await release().catch(() => undefined);
+      // The lock expires by itself (lockTtlMs): a failed release only delays the next run.
+      await release().catch(debugOnFailure(this.deps.logger, "reconciler: could not release its lock"));
     }
   }
 
   private async runLocked(): Promise<ReconcileRunReport> {
-    const { subscriptions, logger } = this.services;
+    const { subscriptions, logger } = this.deps;
     const started = this.now();
     const byGroup = new Map<string, Subscription[]>();
     for (const s of await subscriptions.all()) {
@@ -230,7 +255,7 @@ export class Reconciler {
     const plan: GroupPlan = { groupId, subs, base, readMs, listed: new Map(), items: [], report };
     try {
       for (let page = 1; page <= this.pages; page++) {
-        const res = await this.services.insight.client.listThreads(groupId, {
+        const res = await this.deps.insight.listThreads(groupId, {
           page,
           limit: 100,
           sort: "desc",
@@ -242,8 +267,8 @@ export class Reconciler {
     } catch (err) {
       report.outcome = "failed";
       report.error = isInsightError(err) ? err.code : "error";
-      await this.services.reportInsightError(err).catch(() => undefined);
-      this.services.logger.warn(
+      await this.deps.reportInsightError(err);
+      this.deps.logger.warn(
         { groupId, code: report.error },
         "reconciler: could not read the group's threads; trying again next interval",
       );
@@ -289,7 +314,7 @@ export class Reconciler {
   ): Promise<{ decision: Decision; shownAnywhere: boolean }> {
     const meta = plan.base.meta;
     if (!meta) return { decision: { action: "unchanged" }, shownAnywhere: false };
-    const refs = await Promise.all(wanting.map((s) => this.services.refs.get(s.channelId, thread.id)));
+    const refs = await Promise.all(wanting.map((s) => this.deps.refs.get(s.channelId, thread.id)));
     const shown = refs.map((r): ShownDigest | undefined =>
       r ? { enrichedAtMs: r.enrichedAtMs, hasSentiment: r.hasSentiment } : undefined,
     );
@@ -328,16 +353,7 @@ export class Reconciler {
   }
 
   private routeDeps(listed: Map<string, Thread>): RouteDeps {
-    const s = this.services;
-    return {
-      subscriptions: s.subscriptions,
-      lookup: new ListingLookup(s.insight.client, listed),
-      slackQueue: () => s.queues.slack,
-      refreshQueue: () => s.queues.refresh,
-      ops: s.ops,
-      logger: s.logger,
-      ...(s.tuning.refreshDelaysMs ? { refreshDelaysMs: s.tuning.refreshDelaysMs } : {}),
-    };
+    return { ...this.deps.route, lookup: new ListingLookup(this.deps.insight, listed) };
   }
 
   private async saveBaseline(p: GroupPlan): Promise<void> {
@@ -373,7 +389,7 @@ export class Reconciler {
   }
 
   private async deliveryClock(): Promise<DeliveryClock> {
-    const { health } = this.services;
+    const { health } = this.deps;
     const [last, byCommunity] = await Promise.all([health.lastDeliveries(), health.lastThreadDeliveries()]);
     const ms = (at: string | undefined) => {
       const t = at ? Date.parse(at) : NaN;
@@ -395,7 +411,7 @@ export class Reconciler {
     clock: DeliveryClock,
     tallies: Map<string, CommunityTally>,
   ): Promise<"opened" | "closed" | undefined> {
-    const { ops, redis, keys, config } = this.services;
+    const { ops, redis, keys, intervalSeconds } = this.deps;
     const statusKey = reconcileStatusKey(keys);
     const open = await ops.open();
     const communities = new Set(tallies.keys());
@@ -418,7 +434,7 @@ export class Reconciler {
           lastDeliveryMs,
           threads: tally?.silentSends ?? 0,
           groupNames: [...(tally?.groupNames ?? [])],
-          intervalSeconds: config.reconcileIntervalSeconds,
+          intervalSeconds,
         });
         // One alert per incident: the window outlives any incident; resolve() ends it.
         await ops.alert(id, text, { windowSeconds: TEN_YEARS_S });
@@ -449,8 +465,8 @@ export class Reconciler {
 
   private async writeStatus(report: ReconcileRunReport, started: number): Promise<void> {
     const failed = report.groups.filter((g) => g.outcome === "failed");
-    const key = reconcileStatusKey(this.services.keys);
-    await this.services.redis
+    const key = reconcileStatusKey(this.deps.keys);
+    await this.deps.redis
       .multi()
       .hset(key, {
         lastRunAt: new Date(started).toISOString(),

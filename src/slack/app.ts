@@ -1,7 +1,6 @@
 import { App, ExpressReceiver } from "@slack/bolt";
 import express, { type Application, type Router } from "express";
-import type { AppServices } from "../runtime.js";
-import { secretsOf } from "../config.js";
+import type { Logger } from "../log.js";
 import { slackSdkLogger } from "./client.js";
 import type { CommandRouter } from "./commands/router.js";
 
@@ -13,27 +12,33 @@ export interface SlackAppParts {
   http: Application;
 }
 
-/**
- * Bolt on ExpressReceiver, with the app's own routes mounted on the same Express app ahead
- * of Bolt's: one port serves Slack (`/slack/events`), the Insight webhooks, health, metrics
- * and the admin page.
- */
-export function createSlackApp(opts: {
-  services: AppServices;
+export interface SlackAppDeps {
+  signingSecret: string;
+  botToken: string;
+  apiUrl: string;
+  logger: Logger;
+  /** Scrubbed from the Bolt SDK's own log lines. */
+  secrets: string[];
   commands: CommandRouter;
+  /** Mounted ahead of Bolt's route: health, metrics, the admin page. */
   routes: Router[];
-  /** Registers interactivity (buttons, modals) and events; added by the modules that own them. */
+  /** Registers interactivity (buttons, modals) and events; added by the features that own them. */
   extend?: (app: App) => void;
-}): SlackAppParts {
-  const { services } = opts;
-  const { config } = services;
+}
+
+/**
+ * Bolt on ExpressReceiver, with the app's own routes mounted on the same Express app ahead of
+ * Bolt's: Express serves Slack (`/slack/events`), health, metrics and the admin page. The
+ * Insight webhooks never reach Express: the web role's server answers them first (webhooks/route.ts).
+ */
+export function createSlackApp(deps: SlackAppDeps): SlackAppParts {
   const http = express();
   http.disable("x-powered-by");
-  for (const r of opts.routes) http.use(r);
+  for (const r of deps.routes) http.use(r);
 
-  const logger = slackSdkLogger(services.logger, secretsOf(config));
+  const logger = slackSdkLogger(deps.logger, deps.secrets);
   const receiver = new ExpressReceiver({
-    signingSecret: config.slack.signingSecret,
+    signingSecret: deps.signingSecret,
     endpoints: SLACK_EVENTS_PATH,
     app: http,
     logger,
@@ -42,11 +47,12 @@ export function createSlackApp(opts: {
   });
   const app = new App({
     receiver,
-    token: config.slack.botToken,
+    token: deps.botToken,
     logger,
-    // Bolt's client answers interactive requests; it may retry a little, but never for long.
+    // Our listeners answer through response_url and the app's one Slack wrapper
+    // (slack/client.ts), not Bolt's client; should Bolt call its own, it retries little.
     clientOptions: {
-      slackApiUrl: config.slack.apiUrl,
+      slackApiUrl: deps.apiUrl,
       retryConfig: { retries: 1 },
       rejectRateLimitedCalls: true,
     },
@@ -55,32 +61,24 @@ export function createSlackApp(opts: {
 
   app.command("/insight", async ({ ack, command, respond }) => {
     await ack();
-    void opts.commands
-      .dispatch(
-        command.text ?? "",
-        {
-          userId: command.user_id,
-          channelId: command.channel_id,
-          teamId: command.team_id,
-          triggerId: command.trigger_id,
-          respond: async (reply) => {
-            await respond({ response_type: "ephemeral", ...reply });
-          },
-          services,
+    void deps.commands
+      .dispatch(command.text ?? "", {
+        userId: command.user_id,
+        channelId: command.channel_id,
+        teamId: command.team_id,
+        triggerId: command.trigger_id,
+        respond: async (reply) => {
+          await respond({ response_type: "ephemeral", ...reply });
         },
-        config.adminUserIds,
-      )
+      })
       .catch((err: unknown) => {
-        services.logger.error(
-          { err: err instanceof Error ? err.message : String(err) },
-          "slash command failed",
-        );
+        deps.logger.error({ err }, "slash command failed");
       });
   });
 
-  opts.extend?.(app);
+  deps.extend?.(app);
   app.error(async (err) => {
-    services.logger.error({ err: err.message, code: err.code }, "Bolt error");
+    deps.logger.error({ err, code: err.code }, "Bolt error");
   });
   return { app, receiver, http };
 }

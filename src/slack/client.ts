@@ -13,6 +13,7 @@ import { z } from "zod";
 import type { Logger } from "../log.js";
 import type { Metrics } from "../metrics.js";
 import { classifySlackError, SlackCallError } from "./errors.js";
+import type { ViewPayload } from "./render/view-payload.js";
 
 export const DEFAULT_SLACK_API_URL = "https://slack.com/api/";
 export const DEFAULT_SLACK_TIMEOUT_MS = 10_000;
@@ -177,7 +178,7 @@ export interface PostEphemeralArgs {
   thread_ts?: string;
 }
 
-export type ViewPayload = { type: string } & Record<string, unknown>;
+export type { ViewPayload };
 
 export interface UploadFileArgs {
   channel: string;

@@ -1,58 +1,33 @@
-import { everyQueue } from "../jobs/every-queue.js";
-import { isInsightError, type InsightErrorCode } from "../insight/errors.js";
+import type { Queue } from "bullmq";
+import type { InsightClient } from "../insight/client.js";
+import { isInsightError } from "../insight/errors.js";
 import { WEBHOOK_TYPES } from "../insight/schemas.js";
-import type { AppServices } from "../runtime.js";
+import type { Logger } from "../log.js";
+import type { OpsNotifier } from "../ops/ops-notifier.js";
+import type { ReportInsightError } from "../ops/report-insight-error.js";
+import type { DeliveryHealthStore } from "../store/delivery-health.js";
 import { withTimeout } from "../store/redis.js";
-import type { Subscription } from "../store/subscriptions.js";
-import { Spool } from "../webhooks/spool.js";
-import { communitiesLookSilent, SILENCE_THRESHOLD_MS, type CommunitySilenceVerdict } from "./silence.js";
+import type { SubscriptionStore } from "../store/subscriptions.js";
+import { communitiesLookSilent, SILENCE_THRESHOLD_MS } from "./silence.js";
+import type { ApiProbe, QueueDepth, StatusReport, DeliveryLine } from "./status-report.js";
 
-export interface DeliveryLine {
-  /** A webhook type, or "invalid" for deliveries that did not validate. */
-  type: string;
-  lastAt: string | undefined;
-  count: number;
-}
+export type { ApiProbe, DeliveryLine, QueueDepth, StatusReport } from "./status-report.js";
 
-export interface QueueDepth {
-  name: string;
-  waiting: number;
-  active: number;
-  delayed: number;
-  failed: number;
-  /** Workers connected to the queue, in any process; undefined when Redis will not list clients. */
-  workers: number | undefined;
-}
-
-export interface ApiProbe {
-  /** The service answered at all (any HTTP status). */
-  reachable: boolean;
-  /** false: 401; true: it answered 2xx or 403; undefined: could not tell. */
-  keyValid: boolean | undefined;
-  /** The failure's code when the probe failed. */
-  error: InsightErrorCode | undefined;
-  ms: number;
-  communities: number | undefined;
-}
-
-/** Everything `/insight status` and the Home tab show, gathered in one pass. */
-export interface StatusReport {
-  at: string;
-  redis: { ok: boolean; error: string | undefined };
-  /** Undefined when Redis could not be read. */
-  deliveries: DeliveryLine[] | undefined;
-  silence: CommunitySilenceVerdict | undefined;
-  silenceThresholdMs: number;
-  queues: QueueDepth[] | undefined;
-  deadLetters: { total: number; kept: number; byReason: Record<string, number> } | undefined;
-  /** Deliveries waiting on local disk for Redis (every process sharing SPOOL_DIR). */
-  spool: number | undefined;
-  api: ApiProbe | undefined;
-  /** When the service last answered 401 to any call of this app. */
-  lastUnauthorizedAt: string | undefined;
-  subscriptions: { total: number; channels: number; paused: Subscription[] } | undefined;
-  /** Open operational incidents (names), e.g. "insight-unauthorized". */
-  openAlerts: string[] | undefined;
+/** What a status report reads. */
+export interface StatusDeps {
+  health: Pick<
+    DeliveryHealthStore,
+    "lastDeliveries" | "lastThreadDeliveries" | "deliveryCounts" | "deadLetterCounts"
+  >;
+  subscriptions: Pick<SubscriptionStore, "all">;
+  ops: Pick<OpsNotifier, "open" | "insightAuthorized" | "lastUnauthorizedAt">;
+  /** Every queue of the app (status reads them all, whichever features this process runs). */
+  queues: () => readonly Pick<Queue, "name" | "getJobCounts" | "getWorkersCount">[];
+  insight: Pick<InsightClient, "listCommunities">;
+  /** Deliveries waiting in the spool on disk (every process sharing SPOOL_DIR). */
+  spoolSize: () => Promise<number>;
+  reportInsightError: ReportInsightError;
+  logger: Logger;
 }
 
 export interface GatherOptions {
@@ -69,24 +44,25 @@ const DEFAULT_REDIS_TIMEOUT_MS = 2_000;
 
 /** One GET of the community list, no retries: reachability and whether the key is accepted. */
 export async function probeApi(
-  services: AppServices,
+  deps: Pick<StatusDeps, "insight" | "ops" | "reportInsightError">,
   timeoutMs = DEFAULT_PROBE_TIMEOUT_MS,
 ): Promise<ApiProbe> {
   const started = performance.now();
   const ms = () => Math.round(performance.now() - started);
   try {
-    const list = await services.insight.client.listCommunities({
+    const list = await deps.insight.listCommunities({
       maxAttempts: 1,
       signal: AbortSignal.timeout(timeoutMs),
     });
-    await services.ops.insightAuthorized().catch(() => undefined);
+    // Closing the 401 incident is best effort: the probe's answer stands either way.
+    await deps.ops.insightAuthorized().catch(() => undefined);
     return { reachable: true, keyValid: true, error: undefined, ms: ms(), communities: list.length };
   } catch (err) {
     if (!isInsightError(err)) {
       // Our own time-out fired (the signal): the client throws the abort reason, not an InsightError.
       return { reachable: false, keyValid: undefined, error: "timeout", ms: ms(), communities: undefined };
     }
-    await services.reportInsightError(err).catch(() => undefined);
+    await deps.reportInsightError(err);
     const answered = ["unauthorized", "forbidden", "not_found", "rate_limited", "bad_request"].includes(
       err.code,
     );
@@ -100,7 +76,7 @@ export async function probeApi(
  * API in parallel. Each part fails on its own: with Redis down, the report says so and still
  * shows the spool and the API.
  */
-export async function gatherStatus(services: AppServices, o: GatherOptions = {}): Promise<StatusReport> {
+export async function gatherStatus(deps: StatusDeps, o: GatherOptions = {}): Promise<StatusReport> {
   const now = o.now ?? new Date();
   const redisMs = o.redisTimeoutMs ?? DEFAULT_REDIS_TIMEOUT_MS;
   let redisError: string | undefined;
@@ -109,41 +85,42 @@ export async function gatherStatus(services: AppServices, o: GatherOptions = {})
       return await withTimeout(p(), redisMs, "Redis");
     } catch (err) {
       redisError ??= err instanceof Error ? err.message : String(err);
-      services.logger.warn({ part: what, err: redisError }, "status: could not read");
+      deps.logger.warn({ part: what, err }, "status: could not read");
       return undefined;
     }
   };
-  const queues = everyQueue(services);
+  const queues = deps.queues();
 
-  const [last, lastByCommunity, counts, dead, subs, alerts, apiHealth, depths, api] = await Promise.all([
-    read("last deliveries", () => services.health.lastDeliveries()),
-    read("last thread deliveries", () => services.health.lastThreadDeliveries()),
-    read("delivery counts", () => services.health.deliveryCounts()),
-    read("dead letters", () => services.health.deadLetterCounts()),
-    read("subscriptions", () => services.subscriptions.all()),
-    read("alerts", () => services.ops.open()),
-    read("api health", () => services.redis.hgetall(services.keys.apiHealth)),
-    read("queues", () =>
-      Promise.all(
-        queues.map(async (q): Promise<QueueDepth> => {
-          const [c, workers] = await Promise.all([
-            q.getJobCounts("waiting", "active", "delayed", "failed"),
-            // Rule 8: a queue nobody consumes is the failure a reconnect can leave behind.
-            q.getWorkersCount().catch(() => undefined),
-          ]);
-          return {
-            workers,
-            name: q.name,
-            waiting: c.waiting ?? 0,
-            active: c.active ?? 0,
-            delayed: c.delayed ?? 0,
-            failed: c.failed ?? 0,
-          };
-        }),
+  const [last, lastByCommunity, counts, dead, subs, alerts, lastUnauthorizedAt, depths, api] =
+    await Promise.all([
+      read("last deliveries", () => deps.health.lastDeliveries()),
+      read("last thread deliveries", () => deps.health.lastThreadDeliveries()),
+      read("delivery counts", () => deps.health.deliveryCounts()),
+      read("dead letters", () => deps.health.deadLetterCounts()),
+      read("subscriptions", () => deps.subscriptions.all()),
+      read("alerts", () => deps.ops.open()),
+      read("api health", () => deps.ops.lastUnauthorizedAt()),
+      read("queues", () =>
+        Promise.all(
+          queues.map(async (q): Promise<QueueDepth> => {
+            const [c, workers] = await Promise.all([
+              q.getJobCounts("waiting", "active", "delayed", "failed"),
+              // Rule 8: a queue nobody consumes is the failure a reconnect can leave behind.
+              q.getWorkersCount().catch(() => undefined),
+            ]);
+            return {
+              workers,
+              name: q.name,
+              waiting: c.waiting ?? 0,
+              active: c.active ?? 0,
+              delayed: c.delayed ?? 0,
+              failed: c.failed ?? 0,
+            };
+          }),
+        ),
       ),
-    ),
-    o.probeApi === false ? Promise.resolve(undefined) : probeApi(services, o.probeTimeoutMs),
-  ]);
+      o.probeApi === false ? Promise.resolve(undefined) : probeApi(deps, o.probeTimeoutMs),
+    ]);
 
   let deliveries: DeliveryLine[] | undefined;
   if (last && counts) {
@@ -162,7 +139,7 @@ export async function gatherStatus(services: AppServices, o: GatherOptions = {})
 
   let spool: number | undefined;
   try {
-    spool = await new Spool(services.config.spoolDir, services.logger).sizeOnDisk();
+    spool = await deps.spoolSize();
   } catch {
     spool = undefined;
   }
@@ -177,7 +154,7 @@ export async function gatherStatus(services: AppServices, o: GatherOptions = {})
     deadLetters: dead,
     spool,
     api,
-    lastUnauthorizedAt: apiHealth?.lastUnauthorizedAt,
+    lastUnauthorizedAt,
     subscriptions: subs
       ? {
           total: subs.length,

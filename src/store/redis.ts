@@ -28,7 +28,7 @@ export function createRedis(
   let wasDown = false;
   redis.on("error", (err: Error) => {
     // ioredis repeats the same connection error on every retry; log once per outage.
-    if (!wasDown) logger.warn({ err: err.message, kind }, "Redis connection error; retrying");
+    if (!wasDown) logger.warn({ err, kind }, "Redis connection error; retrying");
     wasDown = true;
   });
   redis.on("ready", () => {

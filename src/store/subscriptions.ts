@@ -1,18 +1,8 @@
 import type { Redis } from "ioredis";
-import type { SubscriptionFilters } from "../insights/filters.js";
+import type { Subscription } from "../domain/subscription.js";
 import type { StateKeys } from "./keys.js";
 
-export interface Subscription {
-  channelId: string;
-  groupId: string;
-  groupName: string;
-  communityId: string | undefined;
-  filters: SubscriptionFilters;
-  createdBy: string;
-  createdAt: string;
-  /** Set when Slack refused this channel for good (archived, app removed); digests stop. */
-  paused?: { code: string; at: string } | undefined;
-}
+export type { Subscription };
 
 /**
  * Subscriptions, indexed both ways (group -> channels for routing, channel -> groups for

@@ -161,6 +161,7 @@ export class DeliveryRecorder {
       // Not recorded after all: drop the markers set above, so spooled copies are not taken
       // for repeats.
       const marked = items.filter((_, i) => fresh[i] === 1).map((p) => this.keys.dedupe(p.c.deliveryId));
+      // Redis is failing already; a marker left behind expires with DEDUPE_TTL_SECONDS.
       if (marked.length > 0) await this.redis.del(...marked).catch(() => undefined);
       for (const p of items) p.reject(err);
     }

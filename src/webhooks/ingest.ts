@@ -30,10 +30,7 @@ export class DeliveryIngest {
       try {
         return { outcome: await this.recorder.record(c, rawBody, receivedAt), deliveryId: c.deliveryId };
       } catch (err) {
-        this.logger.warn(
-          { deliveryId: c.deliveryId, err: String(err) },
-          "Redis unavailable; spooling delivery",
-        );
+        this.logger.warn({ deliveryId: c.deliveryId, err }, "Redis unavailable; spooling delivery");
       }
     }
     this.spool.append({ receivedAt: receivedAt.toISOString(), body: rawBody });
@@ -80,9 +77,7 @@ export class DeliveryIngest {
         this.timer = undefined;
         return;
       }
-      void this.replay().catch((err: unknown) =>
-        this.logger.warn({ err: String(err) }, "spool replay failed"),
-      );
+      void this.replay().catch((err: unknown) => this.logger.warn({ err }, "spool replay failed"));
     }, 1_000);
     this.timer.unref();
   }

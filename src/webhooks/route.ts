@@ -99,10 +99,7 @@ export function webhookHandler(opts: {
       // Accepted deliveries are counted in metrics; a line each is for debugging only.
       opts.logger.debug({ reqId, deliveryId, outcome }, "webhook delivery");
     } catch (err) {
-      opts.logger.error(
-        { reqId, err: String(err) },
-        "webhook delivery could not be recorded in Redis nor spooled",
-      );
+      opts.logger.error({ reqId, err }, "webhook delivery could not be recorded in Redis nor spooled");
       send(res, 503, JSON.stringify({ ok: false }));
     } finally {
       opts.metrics?.ackSeconds.observe(Number(process.hrtime.bigint() - started) / 1e9);
@@ -123,7 +120,7 @@ export function webhookHandler(opts: {
     const reqId = typeof incoming === "string" && PLAIN_ID.test(incoming) ? incoming : randomUUID();
     res.setHeader("X-Request-Id", reqId);
     void handle(req, res, presented, reqId).catch((err: unknown) => {
-      opts.logger.error({ reqId, err: String(err) }, "webhook handler failed");
+      opts.logger.error({ reqId, err }, "webhook handler failed");
       if (!res.headersSent) send(res, 503, JSON.stringify({ ok: false }));
     });
     return true;

@@ -146,7 +146,7 @@ export class Spool {
           // Keep what is left for the next replay; what was recorded is deduplicated then.
           renameSync(claimed, path);
           this.logger.warn(
-            { segment: f, replayed: done, left: lines.length - done, err: String(err) },
+            { segment: f, replayed: done, left: lines.length - done, err },
             "spool replay interrupted",
           );
           return { replayed, failed: true };

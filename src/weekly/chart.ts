@@ -2,10 +2,10 @@ import { createRequire } from "node:module";
 import type * as NapiCanvas from "@napi-rs/canvas";
 import type * as ChartJs from "chart.js";
 import type { ChartConfiguration, ChartDataset } from "chart.js";
-import type { GroupWeek } from "../insights/weekly-report.js";
-import type { Tone } from "../insights/sentiment.js";
-import { TONES, type ToneCounts } from "../insights/weekly-stats.js";
-import { dayLabels, type WeekWindow } from "../insights/weekly-window.js";
+import type { GroupWeek } from "../domain/weekly-report.js";
+import type { Tone } from "../domain/sentiment.js";
+import { TONES, type ToneCounts } from "../domain/weekly-stats.js";
+import { dayLabels, type WeekWindow } from "../domain/weekly-window.js";
 
 /*
  * The weekly chart: threads per day by sentiment, this week against the week before, drawn by

@@ -1,15 +1,20 @@
 import type { Queue } from "bullmq";
-import { mayChangeConfig } from "../slack/interactions/authorize.js";
 import type { Redis } from "ioredis";
 import { jobId } from "../jobs/queues.js";
-import type { AppServices } from "../runtime.js";
+import { mayChangeConfig } from "../slack/authorize.js";
 import type { CommandContext, Subcommand } from "../slack/commands/types.js";
+import type { SubscriptionStore } from "../store/subscriptions.js";
 import { describeSchedule } from "./describe-schedule.js";
 import { parseWeeklyArgs, WEEKLY_USAGE } from "./parse-weekly-args.js";
 import type { WeeklyJob, WeeklySchedules } from "./schedules.js";
 
 export interface WeeklyCommandDeps {
-  schedules: WeeklySchedules;
+  schedules: Pick<WeeklySchedules, "get" | "set" | "remove">;
+  subscriptions: Pick<SubscriptionStore, "forChannel">;
+  /** WEEKLY_DEFAULT_CRON and DEFAULT_TIMEZONE. */
+  defaults: { cron: string; timeZone: string };
+  /** Who may turn schedules on and off; empty: everyone. */
+  adminUserIds: readonly string[];
   queue: () => Queue<WeeklyJob>;
   redis: Redis;
   /** Key that holds a channel's `weekly now` cool-down. */
@@ -36,15 +41,14 @@ export function weeklyCommand(deps: WeeklyCommandDeps): Subcommand {
       "this channel's weekly summary of the chat groups it follows: schedule it, stop it, or post one now",
     mutates: false,
     async run(ctx) {
-      const { config } = ctx.services;
-      const defaults = { cron: config.weekly.defaultCron, timeZone: config.weekly.defaultTimezone };
+      const { defaults } = deps;
       const parsed = parseWeeklyArgs(ctx.args, defaults, new Date((deps.now ?? Date.now)()));
       if (!parsed.ok) {
         await ctx.respond({ text: parsed.error });
         return;
       }
       const c = parsed.command;
-      if ((c.action === "on" || c.action === "off") && !isAdmin(ctx)) {
+      if ((c.action === "on" || c.action === "off") && !mayChangeConfig(ctx.userId, deps.adminUserIds)) {
         await ctx.respond({
           text: `Only the app's admins can use \`/insight weekly ${c.action}\` here. \`/insight weekly now\` is open to everyone.`,
         });
@@ -65,10 +69,8 @@ export function weeklyCommand(deps: WeeklyCommandDeps): Subcommand {
   return cmd;
 }
 
-const isAdmin = (ctx: CommandContext) => mayChangeConfig(ctx.userId, ctx.services.config.adminUserIds);
-
-async function followed(services: AppServices, channelId: string): Promise<number> {
-  return (await services.subscriptions.forChannel(channelId)).filter((s) => !s.paused).length;
+async function followed(deps: WeeklyCommandDeps, channelId: string): Promise<number> {
+  return (await deps.subscriptions.forChannel(channelId)).filter((s) => !s.paused).length;
 }
 
 async function show(ctx: CommandContext, deps: WeeklyCommandDeps): Promise<void> {
@@ -94,7 +96,7 @@ async function turnOn(
     setBy: ctx.userId,
     setAt: new Date((deps.now ?? Date.now)()).toISOString(),
   });
-  const groups = await followed(ctx.services, ctx.channelId);
+  const groups = await followed(deps, ctx.channelId);
   const what =
     groups === 0
       ? "This channel follows no chat group yet: `/insight subscribe <group>` first, or the summary has nothing to cover."
@@ -114,7 +116,7 @@ async function turnOff(ctx: CommandContext, deps: WeeklyCommandDeps): Promise<vo
 }
 
 async function runNow(ctx: CommandContext, deps: WeeklyCommandDeps, defaultZone: string): Promise<void> {
-  const groups = await followed(ctx.services, ctx.channelId);
+  const groups = await followed(deps, ctx.channelId);
   if (groups === 0) {
     await ctx.respond({
       text: "This channel follows no chat group, so there is nothing to summarise. Start with `/insight subscribe <group>`.",
@@ -144,7 +146,8 @@ async function runNow(ctx: CommandContext, deps: WeeklyCommandDeps, defaultZone:
       { jobId: jobId("weekly-now", ctx.channelId, at) },
     );
   } catch (err) {
-    await deps.redis.del(key).catch(() => undefined); // it did not start: let them try again
+    // It did not start: let them try again. Should the DEL fail too, the cool-down just runs out.
+    await deps.redis.del(key).catch(() => undefined);
     throw err;
   }
   await ctx.respond({

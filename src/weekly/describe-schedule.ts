@@ -30,3 +30,13 @@ export function describeSchedule(s: ScheduleInfo): string {
   const next = s.next ? ` Next: ${formatInZone(s.next, s.timeZone)} (${zone}).` : "";
   return `:calendar: Weekly summary: ${describeCron(s.cron)} (${zone}).${next}`;
 }
+
+/** `list` and the Home tab's line for a channel: its schedule described, or undefined. */
+export function scheduleLine(schedules: {
+  get(channelId: string): Promise<ScheduleInfo | undefined>;
+}): (channelId: string) => Promise<string | undefined> {
+  return async (channelId) => {
+    const s = await schedules.get(channelId);
+    return s ? describeSchedule(s) : undefined;
+  };
+}

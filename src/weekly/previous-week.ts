@@ -1,6 +1,6 @@
 import { WALK_LIMIT, MAX_WALK_PAGES } from "../insight/paginate.js";
 import type { Thread } from "../insight/schemas.js";
-import { timeOf, type WeekWindow } from "../insights/weekly-window.js";
+import { timeOf, type WeekWindow } from "../domain/weekly-window.js";
 import { streamPages, type FetchPage, type StreamOptions } from "./stream-pages.js";
 
 export interface PreviousWeekRead {

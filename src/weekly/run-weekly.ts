@@ -1,14 +1,14 @@
 import { setTimeout as sleepFor } from "node:timers/promises";
 import { UnrecoverableError, type Job } from "bullmq";
 import type { Redis } from "ioredis";
-import type { ChannelThrottle } from "../jobs/channel-throttle.js";
-import type { OpsNotifier } from "../jobs/ops-notifier.js";
-import type { Logger } from "../log.js";
+import type { ChannelThrottle } from "../slack/outbound/channel-throttle.js";
+import type { OpsNotifier } from "../ops/ops-notifier.js";
+import { debugOnFailure, type Logger } from "../log.js";
 import { isInsightError } from "../insight/errors.js";
-import type { GroupOutcome, WeeklyReport } from "../insights/weekly-report.js";
-import { weekWindow } from "../insights/weekly-window.js";
+import type { GroupOutcome, WeeklyReport } from "../domain/weekly-report.js";
+import { weekWindow } from "../domain/weekly-window.js";
 import type { SlackApi } from "../slack/client.js";
-import { classifySlackError } from "../slack/errors.js";
+import { sendInTurn } from "../slack/outbound/send-in-turn.js";
 import { renderWeeklyReport, type WeeklyMessage } from "../slack/render/weekly-summary.js";
 import type { Subscription } from "../store/subscriptions.js";
 import { renderSentimentChart, sentimentChartInput, type SentimentChartInput } from "./chart.js";
@@ -98,13 +98,13 @@ export async function runWeeklySummary(job: Job<WeeklyJob>, deps: WeeklyRunDeps)
     } catch (err) {
       const reason = failureOf(err, finalAttempt);
       log.warn(
-        { groupId: s.groupId, err: err instanceof Error ? err.message : String(err), reason },
+        { groupId: s.groupId, err, reason },
         reason
           ? "weekly summary: group could not be read; naming it in the summary"
           : "weekly summary: retrying later",
       );
       if (!reason) {
-        await deps.reportInsightError(err).catch(() => undefined);
+        await deps.reportInsightError(err);
         if (isInsightError(err) && err.code === "invalid_params") throw new UnrecoverableError(err.message);
         throw err;
       }
@@ -166,10 +166,7 @@ async function postChart(
     return fileId;
   } catch (err) {
     // Whatever went wrong (Skia missing, files:write not granted, Slack down), the summary stands.
-    log.warn(
-      { groupId: m.groupId, err: err instanceof Error ? err.message : String(err) },
-      "weekly chart left out: it could not be drawn or uploaded",
-    );
+    log.warn({ groupId: m.groupId, err }, "weekly chart left out: it could not be drawn or uploaded");
     return undefined;
   }
 }
@@ -187,29 +184,23 @@ async function send<T>(
 ): Promise<T> {
   const now = deps.now ?? Date.now;
   const sleep = deps.sleep ?? ((ms: number) => sleepFor(ms).then(() => undefined));
-  for (let waits = 0; ; waits++) {
-    const slot = await deps.throttle.reserve(channel, now());
-    if (slot > now()) await sleep(slot - now());
-    try {
-      return await call();
-    } catch (err) {
-      const c = classifySlackError(err);
-      if (c.kind === "rate_limited" && waits < MAX_RATE_LIMIT_WAITS) {
-        const until = now() + (c.retryAfterMs ?? 1_000);
-        await deps.throttle.pushBack(channel, until, now());
-        log.warn({ retryAfterMs: c.retryAfterMs }, "Slack rate limit on the weekly summary; waiting");
-        await sleep(until - now());
-        continue;
-      }
-      if (c.kind === "permanent") {
-        const text =
-          what === "summary"
-            ? `:warning: The weekly summary for <#${channel}> could not be posted: Slack answered \`${c.code}\`. Invite the app to the channel (or fix its token), or run \`/insight weekly off\` there.`
-            : `:warning: The weekly chart for <#${channel}> could not be uploaded: Slack answered \`${c.code}\` (the app needs the files:write scope). The summary went out without it.`;
-        await deps.ops.alert(`weekly-${what}-${channel}-${c.code}`, text).catch(() => undefined);
-        throw new UnrecoverableError(`Slack refused the weekly ${what}: ${c.code}`);
-      }
-      throw err;
-    }
-  }
+  return sendInTurn({
+    channel,
+    throttle: deps.throttle,
+    now,
+    wait: (untilMs) => sleep(untilMs - now()),
+    maxRateLimitWaits: MAX_RATE_LIMIT_WAITS,
+    logger: log,
+    call,
+    onPermanent: async (c) => {
+      const text =
+        what === "summary"
+          ? `:warning: The weekly summary for <#${channel}> could not be posted: Slack answered \`${c.code}\`. Invite the app to the channel (or fix its token), or run \`/insight weekly off\` there.`
+          : `:warning: The weekly chart for <#${channel}> could not be uploaded: Slack answered \`${c.code}\` (the app needs the files:write scope). The summary went out without it.`;
+      await deps.ops
+        .alert(`weekly-${what}-${channel}-${c.code}`, text)
+        .catch(debugOnFailure(log, "weekly summary: the operators' alert could not be recorded"));
+      throw new UnrecoverableError(`Slack refused the weekly ${what}: ${c.code}`);
+    },
+  });
 }

@@ -1,15 +1,8 @@
 import type { JobsOptions, Queue } from "bullmq";
 import type { Redis } from "ioredis";
-import { jobId } from "../jobs/queues.js";
+import { jobId, type WeeklyJob } from "../jobs/queues.js";
 
-/** A job of the `weekly` queue: one channel's summary. */
-export interface WeeklyJob {
-  channelId: string;
-  trigger: "schedule" | "now";
-  /** The zone dates are shown in (and a scheduled run's week is named in). */
-  timeZone: string;
-  requestedBy?: string;
-}
+export type { WeeklyJob };
 
 /** A channel's schedule as the app keeps it (the source BullMQ's job scheduler is made from). */
 export interface StoredSchedule {

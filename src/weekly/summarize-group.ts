@@ -2,9 +2,9 @@ import { isInsightError } from "../insight/errors.js";
 import type { InsightClient } from "../insight/client.js";
 import type { Page, Range, Thread } from "../insight/schemas.js";
 import type { Logger } from "../log.js";
-import { groupOutcome, type GroupFailure, type GroupOutcome } from "../insights/weekly-report.js";
-import { WeekAccumulator } from "../insights/weekly-stats.js";
-import { utcDaysCovering, type WeekWindow } from "../insights/weekly-window.js";
+import { groupOutcome, type GroupFailure, type GroupOutcome } from "../domain/weekly-report.js";
+import { WeekAccumulator } from "../domain/weekly-stats.js";
+import { utcDaysCovering, type WeekWindow } from "../domain/weekly-window.js";
 import { readPreviousWeek } from "./previous-week.js";
 import { streamPages, type FetchPage } from "./stream-pages.js";
 
@@ -85,7 +85,7 @@ export async function summarizeGroup(
     previousError = isInsightError(err) ? err.code : "error";
     cost.previousMethod = "failed";
     deps.logger.warn(
-      { groupId: group.groupId, err: err instanceof Error ? err.message : String(err) },
+      { groupId: group.groupId, err },
       "weekly summary: could not read the previous week; posting without the comparison",
     );
   }

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SEED } from "../../src/emulator/index.js";
+import { SEED } from "../../dev/emulator/index.js";
 import { BaselineStore } from "../../src/reconcile/baseline-store.js";
 import { startHarness, TEST_CHANNEL, type Harness } from "../helpers/app-harness.js";
 import { follow, opsMessages, waitUntil } from "../reconcile/support.js";

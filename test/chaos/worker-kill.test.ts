@@ -1,6 +1,6 @@
 import type { ChildProcess } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SEED } from "../../src/emulator/index.js";
+import { SEED } from "../../dev/emulator/index.js";
 import { spawnAppProcess, startHarness, TEST_CHANNEL, type Harness } from "../helpers/app-harness.js";
 import { follow, waitUntil } from "../reconcile/support.js";
 import { DigestFlow, settleFlow } from "./flow.js";

@@ -4,8 +4,8 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startEmulator, type Emulator } from "../../src/emulator/index.js";
-import { startSlackStandIn, type SlackStandIn } from "../../src/slack/standin/server.js";
+import { startEmulator, type Emulator } from "../../dev/emulator/index.js";
+import { startSlackStandIn, type SlackStandIn } from "../../dev/slack-standin/server.js";
 import { freePort } from "../helpers/global-redis.js";
 import { dropPrefix, testRedisUrl, uniquePrefix } from "../helpers/redis.js";
 
@@ -43,12 +43,15 @@ describe("the production build", () => {
     rmSync(cwd, { recursive: true, force: true });
   });
 
-  it("compiles with tsconfig.build.json into main.js, doctor.js and demo/main.js", () => {
+  it("compiles with tsconfig.build.json into main.js, doctor.js and the composition root, and ships no dev tooling", () => {
     expect(build.out).toBe("");
     expect(build.code).toBe(0);
-    for (const f of ["main.js", "doctor.js", "demo/main.js", "admin/module.js"]) {
+    for (const f of ["main.js", "doctor.js", "compose/start-roles.js", "admin/feature.js"]) {
       expect(existsSync(join(OUT, f)), f).toBe(true);
     }
+    // The demo, the emulator and the stand-in Slack live in dev/ since issue 10: never in the image.
+    for (const f of ["demo", "emulator", "slack/standin", "dev"])
+      expect(existsSync(join(OUT, f)), f).toBe(false);
   });
 
   it("node dist/main.js without configuration: one line per missing variable, exit 1", async () => {

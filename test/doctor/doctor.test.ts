@@ -3,8 +3,8 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startEmulator, type Emulator } from "../../src/emulator/index.js";
-import { startSlackStandIn, type SlackStandIn } from "../../src/slack/standin/server.js";
+import { startEmulator, type Emulator } from "../../dev/emulator/index.js";
+import { startSlackStandIn, type SlackStandIn } from "../../dev/slack-standin/server.js";
 import { freePort } from "../helpers/global-redis.js";
 import { testRedisUrl } from "../helpers/redis.js";
 

@@ -5,17 +5,16 @@ import { join } from "node:path";
 import { Writable } from "node:stream";
 import { request } from "undici";
 import { loadConfig, type Config } from "../../src/config.js";
-import { startEmulator, type Emulator, type EmulatorOptions } from "../../src/emulator/index.js";
+import { startEmulator, type Emulator, type EmulatorOptions } from "../../dev/emulator/index.js";
 import { createLogger } from "../../src/log.js";
 import {
+  buildServices,
   closeServices,
-  createServices,
-  startRoles,
-  type AppServices,
-  type RunningRoles,
   type RuntimeTuning,
-} from "../../src/runtime.js";
-import { startSlackStandIn, type SlackStandIn } from "../../src/slack/standin/server.js";
+  type Services,
+} from "../../src/compose/build-services.js";
+import { startRoles, type RunningRoles } from "../../src/compose/start-roles.js";
+import { startSlackStandIn, type SlackStandIn } from "../../dev/slack-standin/server.js";
 import { dropPrefix, testRedisUrl, uniquePrefix } from "./redis.js";
 import { interactionBody, postSigned, slashCommandBody } from "./slack-signing.js";
 
@@ -40,7 +39,7 @@ export const FAST_TUNING: RuntimeTuning = {
 export interface Harness {
   emulator: Emulator;
   slack: SlackStandIn;
-  services: AppServices;
+  services: Services;
   running: RunningRoles;
   config: Config;
   baseUrl: string;
@@ -97,7 +96,7 @@ export async function startHarness(
     },
   });
   const logger = createLogger({ level: config.logLevel, destination: sink });
-  const services = createServices(config, logger, { ...FAST_TUNING, ...o.tuning });
+  const services = buildServices(config, logger, { ...FAST_TUNING, ...o.tuning });
   const running = await startRoles(services);
   const baseUrl = `http://127.0.0.1:${running.port ?? 0}`;
   const webhookUrl = `${baseUrl}/webhooks/insight/${TEST_WEBHOOK_SECRET}`;

@@ -2,7 +2,8 @@
 // tunings (short BullMQ locks, no throttle) passed as JSON in TEST_TUNING.
 import { loadConfig } from "../../src/config.js";
 import { createLogger } from "../../src/log.js";
-import { createServices, startRoles, type RuntimeTuning } from "../../src/runtime.js";
+import { buildServices, type RuntimeTuning } from "../../src/compose/build-services.js";
+import { startRoles } from "../../src/compose/start-roles.js";
 
 const parsed = loadConfig(process.env);
 if (!parsed.ok) {
@@ -10,7 +11,7 @@ if (!parsed.ok) {
   process.exit(1);
 }
 const tuning = JSON.parse(process.env.TEST_TUNING ?? "{}") as RuntimeTuning;
-const services = createServices(parsed.config, createLogger({ level: parsed.config.logLevel }), tuning);
+const services = buildServices(parsed.config, createLogger({ level: parsed.config.logLevel }), tuning);
 const running = await startRoles(services);
 console.log(`app-ready port=${running.port ?? ""}`);
 // Exit cleanly on SIGINT so a profiler attached to this process can write its profile.

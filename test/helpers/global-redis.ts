@@ -1,7 +1,7 @@
-import { redisAnswers, startThrowawayRedis, type ThrowawayRedis } from "../../src/store/local-redis.js";
+import { redisAnswers, startThrowawayRedis, type ThrowawayRedis } from "../../dev/local-redis.js";
 import type { TestProject } from "vitest/node";
 
-export { freePort } from "../../src/store/local-redis.js";
+export { freePort } from "../../dev/local-redis.js";
 
 declare module "vitest" {
   export interface ProvidedContext {

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { dropPrefix as dropKeys } from "../../src/store/local-redis.js";
+import { dropPrefix as dropKeys } from "../../dev/local-redis.js";
 import { inject } from "vitest";
 
 /** The Redis the run uses (REDIS_URL, or the throwaway one the global setup started). */

@@ -6,7 +6,7 @@ import {
   startSlackStandIn,
   type SlackStandIn,
   type SlackStandInOptions,
-} from "../../src/slack/standin/server.js";
+} from "../../dev/slack-standin/server.js";
 
 /** A bot token the stand-in accepts (any xoxb- token is accepted unless one is pinned). */
 export const TEST_BOT_TOKEN = "xoxb-1111111111-2222222222222-standinTestToken00000000";

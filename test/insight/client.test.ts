@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { startEmulator, SEED, type Emulator } from "../../src/emulator/index.js";
+import { startEmulator, SEED, type Emulator } from "../../dev/emulator/index.js";
 import { InsightClient } from "../../src/insight/client.js";
 import type { InsightError } from "../../src/insight/errors.js";
 import { RANGES, SORTS } from "../../src/insight/schemas.js";

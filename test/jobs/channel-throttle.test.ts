@@ -1,6 +1,6 @@
 import type { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { ChannelThrottle } from "../../src/jobs/channel-throttle.js";
+import { ChannelThrottle } from "../../src/slack/outbound/channel-throttle.js";
 import { silentLogger } from "../../src/log.js";
 import { stateKeys, type StateKeys } from "../../src/store/keys.js";
 import { createRedis } from "../../src/store/redis.js";

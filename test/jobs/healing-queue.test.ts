@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createQueues } from "../../src/jobs/queues.js";
 import { createLogger } from "../../src/log.js";
 import { createRedis } from "../../src/store/redis.js";
-import { startThrowawayRedis, type ThrowawayRedis } from "../../src/store/local-redis.js";
+import { startThrowawayRedis, type ThrowawayRedis } from "../../dev/local-redis.js";
 
 // Its own redis-server: CLIENT PAUSE stalls every client of the server it is sent to.
 let redis: ThrowawayRedis;

@@ -1,6 +1,6 @@
 import type { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { OpsNotifier } from "../../src/jobs/ops-notifier.js";
+import { OpsNotifier } from "../../src/ops/ops-notifier.js";
 import { createQueues, type Queues } from "../../src/jobs/queues.js";
 import { silentLogger } from "../../src/log.js";
 import { stateKeys, type StateKeys } from "../../src/store/keys.js";

@@ -6,11 +6,11 @@ import {
   threadEvent,
   type Emulator,
   type EmulatedThread,
-} from "../../src/emulator/index.js";
+} from "../../dev/emulator/index.js";
 import { InsightClient } from "../../src/insight/client.js";
 import { threadEventSchema, type ThreadEvent } from "../../src/insight/schemas.js";
-import type { SubscriptionFilters } from "../../src/insights/filters.js";
-import { OpsNotifier } from "../../src/jobs/ops-notifier.js";
+import type { SubscriptionFilters } from "../../src/domain/filters.js";
+import { OpsNotifier } from "../../src/ops/ops-notifier.js";
 import { createQueues, type Queues } from "../../src/jobs/queues.js";
 import { routeThreadEvent, type RouteDeps } from "../../src/jobs/route-thread-event.js";
 import { ThreadLookup } from "../../src/jobs/thread-lookup.js";
@@ -32,7 +32,7 @@ describe("routeThreadEvent", () => {
   let queues: Queues;
   let subscriptions: SubscriptionStore;
   let ops: OpsNotifier;
-  let deps: RouteDeps;
+  let deps: RouteDeps & { lookup: ThreadLookup };
 
   beforeAll(async () => {
     emulator = await startEmulator();

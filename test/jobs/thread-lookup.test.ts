@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { SEED, startEmulator, type Emulator } from "../../src/emulator/index.js";
+import { SEED, startEmulator, type Emulator } from "../../dev/emulator/index.js";
 import { InsightClient } from "../../src/insight/client.js";
 import { InsightError } from "../../src/insight/errors.js";
 import { ThreadLookup } from "../../src/jobs/thread-lookup.js";

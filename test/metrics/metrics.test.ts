@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { messageEvent, SEED } from "../../src/emulator/index.js";
+import { messageEvent, SEED } from "../../dev/emulator/index.js";
 import { startHarness, TEST_CHANNEL, type Harness } from "../helpers/app-harness.js";
 import { startOwnRedis, type OwnRedis } from "../helpers/redis-server.js";
 import { parseMetrics, scrape, value, type Sample } from "./scrape.js";

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SEED } from "../../src/emulator/index.js";
+import { SEED } from "../../dev/emulator/index.js";
 import { startHarness, TEST_CHANNEL, TEST_SIGNING_SECRET, type Harness } from "../helpers/app-harness.js";
 import { postSigned, slashCommandBody } from "../helpers/slack-signing.js";
 import { hostileText } from "./arbitraries.js";

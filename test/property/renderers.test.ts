@@ -8,10 +8,10 @@ import {
   type Thread,
 } from "../../src/insight/schemas.js";
 import { INSIGHT_ERROR_CODES, InsightError } from "../../src/insight/errors.js";
-import { groupOutcome } from "../../src/insights/weekly-report.js";
-import { weekStats } from "../../src/insights/weekly-stats.js";
-import { utcDaysCovering, weekWindow } from "../../src/insights/weekly-window.js";
-import { buildThreadDigest } from "../../src/insights/thread-digest.js";
+import { groupOutcome } from "../../src/domain/weekly-report.js";
+import { weekStats } from "../../src/domain/weekly-stats.js";
+import { utcDaysCovering, weekWindow } from "../../src/domain/weekly-window.js";
+import { buildThreadDigest } from "../../src/domain/thread-digest.js";
 import type { ViewPayload } from "../../src/slack/client.js";
 import { replyForError } from "../../src/slack/commands/error-replies.js";
 import { renderGroups } from "../../src/slack/commands/groups.js";
@@ -21,7 +21,7 @@ import { renderSharedResult } from "../../src/slack/render/shared-result.js";
 import { renderThreadDigest } from "../../src/slack/render/thread-digest.js";
 import { renderThreadList } from "../../src/slack/render/thread-list.js";
 import { renderWeeklyReport } from "../../src/slack/render/weekly-summary.js";
-import { checkMessageBlocks, MAX_MESSAGE_TEXT_CHARS } from "../../src/slack/standin/block-limits.js";
+import { checkMessageBlocks, MAX_MESSAGE_TEXT_CHARS } from "../../dev/slack-standin/block-limits.js";
 import { hostileText, isoDate, rawThread } from "./arbitraries.js";
 
 const NOW = new Date("2026-03-05T12:00:00Z");

@@ -1,10 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { BaselineStore } from "../../src/reconcile/baseline-store.js";
-import type { RuntimeTuning } from "../../src/runtime.js";
+import type { RuntimeTuning } from "../../src/compose/build-services.js";
+import { reconcilerDeps } from "../../src/compose/narrow-deps.js";
 import { readReconcileStatus } from "../../src/reconcile/reconcile-status.js";
 import { Reconciler, type ReconcilerOptions } from "../../src/reconcile/reconciler.js";
 import { silenceIncidentId } from "../../src/reconcile/silence-incident.js";
-import { SEED } from "../../src/emulator/index.js";
+import { SEED } from "../../dev/emulator/index.js";
 import {
   messageText,
   startHarness,
@@ -31,7 +32,8 @@ const tick = () => new Promise((r) => setTimeout(r, 5));
 describe("reconciler", () => {
   let h: Harness;
   let group: string;
-  const reconciler = (o: ReconcilerOptions = {}) => new Reconciler(h.services, { settleMs: 0, ...o });
+  const reconciler = (o: ReconcilerOptions = {}) =>
+    new Reconciler(reconcilerDeps(h.services), { settleMs: 0, ...o });
 
   /** Webhooks silent: nothing is registered upstream, as after the service disabled it. */
   const start = async (o: { webhook?: boolean; tuning?: RuntimeTuning } = {}) => {

@@ -1,4 +1,4 @@
-import { SEED } from "../../src/emulator/index.js";
+import { SEED } from "../../dev/emulator/index.js";
 import { readReconcileStatus } from "../../src/reconcile/reconcile-status.js";
 import type { Harness } from "../helpers/app-harness.js";
 import { OPS_CHANNEL, TEST_CHANNEL } from "../helpers/app-harness.js";

@@ -1,7 +1,7 @@
 import type { ChildProcess } from "node:child_process";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { SEED } from "../../src/emulator/index.js";
-import { DIGEST_EVENT_TYPE } from "../../src/jobs/slack-out.js";
+import { SEED } from "../../dev/emulator/index.js";
+import { DIGEST_EVENT_TYPE } from "../../src/slack/outbound/slack-sender.js";
 import {
   digestsOf,
   messageText,

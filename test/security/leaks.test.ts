@@ -1,6 +1,7 @@
 import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SEED } from "../../src/emulator/index.js";
+import { SEED } from "../../dev/emulator/index.js";
+import { reconcilerDeps } from "../../src/compose/narrow-deps.js";
 import { Reconciler } from "../../src/reconcile/reconciler.js";
 import {
   startHarness,
@@ -103,7 +104,7 @@ describe("secrets never appear in logs, metrics or replies", () => {
     // The webhook-silence alert.
     const group = freshGroup(h);
     await follow(h, group);
-    const reconciler = new Reconciler(h.services, { settleMs: 0 });
+    const reconciler = new Reconciler(reconcilerDeps(h.services), { settleMs: 0 });
     await reconciler.run();
     await h.emulator.store.addThread(group, { title: "Silent" });
     const hook = h.emulator.webhooks.list()[0];

@@ -1,6 +1,6 @@
 import { Agent, request } from "undici";
 import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
-import { SEED } from "../../src/emulator/index.js";
+import { SEED } from "../../dev/emulator/index.js";
 import { startHarness, TEST_WEBHOOK_SECRET, type Harness } from "../helpers/app-harness.js";
 
 const event = (threadId: string) => ({

@@ -3,9 +3,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config.js";
-import { SEED, startEmulator, type Emulator } from "../../src/emulator/index.js";
+import { SEED, startEmulator, type Emulator } from "../../dev/emulator/index.js";
 import { silentLogger } from "../../src/log.js";
-import { closeServices, createServices } from "../../src/runtime.js";
+import { buildServices, closeServices } from "../../src/compose/build-services.js";
+import { statusDeps } from "../../src/compose/narrow-deps.js";
 import { gatherStatus } from "../../src/status/gather-status.js";
 import { Spool } from "../../src/webhooks/spool.js";
 import { freePort } from "../helpers/global-redis.js";
@@ -38,7 +39,7 @@ describe("gatherStatus", () => {
       paused: { code: "is_archived", at: new Date().toISOString() },
     });
 
-    const r = await gatherStatus(h.services);
+    const r = await gatherStatus(statusDeps(h.services));
     expect(r.redis).toEqual({ ok: true, error: undefined });
     const thread = r.deliveries?.find((d) => d.type === "chatthread-crud");
     expect(thread?.count).toBe(1);
@@ -65,7 +66,7 @@ describe("gatherStatus", () => {
     expect(r.silence).toMatchObject({ silent: false, since: "last-delivery" });
 
     // The same state two days later: thread deliveries look silent.
-    const later = await gatherStatus(h.services, {
+    const later = await gatherStatus(statusDeps(h.services), {
       now: new Date(Date.now() + 2 * 86_400_000),
       probeApi: false,
     });
@@ -76,7 +77,7 @@ describe("gatherStatus", () => {
   it("an unreachable service is reported, not thrown", async () => {
     h.emulator.faults.set({ serverError: { count: 5, status: 503 } });
     try {
-      const r = await gatherStatus(h.services);
+      const r = await gatherStatus(statusDeps(h.services));
       expect(r.api).toMatchObject({ reachable: false, keyValid: undefined, error: "server_error" });
     } finally {
       h.emulator.faults.clear();
@@ -107,9 +108,9 @@ describe("gatherStatus with Redis down", () => {
       SPOOL_DIR: spoolDir,
     });
     if (!parsed.ok) throw new Error(parsed.errors.join("; "));
-    const services = createServices(parsed.config, silentLogger);
+    const services = buildServices(parsed.config, silentLogger);
     try {
-      const r = await gatherStatus(services, { redisTimeoutMs: 500 });
+      const r = await gatherStatus(statusDeps(services), { redisTimeoutMs: 500 });
       expect(r.redis.ok).toBe(false);
       expect(r.redis.error).toBeTruthy();
       expect(r.deliveries).toBeUndefined();

@@ -3,14 +3,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { createQueues } from "../../src/jobs/queues.js";
 import { silentLogger } from "../../src/log.js";
 import { createMetrics, type Metrics } from "../../src/metrics.js";
-import { DeliveryHealthStore } from "../../src/store/delivery-health.js";
 import { stateKeys, type StateKeys } from "../../src/store/keys.js";
 import { createRedis } from "../../src/store/redis.js";
-import { DeliveryRecorder } from "../../src/webhooks/delivery-recorder.js";
-import { DeliveryIngest } from "../../src/webhooks/ingest.js";
+import { createReceiver } from "../../src/webhooks/create-receiver.js";
 import { Spool } from "../../src/webhooks/spool.js";
 import { freePort } from "../helpers/global-redis.js";
 import { dropPrefix, testRedisUrl, uniquePrefix } from "../helpers/redis.js";
@@ -47,14 +44,9 @@ async function ready(redis: Redis): Promise<Redis> {
   return redis;
 }
 
-/** One receiver's worth of parts over one Redis connection, as startRoles wires them. */
+/** One receiver's worth of parts over one Redis connection, as the web role builds them. */
 function receiver(redis: Redis, prefix: string, spool: Spool, metrics: Metrics, timeoutMs = 1_000) {
-  const keys = stateKeys(prefix);
-  const queues = createQueues(redis, prefix);
-  const health = new DeliveryHealthStore(redis, keys);
-  const recorder = new DeliveryRecorder(redis, keys, queues, health, metrics, silentLogger, timeoutMs);
-  const ingest = new DeliveryIngest(recorder, spool, silentLogger, metrics);
-  return { keys, queues, health, recorder, ingest };
+  return createReceiver({ redis, prefix, spool, logger: silentLogger, metrics, recordTimeoutMs: timeoutMs });
 }
 
 describe("DeliveryIngest with Redis up", () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { groupOutcome } from "../../src/insights/weekly-report.js";
-import { emptyTones, weekStats } from "../../src/insights/weekly-stats.js";
-import { utcDaysCovering } from "../../src/insights/weekly-window.js";
+import { groupOutcome } from "../../src/domain/weekly-report.js";
+import { emptyTones, weekStats } from "../../src/domain/weekly-stats.js";
+import { utcDaysCovering } from "../../src/domain/weekly-window.js";
 import {
   CHART_SIZE,
   chartConfig,

@@ -1,6 +1,6 @@
 import { Queue } from "bullmq";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SEED } from "../../src/emulator/index.js";
+import { SEED } from "../../dev/emulator/index.js";
 import { QUEUE_NAMES } from "../../src/jobs/queues.js";
 import { schedulerId, type WeeklyJob } from "../../src/weekly/schedules.js";
 import { startHarness, type Harness } from "../helpers/app-harness.js";

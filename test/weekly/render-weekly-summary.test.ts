@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { groupOutcome, type GroupOutcome, type WeeklyReport } from "../../src/insights/weekly-report.js";
-import { weekStats } from "../../src/insights/weekly-stats.js";
-import { utcDaysCovering } from "../../src/insights/weekly-window.js";
-import { ACTIONS } from "../../src/slack/interactions/state.js";
+import { groupOutcome, type GroupOutcome, type WeeklyReport } from "../../src/domain/weekly-report.js";
+import { weekStats } from "../../src/domain/weekly-stats.js";
+import { utcDaysCovering } from "../../src/domain/weekly-window.js";
+import { ACTIONS } from "../../src/slack/action-ids.js";
 import { formatDelta, renderWeeklyReport, threadsChange } from "../../src/slack/render/weekly-summary.js";
 import { buttons } from "../slack/commands/helpers.js";
 import { allTexts, expectNoLiveTokens, expectWithinLimits } from "../slack/render/walk.js";

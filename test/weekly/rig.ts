@@ -1,14 +1,14 @@
 import { Queue, Worker, type JobsOptions } from "bullmq";
 import { Redis } from "ioredis";
-import { startEmulator, type Emulator } from "../../src/emulator/index.js";
+import { startEmulator, type Emulator } from "../../dev/emulator/index.js";
 import { InsightClient } from "../../src/insight/client.js";
-import { ChannelThrottle } from "../../src/jobs/channel-throttle.js";
-import { OpsNotifier } from "../../src/jobs/ops-notifier.js";
+import { ChannelThrottle } from "../../src/slack/outbound/channel-throttle.js";
+import { OpsNotifier } from "../../src/ops/ops-notifier.js";
 import { createQueues, QUEUE_NAMES, type Queues } from "../../src/jobs/queues.js";
 import { silentLogger } from "../../src/log.js";
 import { createMetrics } from "../../src/metrics.js";
 import { createSlackApi } from "../../src/slack/client.js";
-import { startSlackStandIn, type SlackStandIn } from "../../src/slack/standin/server.js";
+import { startSlackStandIn, type SlackStandIn } from "../../dev/slack-standin/server.js";
 import { DeliveryHealthStore } from "../../src/store/delivery-health.js";
 import { stateKeys, type StateKeys } from "../../src/store/keys.js";
 import { SubscriptionStore } from "../../src/store/subscriptions.js";

@@ -1,6 +1,6 @@
 import { QueueEvents, type Job } from "bullmq";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { SEED } from "../../src/emulator/index.js";
+import { SEED } from "../../dev/emulator/index.js";
 import { renderSentimentChart } from "../../src/weekly/chart.js";
 import { runPeriod } from "../../src/weekly/run-weekly.js";
 import type { WeeklyJob } from "../../src/weekly/schedules.js";

@@ -1,6 +1,6 @@
 import { Job, QueueEvents } from "bullmq";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { SEED } from "../../src/emulator/index.js";
+import { SEED } from "../../dev/emulator/index.js";
 import { schedulerId, type WeeklyJob } from "../../src/weekly/schedules.js";
 import { startRig, type WeeklyRig } from "./rig.js";
 

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startEmulator, type Emulator } from "../../src/emulator/index.js";
+import { startEmulator, type Emulator } from "../../dev/emulator/index.js";
 import { InsightClient } from "../../src/insight/client.js";
 import { isInsightError } from "../../src/insight/errors.js";
 import type { Page, Thread } from "../../src/insight/schemas.js";
-import { WeekAccumulator } from "../../src/insights/weekly-stats.js";
-import { weekWindow } from "../../src/insights/weekly-window.js";
+import { WeekAccumulator } from "../../src/domain/weekly-stats.js";
+import { weekWindow } from "../../src/domain/weekly-window.js";
 import { readPreviousWeek } from "../../src/weekly/previous-week.js";
 import { streamPages, type FetchPage } from "../../src/weekly/stream-pages.js";
 

@@ -1,5 +1,5 @@
 import { threadSchema, type Thread } from "../../src/insight/schemas.js";
-import { weekWindow } from "../../src/insights/weekly-window.js";
+import { weekWindow } from "../../src/domain/weekly-window.js";
 
 /** A week ending Monday 2026-03-09 09:00 UTC: it starts Monday 2026-03-02 09:00 UTC. */
 export const WINDOW = weekWindow(Date.parse("2026-03-09T09:00:00.000Z"));

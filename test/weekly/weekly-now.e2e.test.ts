@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SEED } from "../../src/emulator/index.js";
-import { ACTIONS } from "../../src/slack/interactions/state.js";
+import { SEED } from "../../dev/emulator/index.js";
+import { ACTIONS } from "../../src/slack/action-ids.js";
 import { messageText, startHarness, type Harness } from "../helpers/app-harness.js";
 import { ask, button, click } from "../slack/commands/helpers.js";
 import { pngSize } from "./png.js";

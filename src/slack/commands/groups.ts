@@ -1,5 +1,7 @@
 import { Blocks, Md } from "slack-block-builder";
+import type { InsightClient } from "../../insight/client.js";
 import { isInsightError } from "../../insight/errors.js";
+import type { ReportInsightError } from "../../ops/report-insight-error.js";
 import { escapeAndTruncate } from "../mrkdwn.js";
 import { toKnownBlocks, type KnownBlock } from "../render/known-blocks.js";
 import { fitList } from "../render/limits.js";
@@ -78,37 +80,44 @@ export function renderGroups(communities: CommunityGroups[]): RenderedMessage {
   return { text: `Chat groups the app can read: ${total}`, blocks: fitted.blocks };
 }
 
-export const groups: Subcommand = {
-  name: "groups",
-  usage: "groups",
-  summary: "the communities and chat groups the app's API key can read",
-  mutates: false,
-  async run(ctx) {
-    const { client } = ctx.services.insight;
-    const communities = await client.listCommunities();
-    const listed = await Promise.all(
-      communities.map(async (c): Promise<CommunityGroups> => {
-        try {
-          const list = await client.listChatGroups(c._id, { excludeDM: true });
-          return {
-            id: c._id,
-            name: c.name,
-            // excludeDM is the service's filter; the flag is checked too, in case it is ignored.
-            groups: list.filter((g) => !g.isDirectMessageGroup).map((g) => ({ id: g._id, name: g.name })),
-          };
-        } catch (err) {
-          // A 401 here is for everyone: let the router say so (and alert) once.
-          if (isInsightError(err) && err.code === "unauthorized") throw err;
-          await ctx.services.reportInsightError(err);
-          return {
-            id: c._id,
-            name: c.name,
-            groups: { error: replyForError(err, "this community's chat groups") },
-          };
-        }
-      }),
-    );
-    const rendered = renderGroups(listed);
-    await ctx.respond({ text: rendered.text, blocks: rendered.blocks });
-  },
-};
+export interface GroupsDeps {
+  insight: Pick<InsightClient, "listCommunities" | "listChatGroups">;
+  reportInsightError: ReportInsightError;
+}
+
+export function groupsCommand(deps: GroupsDeps): Subcommand {
+  return {
+    name: "groups",
+    usage: "groups",
+    summary: "the communities and chat groups the app's API key can read",
+    mutates: false,
+    async run(ctx) {
+      const client = deps.insight;
+      const communities = await client.listCommunities();
+      const listed = await Promise.all(
+        communities.map(async (c): Promise<CommunityGroups> => {
+          try {
+            const list = await client.listChatGroups(c._id, { excludeDM: true });
+            return {
+              id: c._id,
+              name: c.name,
+              // excludeDM is the service's filter; the flag is checked too, in case it is ignored.
+              groups: list.filter((g) => !g.isDirectMessageGroup).map((g) => ({ id: g._id, name: g.name })),
+            };
+          } catch (err) {
+            // A 401 here is for everyone: let the router say so (and alert) once.
+            if (isInsightError(err) && err.code === "unauthorized") throw err;
+            await deps.reportInsightError(err);
+            return {
+              id: c._id,
+              name: c.name,
+              groups: { error: replyForError(err, "this community's chat groups") },
+            };
+          }
+        }),
+      );
+      const rendered = renderGroups(listed);
+      await ctx.respond({ text: rendered.text, blocks: rendered.blocks });
+    },
+  };
+}

@@ -1,8 +1,17 @@
 import { isInsightError } from "../../insight/errors.js";
 import { escapeMrkdwn } from "../mrkdwn.js";
 import { replyForError } from "./error-replies.js";
-import type { CommandContext } from "./types.js";
 import type { InsightClient } from "../../insight/client.js";
+import type { ReportInsightError } from "../../ops/report-insight-error.js";
+import type { CommandContext } from "./types.js";
+
+/** What finding a group by id or name reads. */
+export type GroupReader = Pick<InsightClient, "getChatGroup" | "listCommunities" | "listChatGroups">;
+
+export interface ResolveGroupDeps {
+  insight: GroupReader;
+  reportInsightError: ReportInsightError;
+}
 
 export interface ResolvedGroup {
   id: string;
@@ -17,7 +26,7 @@ export type GroupResolution =
  * A chat group named by id, or by its name (case-insensitive) among the groups the key can
  * read. An id the service answers 403 for is reported as such, not as unknown.
  */
-export async function resolveGroup(client: InsightClient, ref: string): Promise<GroupResolution> {
+export async function resolveGroup(client: GroupReader, ref: string): Promise<GroupResolution> {
   const wanted = ref.trim();
   if (!wanted) return { ok: false, reply: "Name a chat group: its id or its name (see `/insight groups`)." };
   if (/^[A-Za-z0-9_-]{6,}$/.test(wanted)) {
@@ -51,7 +60,9 @@ export async function resolveGroup(client: InsightClient, ref: string): Promise<
 }
 
 /** Every non-DM chat group the key can read; communities that answer 403 are skipped. */
-export async function listReadableGroups(client: InsightClient): Promise<ResolvedGroup[]> {
+export async function listReadableGroups(
+  client: Pick<InsightClient, "listCommunities" | "listChatGroups">,
+): Promise<ResolvedGroup[]> {
   const out: ResolvedGroup[] = [];
   for (const c of await client.listCommunities()) {
     try {
@@ -70,14 +81,15 @@ export async function listReadableGroups(client: InsightClient): Promise<Resolve
  * not (unknown, ambiguous with the choices, or the API's failure in plain words).
  */
 export async function resolveGroupOrReply(
+  deps: ResolveGroupDeps,
   ctx: CommandContext,
   ref: string,
 ): Promise<ResolvedGroup | undefined> {
   let resolved: GroupResolution;
   try {
-    resolved = await resolveGroup(ctx.services.insight.client, ref);
+    resolved = await resolveGroup(deps.insight, ref);
   } catch (err) {
-    await ctx.services.reportInsightError(err);
+    await deps.reportInsightError(err);
     await ctx.respond({ text: replyForError(err, `the chat group "${escapeMrkdwn(ref)}"`) });
     return undefined;
   }

@@ -1,24 +1,32 @@
 import type { Logger } from "../../log.js";
+import type { ReportInsightError } from "../../ops/report-insight-error.js";
+import { mayChangeConfig } from "../authorize.js";
 import { escapeMrkdwn } from "../mrkdwn.js";
 import { replyForError } from "./error-replies.js";
-import { mayChangeConfig } from "../interactions/authorize.js";
 import { helpCommand, helpText } from "./help.js";
-import { list } from "./list.js";
-import { subscribe } from "./subscribe.js";
-import { tokenize, splitSubcommand } from "./tokenize.js";
-import type { CommandContext, Subcommand } from "./types.js";
-import { unsubscribe } from "./unsubscribe.js";
+import { splitSubcommand, tokenize } from "./tokenize.js";
+import type { CommandRequest, Subcommand } from "./types.js";
+
+export interface RouterDeps {
+  logger: Logger;
+  /** Who may run subcommands that change configuration; empty: everyone. */
+  adminUserIds: readonly string[];
+  reportInsightError: ReportInsightError;
+}
 
 /**
- * `/insight` subcommands. Later modules add theirs with `register`; `help` lists every one
- * in registration order.
+ * `/insight` subcommands: `help` first, then the features' subcommands in the order given;
+ * `help` lists every one in that order.
  */
 export class CommandRouter {
   private readonly commands: Subcommand[] = [];
 
-  constructor(private readonly logger: Logger) {
+  constructor(
+    private readonly deps: RouterDeps,
+    subcommands: readonly Subcommand[] = [],
+  ) {
     this.register(helpCommand(() => this.commands));
-    for (const c of [subscribe, unsubscribe, list]) this.register(c);
+    for (const c of subcommands) this.register(c);
   }
 
   register(c: Subcommand): void {
@@ -32,20 +40,14 @@ export class CommandRouter {
   }
 
   /** Runs one command text; every path ends in exactly one reply. */
-  async dispatch(
-    text: string,
-    base: Omit<CommandContext, "args" | "rest">,
-    adminUserIds: string[],
-  ): Promise<void> {
+  async dispatch(text: string, request: CommandRequest): Promise<void> {
+    const { logger } = this.deps;
     const { name, rest } = splitSubcommand(text);
     const cmd = this.commands.find((c) => c.name === (name || "help"));
     // A reply that cannot be delivered (response_url down) is logged, never left unhandled.
     const reply = (t: string) =>
-      base.respond({ text: t }).catch((err: unknown) => {
-        this.logger.warn(
-          { err: err instanceof Error ? err.message : String(err) },
-          "slash command reply failed",
-        );
+      request.respond({ text: t }).catch((err: unknown) => {
+        logger.warn({ err }, "slash command reply failed");
       });
     if (!cmd) {
       await reply(
@@ -53,25 +55,18 @@ export class CommandRouter {
       );
       return;
     }
-    if (cmd.mutates && !mayChangeConfig(base.userId, adminUserIds)) {
+    if (cmd.mutates && !mayChangeConfig(request.userId, this.deps.adminUserIds)) {
       await reply(
         `Only the app's admins can use \`/insight ${cmd.name}\` here. Reading commands (\`threads\`, \`search\`, \`list\`, \`status\`) are open to everyone.`,
       );
       return;
     }
     try {
-      await cmd.run({ ...base, args: tokenize(rest), rest });
+      await cmd.run({ ...request, args: tokenize(rest), rest });
     } catch (err) {
-      this.logger.error(
-        {
-          subcommand: cmd.name,
-          channel: base.channelId,
-          err: err instanceof Error ? err.message : String(err),
-        },
-        "slash command failed",
-      );
-      await base.services.reportInsightError(err).catch(() => undefined);
-      await base.respond({ text: replyForError(err) }).catch(() => undefined);
+      logger.error({ subcommand: cmd.name, channel: request.channelId, err }, "slash command failed");
+      await this.deps.reportInsightError(err);
+      await reply(replyForError(err));
     }
   }
 }

@@ -1,4 +1,7 @@
+import type { InsightClient } from "../../insight/client.js";
 import type { SearchMessageHit, SearchThreadHit } from "../../insight/schemas.js";
+import type { Logger } from "../../log.js";
+import type { SubscriptionStore } from "../../store/subscriptions.js";
 import { escapeMrkdwn } from "../mrkdwn.js";
 import {
   renderSearchResults,
@@ -6,13 +9,21 @@ import {
   type GroupedThreadHit,
 } from "../render/search-results.js";
 import { replyForError } from "./error-replies.js";
-import { resolveGroupOrReply } from "./resolve-group.js";
+import { resolveGroupOrReply, type ResolveGroupDeps } from "./resolve-group.js";
 import type { Subcommand } from "./types.js";
 
 /** Hits asked of each group; the reply shows the best few of all groups together. */
 export const SEARCH_LIMIT_PER_GROUP = 10;
 export const MAX_QUERY_LENGTH = 500;
 const GROUP_FLAGS = new Set(["--group", "-g", "--in"]);
+const USAGE = "search <text> [--group <group>]";
+
+export interface SearchDeps extends ResolveGroupDeps {
+  insight: Pick<InsightClient, "search"> & ResolveGroupDeps["insight"];
+  subscriptions: Pick<SubscriptionStore, "forChannel">;
+  logger: Logger;
+  now?: () => Date;
+}
 
 export type SearchArgs =
   { ok: true; text: string; groupRef: string | undefined } | { ok: false; reply: string };
@@ -28,10 +39,10 @@ export function parseSearchArgs(args: readonly string[]): SearchArgs {
     groupRef = [inline, ...words.slice(at + 1)].filter(Boolean).join(" ").trim();
     words.splice(at);
     if (!groupRef)
-      return { ok: false, reply: `Name the group after \`--group\`. Usage: \`/insight ${search.usage}\`` };
+      return { ok: false, reply: `Name the group after \`--group\`. Usage: \`/insight ${USAGE}\`` };
   }
   const text = words.join(" ").trim();
-  if (!text) return { ok: false, reply: `Say what to look for. Usage: \`/insight ${search.usage}\`` };
+  if (!text) return { ok: false, reply: `Say what to look for. Usage: \`/insight ${USAGE}\`` };
   if (text.length > MAX_QUERY_LENGTH) {
     return {
       ok: false,
@@ -49,78 +60,77 @@ function byScore<T extends { score: number | undefined }>(hits: T[]): T[] {
     .map(({ h }) => h);
 }
 
-export const search: Subcommand = {
-  name: "search",
-  usage: "search <text> [--group <group>]",
-  summary:
-    "semantic search in this channel's chat groups (or the one named); results can be shared in the channel",
-  mutates: false,
-  async run(ctx) {
-    const parsed = parseSearchArgs(ctx.args);
-    if (!parsed.ok) {
-      await ctx.respond({ text: parsed.reply });
-      return;
-    }
-    const { services } = ctx;
-    const { client } = services.insight;
-    let groups: { id: string; name: string }[];
-    if (parsed.groupRef) {
-      const group = await resolveGroupOrReply(ctx, parsed.groupRef);
-      if (!group) return;
-      groups = [{ id: group.id, name: group.name }];
-    } else {
-      const subs = await services.subscriptions.forChannel(ctx.channelId);
-      if (subs.length === 0) {
-        await ctx.respond({
-          text: "This channel follows no chat group, so there is nothing to search here. Name one: `/insight search <text> --group <group>` (see `/insight groups`).",
-        });
+export function searchCommand(deps: SearchDeps): Subcommand {
+  const now = deps.now ?? (() => new Date());
+  return {
+    name: "search",
+    usage: USAGE,
+    summary:
+      "semantic search in this channel's chat groups (or the one named); results can be shared in the channel",
+    mutates: false,
+    async run(ctx) {
+      const parsed = parseSearchArgs(ctx.args);
+      if (!parsed.ok) {
+        await ctx.respond({ text: parsed.reply });
         return;
       }
-      groups = subs.map((s) => ({ id: s.groupId, name: s.groupName || s.groupId }));
-    }
-
-    const outcomes = await Promise.all(
-      groups.map(async (g) => {
-        try {
-          const r = await client.search(g.id, parsed.text, { limit: SEARCH_LIMIT_PER_GROUP });
-          return { g, ok: true as const, threads: r.threads, messages: r.messages };
-        } catch (err) {
-          services.logger.warn(
-            { groupId: g.id, err: err instanceof Error ? err.message : String(err) },
-            "search failed",
-          );
-          await services.reportInsightError(err).catch(() => undefined);
-          return {
-            g,
-            ok: false as const,
-            reply: replyForError(err, `the chat group "${escapeMrkdwn(g.name)}"`),
-          };
+      const client = deps.insight;
+      let groups: { id: string; name: string }[];
+      if (parsed.groupRef) {
+        const group = await resolveGroupOrReply(deps, ctx, parsed.groupRef);
+        if (!group) return;
+        groups = [{ id: group.id, name: group.name }];
+      } else {
+        const subs = await deps.subscriptions.forChannel(ctx.channelId);
+        if (subs.length === 0) {
+          await ctx.respond({
+            text: "This channel follows no chat group, so there is nothing to search here. Name one: `/insight search <text> --group <group>` (see `/insight groups`).",
+          });
+          return;
         }
-      }),
-    );
-    const failures = outcomes.flatMap((o) => (o.ok ? [] : [{ name: o.g.name, reply: o.reply }]));
-    if (failures.length === outcomes.length) {
-      // Nothing to show: the reason alone, said once per distinct reason.
-      const reasons = [...new Set(failures.map((f) => f.reply))];
-      await ctx.respond({ text: reasons.join("\n") });
-      return;
-    }
-    const withGroup = <T extends SearchThreadHit | SearchMessageHit>(hits: T[], name: string) =>
-      hits.map((h) => ({ ...h, groupName: name }));
-    const threadHits: GroupedThreadHit[] = byScore(
-      outcomes.flatMap((o) => (o.ok ? withGroup(o.threads, o.g.name) : [])),
-    );
-    const messageHits: GroupedMessageHit[] = byScore(
-      outcomes.flatMap((o) => (o.ok ? withGroup(o.messages, o.g.name) : [])),
-    );
-    const rendered = renderSearchResults({
-      query: parsed.text,
-      groups,
-      threads: threadHits,
-      messages: messageHits,
-      failures,
-      now: new Date(),
-    });
-    await ctx.respond({ text: rendered.text, blocks: rendered.blocks });
-  },
-};
+        groups = subs.map((s) => ({ id: s.groupId, name: s.groupName || s.groupId }));
+      }
+
+      const outcomes = await Promise.all(
+        groups.map(async (g) => {
+          try {
+            const r = await client.search(g.id, parsed.text, { limit: SEARCH_LIMIT_PER_GROUP });
+            return { g, ok: true as const, threads: r.threads, messages: r.messages };
+          } catch (err) {
+            deps.logger.warn({ groupId: g.id, err }, "search failed");
+            await deps.reportInsightError(err);
+            return {
+              g,
+              ok: false as const,
+              reply: replyForError(err, `the chat group "${escapeMrkdwn(g.name)}"`),
+            };
+          }
+        }),
+      );
+      const failures = outcomes.flatMap((o) => (o.ok ? [] : [{ name: o.g.name, reply: o.reply }]));
+      if (failures.length === outcomes.length) {
+        // Nothing to show: the reason alone, said once per distinct reason.
+        const reasons = [...new Set(failures.map((f) => f.reply))];
+        await ctx.respond({ text: reasons.join("\n") });
+        return;
+      }
+      const withGroup = <T extends SearchThreadHit | SearchMessageHit>(hits: T[], name: string) =>
+        hits.map((h) => ({ ...h, groupName: name }));
+      const threadHits: GroupedThreadHit[] = byScore(
+        outcomes.flatMap((o) => (o.ok ? withGroup(o.threads, o.g.name) : [])),
+      );
+      const messageHits: GroupedMessageHit[] = byScore(
+        outcomes.flatMap((o) => (o.ok ? withGroup(o.messages, o.g.name) : [])),
+      );
+      const rendered = renderSearchResults({
+        query: parsed.text,
+        groups,
+        threads: threadHits,
+        messages: messageHits,
+        failures,
+        now: now(),
+      });
+      await ctx.respond({ text: rendered.text, blocks: rendered.blocks });
+    },
+  };
+}

@@ -1,16 +1,23 @@
-import { gatherStatus } from "../../status/gather-status.js";
+import { gatherStatus, type StatusDeps } from "../../status/gather-status.js";
 import { renderStatus } from "../render/status.js";
 import type { Subcommand } from "./types.js";
 
-export const status: Subcommand = {
-  name: "status",
-  usage: "status",
-  summary: "webhook health, queues, dead letters, API reachability and paused subscriptions",
-  mutates: false,
-  async run(ctx) {
-    const now = new Date();
-    const report = await gatherStatus(ctx.services, { now });
-    const rendered = renderStatus(report, now);
-    await ctx.respond({ text: rendered.text, blocks: rendered.blocks });
-  },
-};
+export interface StatusCommandDeps extends StatusDeps {
+  now?: () => Date;
+}
+
+export function statusCommand(deps: StatusCommandDeps): Subcommand {
+  const now = deps.now ?? (() => new Date());
+  return {
+    name: "status",
+    usage: "status",
+    summary: "webhook health, queues, dead letters, API reachability and paused subscriptions",
+    mutates: false,
+    async run(ctx) {
+      const at = now();
+      const report = await gatherStatus(deps, { now: at });
+      const rendered = renderStatus(report, at);
+      await ctx.respond({ text: rendered.text, blocks: rendered.blocks });
+    },
+  };
+}

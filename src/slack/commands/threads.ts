@@ -1,13 +1,30 @@
 import { RANGES, type Range } from "../../insight/schemas.js";
-import type { AppServices } from "../../runtime.js";
-import { MAX_STATE_GROUPS, type ThreadsState } from "../interactions/state.js";
+import type { InsightClient } from "../../insight/client.js";
+import type { Logger } from "../../log.js";
+import type { ReportInsightError } from "../../ops/report-insight-error.js";
+import type { SubscriptionStore } from "../../store/subscriptions.js";
+import { MAX_STATE_GROUPS, type ThreadsState } from "../button-values.js";
 import { escapeMrkdwn } from "../mrkdwn.js";
 import { renderThreadList, THREADS_PAGE_SIZE, type ThreadPageResult } from "../render/thread-list.js";
 import { replyForError } from "./error-replies.js";
-import { resolveGroupOrReply } from "./resolve-group.js";
+import { resolveGroupOrReply, type ResolveGroupDeps } from "./resolve-group.js";
 import type { Subcommand } from "./types.js";
 
 export const DEFAULT_RANGE: Range = "last7Days";
+const USAGE = "threads [range] [group]";
+
+/** What one page of a listing reads (the command and its Previous/Next buttons). */
+export interface ThreadPageDeps {
+  insight: Pick<InsightClient, "listThreads">;
+  logger: Logger;
+  reportInsightError: ReportInsightError;
+}
+
+export interface ThreadsDeps extends ThreadPageDeps, ResolveGroupDeps {
+  insight: ThreadPageDeps["insight"] & ResolveGroupDeps["insight"];
+  subscriptions: Pick<SubscriptionStore, "forChannel">;
+  now?: () => Date;
+}
 
 /** Words people type meaning a period ("last2Weeks", "past30days", "7d", "thisMonth"). */
 const RANGE_LIKE =
@@ -46,12 +63,12 @@ export function parseThreadsArgs(args: readonly string[]): ThreadsArgs {
 }
 
 /** One page of the listing's current group; failures become the reply's words. */
-export async function loadThreadPage(services: AppServices, state: ThreadsState): Promise<ThreadPageResult> {
+export async function loadThreadPage(deps: ThreadPageDeps, state: ThreadsState): Promise<ThreadPageResult> {
   const current = state.g[state.i];
   if (!current) return { ok: false, error: "This listing has no group." };
   const [groupId, name] = current;
   try {
-    const page = await services.insight.client.listThreads(groupId, {
+    const page = await deps.insight.listThreads(groupId, {
       range: state.r,
       page: state.p,
       limit: THREADS_PAGE_SIZE,
@@ -59,48 +76,47 @@ export async function loadThreadPage(services: AppServices, state: ThreadsState)
     });
     return { ok: true, threads: page.data, pagination: page.pagination };
   } catch (err) {
-    services.logger.warn(
-      { groupId, page: state.p, err: err instanceof Error ? err.message : String(err) },
-      "threads: listing failed",
-    );
-    await services.reportInsightError(err).catch(() => undefined);
+    deps.logger.warn({ groupId, page: state.p, err }, "threads: listing failed");
+    await deps.reportInsightError(err);
     return { ok: false, error: replyForError(err, `the chat group "${escapeMrkdwn(name || groupId)}"`) };
   }
 }
 
-export const threads: Subcommand = {
-  name: "threads",
-  usage: "threads [range] [group]",
-  summary: `one page of threads of a chat group, or of each group this channel follows (range default \`${DEFAULT_RANGE}\`)`,
-  mutates: false,
-  async run(ctx) {
-    const parsed = parseThreadsArgs(ctx.args);
-    if (!parsed.ok) {
-      await ctx.respond({ text: parsed.reply });
-      return;
-    }
-    const { services } = ctx;
-    let groups: [string, string][];
-    let note = "";
-    if (parsed.groupRef) {
-      const group = await resolveGroupOrReply(ctx, parsed.groupRef);
-      if (!group) return;
-      groups = [[group.id, group.name]];
-    } else {
-      const subs = await services.subscriptions.forChannel(ctx.channelId);
-      if (subs.length === 0) {
-        await ctx.respond({
-          text: `This channel follows no chat group. Name one: \`/insight ${threads.usage.replace("[group]", "<group>")}\` (see \`/insight groups\`).`,
-        });
+export function threadsCommand(deps: ThreadsDeps): Subcommand {
+  const now = deps.now ?? (() => new Date());
+  return {
+    name: "threads",
+    usage: USAGE,
+    summary: `one page of threads of a chat group, or of each group this channel follows (range default \`${DEFAULT_RANGE}\`)`,
+    mutates: false,
+    async run(ctx) {
+      const parsed = parseThreadsArgs(ctx.args);
+      if (!parsed.ok) {
+        await ctx.respond({ text: parsed.reply });
         return;
       }
-      groups = subs.map((s) => [s.groupId, s.groupName]);
-      if (groups.length > MAX_STATE_GROUPS)
-        note = ` (the first ${MAX_STATE_GROUPS} of ${groups.length} followed groups)`;
-    }
-    const state: ThreadsState = { r: parsed.range, p: 1, i: 0, g: groups.slice(0, MAX_STATE_GROUPS) };
-    const result = await loadThreadPage(services, state);
-    const rendered = renderThreadList({ state, groupName: groups[0]?.[1], result, now: new Date() });
-    await ctx.respond({ text: rendered.text + note, blocks: rendered.blocks });
-  },
-};
+      let groups: [string, string][];
+      let note = "";
+      if (parsed.groupRef) {
+        const group = await resolveGroupOrReply(deps, ctx, parsed.groupRef);
+        if (!group) return;
+        groups = [[group.id, group.name]];
+      } else {
+        const subs = await deps.subscriptions.forChannel(ctx.channelId);
+        if (subs.length === 0) {
+          await ctx.respond({
+            text: `This channel follows no chat group. Name one: \`/insight ${USAGE.replace("[group]", "<group>")}\` (see \`/insight groups\`).`,
+          });
+          return;
+        }
+        groups = subs.map((s) => [s.groupId, s.groupName]);
+        if (groups.length > MAX_STATE_GROUPS)
+          note = ` (the first ${MAX_STATE_GROUPS} of ${groups.length} followed groups)`;
+      }
+      const state: ThreadsState = { r: parsed.range, p: 1, i: 0, g: groups.slice(0, MAX_STATE_GROUPS) };
+      const result = await loadThreadPage(deps, state);
+      const rendered = renderThreadList({ state, groupName: groups[0]?.[1], result, now: now() });
+      await ctx.respond({ text: rendered.text + note, blocks: rendered.blocks });
+    },
+  };
+}

@@ -1,5 +1,4 @@
 import type { KnownBlock } from "@slack/types";
-import type { AppServices } from "../../runtime.js";
 
 /** What a reply to a slash command carries; ephemeral unless said otherwise. */
 export interface CommandReply {
@@ -9,19 +8,26 @@ export interface CommandReply {
   replace_original?: boolean;
 }
 
-export interface CommandContext {
-  /** Words after the subcommand, quotes respected. */
-  args: string[];
-  /** Text after the subcommand, as typed. */
-  rest: string;
+/** One `/insight` request: who asked, where, and how to answer. Nothing of the app. */
+export interface CommandRequest {
   userId: string;
   channelId: string;
   teamId: string | undefined;
   triggerId: string | undefined;
   respond: (reply: CommandReply) => Promise<void>;
-  services: AppServices;
 }
 
+export interface CommandContext extends CommandRequest {
+  /** Words after the subcommand, quotes respected. */
+  args: string[];
+  /** Text after the subcommand, as typed. */
+  rest: string;
+}
+
+/**
+ * A subcommand. Each is made by a factory taking the narrow dependencies it uses (e.g.
+ * `subscribeCommand(deps: SubscribeDeps)`); `run` sees only the request.
+ */
 export interface Subcommand {
   name: string;
   /** Grammar shown by `help`, e.g. "subscribe <group> [filters]". */

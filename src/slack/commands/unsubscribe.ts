@@ -1,38 +1,47 @@
+import type { SubscriptionStore } from "../../store/subscriptions.js";
 import { escapeMrkdwn } from "../mrkdwn.js";
 import type { Subcommand } from "./types.js";
 
-export const unsubscribe: Subcommand = {
-  name: "unsubscribe",
-  usage: "unsubscribe <group>",
-  summary: "stop the digests of a chat group in this channel",
-  mutates: true,
-  async run(ctx) {
-    const ref = ctx.args.join(" ").trim();
-    if (!ref) {
-      await ctx.respond({ text: `Usage: \`/insight ${unsubscribe.usage}\`` });
-      return;
-    }
-    // Match what this channel follows, by id or name, without asking the API: a group the
-    // key can no longer read must still be removable.
-    const subs = await ctx.services.subscriptions.forChannel(ctx.channelId);
-    const lower = ref.toLowerCase();
-    const matches = subs.filter((s) => s.groupId === ref || s.groupName.toLowerCase() === lower);
-    const sub = matches[0];
-    if (!sub || matches.length > 1) {
-      const list = subs.map((s) => `• ${escapeMrkdwn(s.groupName)} (\`${s.groupId}\`)`).join("\n");
+export interface UnsubscribeDeps {
+  subscriptions: Pick<SubscriptionStore, "forChannel" | "remove">;
+}
+
+const USAGE = "unsubscribe <group>";
+
+export function unsubscribeCommand(deps: UnsubscribeDeps): Subcommand {
+  return {
+    name: "unsubscribe",
+    usage: USAGE,
+    summary: "stop the digests of a chat group in this channel",
+    mutates: true,
+    async run(ctx) {
+      const ref = ctx.args.join(" ").trim();
+      if (!ref) {
+        await ctx.respond({ text: `Usage: \`/insight ${USAGE}\`` });
+        return;
+      }
+      // Match what this channel follows, by id or name, without asking the API: a group the
+      // key can no longer read must still be removable.
+      const subs = await deps.subscriptions.forChannel(ctx.channelId);
+      const lower = ref.toLowerCase();
+      const matches = subs.filter((s) => s.groupId === ref || s.groupName.toLowerCase() === lower);
+      const sub = matches[0];
+      if (!sub || matches.length > 1) {
+        const list = subs.map((s) => `• ${escapeMrkdwn(s.groupName)} (\`${s.groupId}\`)`).join("\n");
+        await ctx.respond({
+          text:
+            matches.length > 1
+              ? `"${escapeMrkdwn(ref)}" matches several subscriptions; use the id:\n${list}`
+              : subs.length
+                ? `This channel does not follow "${escapeMrkdwn(ref)}". It follows:\n${list}`
+                : "This channel follows no chat group.",
+        });
+        return;
+      }
+      await deps.subscriptions.remove(ctx.channelId, sub.groupId);
       await ctx.respond({
-        text:
-          matches.length > 1
-            ? `"${escapeMrkdwn(ref)}" matches several subscriptions; use the id:\n${list}`
-            : subs.length
-              ? `This channel does not follow "${escapeMrkdwn(ref)}". It follows:\n${list}`
-              : "This channel follows no chat group.",
+        text: `Unsubscribed: no more digests of *${escapeMrkdwn(sub.groupName)}* (\`${sub.groupId}\`) in this channel.`,
       });
-      return;
-    }
-    await ctx.services.subscriptions.remove(ctx.channelId, sub.groupId);
-    await ctx.respond({
-      text: `Unsubscribed: no more digests of *${escapeMrkdwn(sub.groupName)}* (\`${sub.groupId}\`) in this channel.`,
-    });
-  },
-};
+    },
+  };
+}

@@ -1,9 +1,10 @@
 import { Blocks, Elements, Md } from "slack-block-builder";
-import { describeFilters } from "../../insights/filters.js";
-import type { StatusReport } from "../../status/gather-status.js";
-import type { Subscription } from "../../store/subscriptions.js";
-import type { ViewPayload } from "../client.js";
-import { ACTIONS, encodeResumeState } from "../interactions/state.js";
+import { describeFilters } from "../../domain/filters.js";
+import type { StatusReport } from "../../status/status-report.js";
+import type { Subscription } from "../../domain/subscription.js";
+import type { ViewPayload } from "./view-payload.js";
+import { ACTIONS } from "../action-ids.js";
+import { encodeResumeState } from "../button-values.js";
 import { escapeAndTruncate } from "../mrkdwn.js";
 import { toKnownBlocks, type KnownBlock } from "./known-blocks.js";
 import { fitList } from "./limits.js";

@@ -1,8 +1,8 @@
-import type { types } from "@slack/bolt";
+import type { KnownBlock } from "@slack/types";
 import { BlockCollection, type BlockBuilder } from "slack-block-builder";
 
-/** Slack's block type, through Bolt (a direct dependency) rather than @slack/types itself. */
-export type KnownBlock = types.KnownBlock;
+/** Slack's block type, from @slack/types (the types package, not Bolt: renderers import no I/O module). */
+export type { KnownBlock };
 
 /**
  * Builds slack-block-builder blocks into plain `KnownBlock` objects (the library returns

@@ -1,7 +1,8 @@
 import { Blocks, Elements, Md } from "slack-block-builder";
 import type { Message, Pagination } from "../../insight/schemas.js";
-import type { ViewPayload } from "../client.js";
-import { ACTIONS, encodeThreadRef, MESSAGES_MODAL_CALLBACK } from "../interactions/state.js";
+import type { ViewPayload } from "./view-payload.js";
+import { ACTIONS, MESSAGES_MODAL_CALLBACK } from "../action-ids.js";
+import { encodeThreadRef } from "../button-values.js";
 import { escapeAndTruncate, plainText } from "../mrkdwn.js";
 import { toKnownBlocks, type KnownBlock } from "./known-blocks.js";
 import { fitBlocks, fitList, LIMITS } from "./limits.js";

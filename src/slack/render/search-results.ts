@@ -1,6 +1,7 @@
 import { Blocks, Elements, Md } from "slack-block-builder";
 import type { SearchMessageHit, SearchThreadHit } from "../../insight/schemas.js";
-import { ACTIONS, encodeShareState, type ShareState } from "../interactions/state.js";
+import { ACTIONS } from "../action-ids.js";
+import { encodeShareState, type ShareState } from "../button-values.js";
 import { escapeAndTruncate } from "../mrkdwn.js";
 import { toKnownBlocks, type KnownBlock } from "./known-blocks.js";
 import { fitList } from "./limits.js";

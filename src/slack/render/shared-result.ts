@@ -1,5 +1,5 @@
 import { Blocks, Md } from "slack-block-builder";
-import type { ShareState } from "../interactions/state.js";
+import type { ShareState } from "../button-values.js";
 import { escapeAndTruncate } from "../mrkdwn.js";
 import { toKnownBlocks } from "./known-blocks.js";
 import { fitBlocks } from "./limits.js";

@@ -1,7 +1,7 @@
 import { Blocks, Md } from "slack-block-builder";
 import { silenceIncidentCommunity } from "../../reconcile/silence-incident.js";
-import type { ApiProbe, StatusReport } from "../../status/gather-status.js";
-import type { Subscription } from "../../store/subscriptions.js";
+import type { ApiProbe, StatusReport } from "../../status/status-report.js";
+import type { Subscription } from "../../domain/subscription.js";
 import { escapeAndTruncate, escapeMrkdwn } from "../mrkdwn.js";
 import { toKnownBlocks, type KnownBlock } from "./known-blocks.js";
 import { fitBlocks } from "./limits.js";

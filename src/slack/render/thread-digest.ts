@@ -1,6 +1,6 @@
 import { Blocks, Md } from "slack-block-builder";
-import { PENDING_EMOJI, questionStatusLabel, sentimentLabel } from "../../insights/sentiment.js";
-import type { ThreadDigest } from "../../insights/thread-digest.js";
+import { PENDING_EMOJI, questionStatusLabel, sentimentLabel } from "../../domain/sentiment.js";
+import type { ThreadDigest } from "../../domain/thread-digest.js";
 import { escapeAndTruncate, plainText } from "../mrkdwn.js";
 import { toKnownBlocks, type KnownBlock } from "./known-blocks.js";
 import { fitBlocks, LIMITS } from "./limits.js";

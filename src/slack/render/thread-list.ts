@@ -1,7 +1,8 @@
 import { Blocks, Elements, Md } from "slack-block-builder";
 import type { Pagination, Range, Thread } from "../../insight/schemas.js";
-import { questionStatusLabel, sentimentLabel } from "../../insights/sentiment.js";
-import { ACTIONS, encodeThreadRef, encodeThreadsState, type ThreadsState } from "../interactions/state.js";
+import { questionStatusLabel, sentimentLabel } from "../../domain/sentiment.js";
+import { ACTIONS } from "../action-ids.js";
+import { encodeThreadRef, encodeThreadsState, type ThreadsState } from "../button-values.js";
 import { escapeAndTruncate, plainText } from "../mrkdwn.js";
 import { toKnownBlocks, type KnownBlock } from "./known-blocks.js";
 import { fitList, LIMITS } from "./limits.js";

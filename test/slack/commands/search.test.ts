@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SEED } from "../../../src/emulator/index.js";
-import { ACTIONS, decodeState, shareStateSchema } from "../../../src/slack/interactions/state.js";
+import { SEED } from "../../../dev/emulator/index.js";
+import { ACTIONS } from "../../../src/slack/action-ids.js";
+import { decodeState, shareStateSchema } from "../../../src/slack/button-values.js";
 import { startHarness, type Harness } from "../../helpers/app-harness.js";
 import { expectNoLiveTokens } from "../render/walk.js";
 import { ask, buttons, shown } from "./helpers.js";

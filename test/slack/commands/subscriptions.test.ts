@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SEED } from "../../../src/emulator/index.js";
+import { SEED } from "../../../dev/emulator/index.js";
 import { startHarness, type Harness } from "../../helpers/app-harness.js";
 import { ask } from "./helpers.js";
 

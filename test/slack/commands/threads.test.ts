@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SEED } from "../../../src/emulator/index.js";
+import { SEED } from "../../../dev/emulator/index.js";
 import { RANGES } from "../../../src/insight/schemas.js";
-import { ACTIONS, decodeState, threadsStateSchema } from "../../../src/slack/interactions/state.js";
+import { ACTIONS } from "../../../src/slack/action-ids.js";
+import { decodeState, threadsStateSchema } from "../../../src/slack/button-values.js";
 import { THREADS_PAGE_SIZE } from "../../../src/slack/render/thread-list.js";
 import { startHarness, type Harness } from "../../helpers/app-harness.js";
 import { expectNoLiveTokens } from "../render/walk.js";

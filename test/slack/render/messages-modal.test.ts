@@ -1,11 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { Message } from "../../../src/insight/schemas.js";
-import {
-  ACTIONS,
-  decodeState,
-  MESSAGES_MODAL_CALLBACK,
-  threadRefSchema,
-} from "../../../src/slack/interactions/state.js";
+import { ACTIONS, MESSAGES_MODAL_CALLBACK } from "../../../src/slack/action-ids.js";
+import { decodeState, threadRefSchema } from "../../../src/slack/button-values.js";
 import {
   MESSAGES_PAGE_SIZE,
   renderMessagesLoading,

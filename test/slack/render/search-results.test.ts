@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { ACTIONS, decodeState, shareStateSchema } from "../../../src/slack/interactions/state.js";
+import { ACTIONS } from "../../../src/slack/action-ids.js";
+import { decodeState, shareStateSchema } from "../../../src/slack/button-values.js";
 import {
   renderSearchResults,
   SEARCH_SHOWN_PER_KIND,

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { StatusReport } from "../../../src/status/gather-status.js";
 import { SILENCE_THRESHOLD_MS } from "../../../src/status/silence.js";
 import type { Subscription } from "../../../src/store/subscriptions.js";
-import { ACTIONS } from "../../../src/slack/interactions/state.js";
+import { ACTIONS } from "../../../src/slack/action-ids.js";
 import { renderHome } from "../../../src/slack/render/home.js";
 import { durationText, renderStatus, silenceLine } from "../../../src/slack/render/status.js";
 import { buttons } from "../commands/helpers.js";

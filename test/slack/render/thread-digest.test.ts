@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { buildThreadDigest } from "../../../src/insights/thread-digest.js";
+import { buildThreadDigest } from "../../../src/domain/thread-digest.js";
 import { formatDate, renderThreadDigest } from "../../../src/slack/render/thread-digest.js";
 import { createdEvent, digest, hostile, listingItem, updatedEvent } from "../../fixtures/threads/build.js";
 import { allTexts, expectNoLiveTokens, expectWithinLimits } from "./walk.js";

@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
 import type { Thread } from "../../../src/insight/schemas.js";
+import { ACTIONS } from "../../../src/slack/action-ids.js";
 import {
-  ACTIONS,
   decodeState,
   threadRefSchema,
   threadsStateSchema,
   type ThreadsState,
-} from "../../../src/slack/interactions/state.js";
+} from "../../../src/slack/button-values.js";
 import { renderThreadList, THREADS_PAGE_SIZE } from "../../../src/slack/render/thread-list.js";
 import { buttons } from "../commands/helpers.js";
 import { allTexts, expectNoLiveTokens, expectWithinLimits } from "./walk.js";

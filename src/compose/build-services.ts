@@ -1,0 +1,109 @@
+import type { Config } from "../config.js";
+import { InsightClient } from "../insight/client.js";
+import type { WorkerTuning } from "../jobs/create-worker.js";
+import { createQueues, JOB_DEFAULTS, type Queues } from "../jobs/queues.js";
+import { ThreadLookup } from "../jobs/thread-lookup.js";
+import { debugOnFailure, type Logger } from "../log.js";
+import { createMetrics, type Metrics } from "../metrics.js";
+import { OpsNotifier } from "../ops/ops-notifier.js";
+import { insightErrorReporter, type ReportInsightError } from "../ops/report-insight-error.js";
+import { createSlackApi, type SlackApi } from "../slack/client.js";
+import { ChannelThrottle } from "../slack/outbound/channel-throttle.js";
+import { createSlackSender, type SlackSender } from "../slack/outbound/slack-sender.js";
+import { DeliveryHealthStore } from "../store/delivery-health.js";
+import { stateKeys, type StateKeys } from "../store/keys.js";
+import { MessageRefStore } from "../store/message-refs.js";
+import { createRedis } from "../store/redis.js";
+import { SubscriptionStore } from "../store/subscriptions.js";
+import type { Redis } from "ioredis";
+import { WeeklySchedules } from "../weekly/schedules.js";
+
+/** Knobs tests turn; production uses the defaults. */
+export interface RuntimeTuning extends WorkerTuning {
+  refreshDelaysMs?: number[];
+  channelGapMs?: number;
+  lookupCacheMs?: number;
+  insightTimeoutMs?: number;
+  insightRetry?: { maxAttempts?: number; baseDelayMs?: number; maxDelayMs?: number; maxTotalMs?: number };
+  workerConcurrency?: { deliveries?: number; slack?: number; refresh?: number };
+  /** How long a (channel, thread) posting lock outlives a killed worker. */
+  digestLockTtlMs?: number;
+}
+
+/**
+ * The clients and stores of one process, built once from the config. Only the composition
+ * root holds this: each feature gets the few members it uses (features.ts, narrow-deps.ts).
+ */
+export interface Services {
+  config: Config;
+  logger: Logger;
+  metrics: Metrics;
+  /** Stores, commands and producers share it; the receiver and each worker have their own. */
+  redis: Redis;
+  keys: StateKeys;
+  queues: Queues;
+  subscriptions: SubscriptionStore;
+  refs: MessageRefStore;
+  health: DeliveryHealthStore;
+  schedules: WeeklySchedules;
+  ops: OpsNotifier;
+  throttle: ChannelThrottle;
+  insight: { client: InsightClient; lookup: ThreadLookup };
+  slack: SlackApi;
+  sender: SlackSender;
+  reportInsightError: ReportInsightError;
+  tuning: RuntimeTuning;
+}
+
+export function buildServices(config: Config, logger: Logger, tuning: RuntimeTuning = {}): Services {
+  const metrics = createMetrics({ defaultMetrics: true });
+  // Commands, stores and producers wait through short Redis blips; only the webhook receiver
+  // fails fast (its own connection, webhooks/create-receiver.ts) because it has a spool to fall back on.
+  const redis = createRedis(config.redis.url, "shared", logger);
+  const keys = stateKeys(config.redis.prefix);
+  const queues = createQueues(redis, config.redis.prefix, logger);
+  const client = new InsightClient({
+    baseUrl: config.insight.baseUrl,
+    apiKey: config.insight.apiKey,
+    apiVersion: config.insight.apiVersion,
+    searchParam: config.insight.searchParam,
+    logger,
+    metrics,
+    ...(tuning.insightTimeoutMs ? { timeoutMs: tuning.insightTimeoutMs } : {}),
+    ...(tuning.insightRetry ? { retry: tuning.insightRetry } : {}),
+  });
+  const slack = createSlackApi({
+    token: config.slack.botToken,
+    apiUrl: config.slack.apiUrl,
+    logger,
+    metrics,
+  });
+  const ops = new OpsNotifier(redis, keys, () => queues.slack, config.opsChannelId, logger);
+  return {
+    config,
+    logger,
+    metrics,
+    redis,
+    keys,
+    queues,
+    subscriptions: new SubscriptionStore(redis, keys),
+    refs: new MessageRefStore(redis, keys),
+    health: new DeliveryHealthStore(redis, keys),
+    schedules: new WeeklySchedules(() => queues.weekly, redis, keys.schedules, JOB_DEFAULTS.weekly),
+    ops,
+    throttle: new ChannelThrottle(redis, keys, tuning.channelGapMs),
+    insight: { client, lookup: new ThreadLookup(client, { cacheMs: tuning.lookupCacheMs }) },
+    slack,
+    sender: createSlackSender(slack),
+    reportInsightError: insightErrorReporter(ops),
+    tuning,
+  };
+}
+
+/** Closes every connection the services opened. */
+export async function closeServices(s: Services): Promise<void> {
+  const failed = debugOnFailure(s.logger, "closing services");
+  await s.queues.close().catch(failed);
+  await s.insight.client.close().catch(failed);
+  s.redis.disconnect();
+}

@@ -1,0 +1,115 @@
+import type { RouteDeps } from "../jobs/route-thread-event.js";
+import type { SlackOutDeps } from "../jobs/slack-out.js";
+import type { ReconcilerDeps } from "../reconcile/reconciler.js";
+import type { CommandsDeps } from "../slack/commands/feature.js";
+import type { StatusDeps } from "../status/gather-status.js";
+import { Spool } from "../webhooks/spool.js";
+import { scheduleLine } from "../weekly/describe-schedule.js";
+import type { WeeklyCommandDeps } from "../weekly/command.js";
+import type { WeeklyRunDeps } from "../weekly/run-weekly.js";
+import type { Services } from "./build-services.js";
+
+/*
+ * Each feature's narrow dependencies, cut from the process's services. Tests build features
+ * and their parts (a Reconciler, gatherStatus) from a harness's services through these too.
+ */
+
+/** Three Slack calls at most under the posting lock, 10 s timeout each, plus a margin. */
+const DIGEST_LOCK_TTL_MS = 45_000;
+
+export function routeDeps(s: Services): RouteDeps {
+  return {
+    subscriptions: s.subscriptions,
+    lookup: s.insight.lookup,
+    slackQueue: () => s.queues.slack,
+    refreshQueue: () => s.queues.refresh,
+    ops: s.ops,
+    logger: s.logger,
+    ...(s.tuning.refreshDelaysMs ? { refreshDelaysMs: s.tuning.refreshDelaysMs } : {}),
+  };
+}
+
+export function slackOutDeps(s: Services): SlackOutDeps {
+  return {
+    redis: s.redis,
+    keys: s.keys,
+    refs: s.refs,
+    throttle: s.throttle,
+    subscriptions: s.subscriptions,
+    ops: s.ops,
+    sender: s.sender,
+    logger: s.logger,
+    lockTtlMs: s.tuning.digestLockTtlMs ?? DIGEST_LOCK_TTL_MS,
+  };
+}
+
+export function statusDeps(s: Services): StatusDeps {
+  return {
+    health: s.health,
+    subscriptions: s.subscriptions,
+    ops: s.ops,
+    queues: () => s.queues.all(),
+    insight: s.insight.client,
+    // A fresh reader each time: the spool's segments are shared by every process on SPOOL_DIR.
+    spoolSize: () => new Spool(s.config.spoolDir, s.logger).sizeOnDisk(),
+    reportInsightError: s.reportInsightError,
+    logger: s.logger,
+  };
+}
+
+export function commandsDeps(s: Services): CommandsDeps {
+  return {
+    ...statusDeps(s),
+    insight: s.insight.client,
+    subscriptions: s.subscriptions,
+    ops: s.ops,
+    slack: s.slack,
+    adminUserIds: s.config.adminUserIds,
+    describeSchedule: scheduleLine(s.schedules),
+  };
+}
+
+export function weeklyCommandDeps(s: Services): WeeklyCommandDeps {
+  return {
+    schedules: s.schedules,
+    subscriptions: s.subscriptions,
+    queue: () => s.queues.weekly,
+    redis: s.redis,
+    cooldownKey: s.keys.weeklyNowCooldown,
+    nowCooldownMs: 10 * 60_000,
+    defaults: { cron: s.config.weekly.defaultCron, timeZone: s.config.weekly.defaultTimezone },
+    adminUserIds: s.config.adminUserIds,
+  };
+}
+
+export function weeklyRunDeps(s: Services): WeeklyRunDeps {
+  return {
+    client: s.insight.client,
+    activity: (groupId, days) => s.health.activity(groupId, days),
+    logger: s.logger,
+    redis: s.redis,
+    runKey: s.keys.weeklyRun,
+    subscriptions: s.subscriptions,
+    slack: s.slack,
+    throttle: s.throttle,
+    ops: s.ops,
+    reportInsightError: s.reportInsightError,
+  };
+}
+
+export function reconcilerDeps(s: Services): ReconcilerDeps {
+  const { lookup: _lookup, ...route } = routeDeps(s);
+  return {
+    intervalSeconds: s.config.reconcileIntervalSeconds,
+    redis: s.redis,
+    keys: s.keys,
+    subscriptions: s.subscriptions,
+    insight: s.insight.client,
+    refs: s.refs,
+    health: s.health,
+    ops: s.ops,
+    route,
+    reportInsightError: s.reportInsightError,
+    logger: s.logger,
+  };
+}

@@ -1,0 +1,152 @@
+import { createServer, type Server } from "node:http";
+import type { Worker } from "bullmq";
+import { secretsOf } from "../config.js";
+import type { Feature } from "../feature.js";
+import { healthRouter } from "../http/health-routes.js";
+import { requestIdRouter } from "../http/request-id.js";
+import { startWorkers, type StartedWorkers } from "../jobs/create-worker.js";
+import type { WorkerHealth } from "../jobs/worker-health.js";
+import { debugOnFailure } from "../log.js";
+import { createSlackApp, type SlackAppParts } from "../slack/app.js";
+import { CommandRouter } from "../slack/commands/router.js";
+import type { Subcommand } from "../slack/commands/types.js";
+import { openReceiver, type Receiver } from "../webhooks/create-receiver.js";
+import { webhookHandler } from "../webhooks/route.js";
+import type { Services } from "./build-services.js";
+import { buildFeatures } from "./features.js";
+
+export interface RunningRoles {
+  server?: Server;
+  port?: number;
+  slackApp?: SlackAppParts;
+  commands?: CommandRouter;
+  receiver?: Receiver;
+  workers: Worker[];
+  workerHealth?: WorkerHealth;
+  stop(): Promise<void>;
+}
+
+type Role = "web" | "worker" | "scheduler";
+
+/**
+ * Starts the roles `config.role` asks for: the features' workers of those roles (through the
+ * one worker factory), the scheduler's repeating work, then the web role (receiver, Bolt,
+ * health, metrics, the features' routes) once readiness can see every worker started here.
+ */
+export async function startRoles(
+  s: Services,
+  features: readonly Feature<Subcommand>[] = buildFeatures(s),
+): Promise<RunningRoles> {
+  const { config, logger } = s;
+  const runs = (r: Role) => config.role === "all" || config.role === r;
+  const stopSchedulers: (() => Promise<void>)[] = [];
+
+  const specs = features.flatMap((f) => f.workers ?? []).filter((w) => runs(w.role ?? "worker"));
+  let started: StartedWorkers | undefined;
+  if (specs.length > 0) {
+    started = startWorkers(
+      specs,
+      {
+        redisUrl: config.redis.url,
+        prefix: config.redis.prefix,
+        logger,
+        metrics: s.metrics,
+        tuning: s.tuning,
+      },
+      (name) => s.queues.byName(name),
+    );
+  }
+
+  if (runs("scheduler")) {
+    for (const f of features) {
+      const stop = await f.startScheduler?.();
+      if (stop) stopSchedulers.push(stop);
+    }
+  }
+
+  const running: RunningRoles = {
+    workers: started?.workers ?? [],
+    ...(started ? { workerHealth: started.health } : {}),
+    stop: async () => undefined,
+  };
+  if (runs("web")) await startWeb(s, features, running);
+
+  running.stop = async () => {
+    const failed = debugOnFailure(logger, "stopping");
+    for (const stop of stopSchedulers) await stop().catch(failed);
+    // Stop accepting, then drop idle and half-read connections (a refused oversized body
+    // keeps its socket open), so close() can finish.
+    const closed = new Promise<void>((resolve) =>
+      running.server ? running.server.close(() => resolve()) : resolve(),
+    );
+    running.server?.closeIdleConnections();
+    running.server?.closeAllConnections();
+    await closed;
+    await started?.close();
+    await running.receiver?.close();
+  };
+  return running;
+}
+
+/** The web role: one port for the Insight webhooks (ahead of Express), Slack, health, metrics and routes. */
+async function startWeb(
+  s: Services,
+  features: readonly Feature<Subcommand>[],
+  running: RunningRoles,
+): Promise<void> {
+  const { config, logger, metrics } = s;
+  const receiver = await openReceiver({
+    redisUrl: config.redis.url,
+    prefix: config.redis.prefix,
+    spoolDir: config.spoolDir,
+    logger,
+    metrics,
+    health: s.health,
+  });
+  running.receiver = receiver;
+
+  const commands = new CommandRouter(
+    { logger, adminUserIds: config.adminUserIds, reportInsightError: s.reportInsightError },
+    features.flatMap((f) => f.subcommands ?? []),
+  );
+  running.commands = commands;
+  const refreshGauges = async () => {
+    metrics.spoolSize.set(await receiver.spool.sizeOnDisk());
+    for (const q of s.queues.all()) {
+      const counts = await q.getJobCounts("waiting", "active", "delayed", "failed");
+      for (const [state, n] of Object.entries(counts)) metrics.queueDepth.set({ queue: q.name, state }, n);
+    }
+  };
+  const slackApp = createSlackApp({
+    signingSecret: config.slack.signingSecret,
+    botToken: config.slack.botToken,
+    apiUrl: config.slack.apiUrl,
+    logger,
+    secrets: secretsOf(config),
+    commands,
+    routes: [
+      requestIdRouter(logger),
+      healthRouter({ redis: s.redis, metrics, workers: running.workerHealth, refreshGauges }),
+      ...features.flatMap((f) => f.routes?.() ?? []),
+    ],
+    extend: (app) => {
+      for (const f of features) f.interactions?.(app, commands.all);
+    },
+  });
+  running.slackApp = slackApp;
+  // The webhook route answers before Express; everything else is Express (Bolt included).
+  const webhooks = webhookHandler({ secret: config.webhookSecret, ingest: receiver.ingest, logger, metrics });
+  const server = createServer((req, res) => {
+    if (!webhooks(req, res)) slackApp.http(req, res);
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(config.port, () => resolve());
+  });
+  // Slack and the webhook sender both hold connections open; keep them, but not forever.
+  server.keepAliveTimeout = 65_000;
+  running.server = server;
+  const addr = server.address();
+  running.port = typeof addr === "object" && addr ? addr.port : config.port;
+  logger.info({ port: running.port }, "web role listening");
+}

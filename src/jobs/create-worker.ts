@@ -1,0 +1,80 @@
+import { Worker, type Queue } from "bullmq";
+import type { QueueWorker } from "../feature.js";
+import type { Logger } from "../log.js";
+import type { Metrics } from "../metrics.js";
+import { createRedis } from "../store/redis.js";
+import { WorkerHealth } from "./worker-health.js";
+
+/** Knobs tests turn; production uses BullMQ's defaults. */
+export interface WorkerTuning {
+  /** BullMQ lock duration: how soon a killed worker's job is picked up again. */
+  lockDurationMs?: number;
+  stalledIntervalMs?: number;
+}
+
+export interface WorkerContext {
+  redisUrl: string;
+  prefix: string;
+  logger: Logger;
+  metrics: Pick<Metrics, "jobs">;
+  tuning?: WorkerTuning;
+}
+
+/**
+ * The one way a queue's worker is made: its own blocking connection (closed with it), the
+ * prefix, the tuning, a `jobs` count per outcome, and a log line per failed job (job id,
+ * attempts, the error with its stack) and per worker error.
+ */
+export function createWorker(spec: QueueWorker, ctx: WorkerContext): Worker {
+  const { logger, metrics, tuning = {} } = ctx;
+  const connection = createRedis(ctx.redisUrl, "blocking", logger);
+  const worker = new Worker(spec.queue, spec.processor, {
+    connection,
+    prefix: ctx.prefix,
+    concurrency: spec.concurrency,
+    ...(spec.settings ? { settings: spec.settings } : {}),
+    ...(tuning.lockDurationMs ? { lockDuration: tuning.lockDurationMs } : {}),
+    ...(tuning.stalledIntervalMs ? { stalledInterval: tuning.stalledIntervalMs } : {}),
+  });
+  worker.on("failed", (job, err) => {
+    metrics.jobs.inc({ queue: spec.queue, outcome: "failed" });
+    logger.warn({ queue: spec.queue, jobId: job?.id, attempts: job?.attemptsMade, err }, "job failed");
+  });
+  worker.on("completed", () => metrics.jobs.inc({ queue: spec.queue, outcome: "completed" }));
+  worker.on("error", (err) => logger.warn({ queue: spec.queue, err }, "worker error"));
+  worker.on("closed", () => connection.disconnect());
+  return worker;
+}
+
+export interface StartedWorkers {
+  workers: Worker[];
+  /** Readiness (rule 8) over every worker started here. */
+  health: WorkerHealth;
+  close(): Promise<void>;
+}
+
+/** Starts each worker through `createWorker` and watches them all for readiness. */
+export function startWorkers(
+  specs: readonly QueueWorker[],
+  ctx: WorkerContext,
+  queueOf: (name: string) => Queue | undefined,
+): StartedWorkers {
+  const entries = specs.map((spec) => {
+    // A getter: the registry may have replaced a queue whose set-up failed.
+    const queue = (): Queue => {
+      const q = queueOf(spec.queue);
+      if (!q) throw new Error(`no queue named ${spec.queue}`);
+      return q;
+    };
+    queue(); // a worker of a queue the app does not have is a wiring mistake: fail at start
+    return { worker: createWorker(spec, ctx), queue };
+  });
+  const workers = entries.map((e) => e.worker);
+  return {
+    workers,
+    health: new WorkerHealth(entries),
+    close: async () => {
+      await Promise.all(workers.map((w) => w.close()));
+    },
+  };
+}

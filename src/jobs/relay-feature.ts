@@ -1,0 +1,50 @@
+import type { Job } from "bullmq";
+import type { Feature } from "../feature.js";
+import type { DeliveryHealthStore } from "../store/delivery-health.js";
+import { processDelivery } from "./process-delivery.js";
+import { cappedBackoff, QUEUE_NAMES, type DeliveryJob, type RefreshJob, type SlackJob } from "./queues.js";
+import { routeThreadEvent, type RouteDeps } from "./route-thread-event.js";
+import { processSlackJob, type SlackOutDeps } from "./slack-out.js";
+
+export interface RelayFeatureDeps {
+  route: RouteDeps;
+  /** Message deliveries count towards each group's daily activity. */
+  health: Pick<DeliveryHealthStore, "recordMessage">;
+  slackOut: SlackOutDeps;
+  concurrency?: { deliveries?: number; slack?: number; refresh?: number };
+}
+
+/**
+ * The relay itself: deliveries are routed to the channels whose filters match, enrichment the
+ * listing did not have yet is looked for again later, and each Slack effect is sent in its
+ * channel's turn. Workers only; the receiver that feeds them is the web role's.
+ */
+export function relayFeature<Command>(deps: RelayFeatureDeps): Feature<Command> {
+  const c = deps.concurrency ?? {};
+  return {
+    name: "relay",
+    workers: [
+      {
+        queue: QUEUE_NAMES.deliveries,
+        processor: (job: Job<DeliveryJob>) => processDelivery(job, { ...deps.route, health: deps.health }),
+        concurrency: c.deliveries ?? 10,
+      },
+      {
+        queue: QUEUE_NAMES.refresh,
+        // Any listing read after this refresh fell due serves it: refreshes that fall due together share one read.
+        processor: (job: Job<RefreshJob>) =>
+          routeThreadEvent(job.data.event, deps.route, {
+            notBeforeMs: job.timestamp + (job.opts.delay ?? 0),
+            attempt: job.data.attempt,
+          }),
+        concurrency: c.refresh ?? 4,
+      },
+      {
+        queue: QUEUE_NAMES.slack,
+        processor: (job: Job<SlackJob>, token?: string) => processSlackJob(job, token, deps.slackOut),
+        concurrency: c.slack ?? 8,
+        settings: { backoffStrategy: (n: number) => cappedBackoff(n) },
+      },
+    ],
+  };
+}

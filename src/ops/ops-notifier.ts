@@ -1,0 +1,92 @@
+import type { Queue } from "bullmq";
+import type { Redis } from "ioredis";
+import type { Logger } from "../log.js";
+import type { StateKeys } from "../store/keys.js";
+import { jobId, type SlackJob } from "../jobs/queues.js";
+
+export const INSIGHT_UNAUTHORIZED = "insight-unauthorized";
+
+/** The incident of Slack refusing a channel with `code`; closed when the channel is subscribed again. */
+export const channelIncident = (channelId: string, code: string) => `channel-${channelId}-${code}`;
+
+/**
+ * Operational alerts: one per incident (deduplicated in Redis across processes), logged,
+ * and posted to OPS_CHANNEL_ID when it is set. `resolve` closes the incident so the next
+ * occurrence alerts again.
+ */
+export class OpsNotifier {
+  constructor(
+    private readonly redis: Redis,
+    private readonly keys: StateKeys,
+    /** A getter, not the queue: see `healingQueue`. */
+    private readonly slackQueue: () => Queue<SlackJob>,
+    private readonly opsChannelId: string | undefined,
+    private readonly logger: Logger,
+    private readonly now: () => Date = () => new Date(),
+  ) {}
+
+  async alert(incident: string, text: string, opts: { windowSeconds?: number } = {}): Promise<boolean> {
+    const at = this.now().toISOString();
+    const fresh = await this.redis.hsetnx(this.keys.opsAlerts, incident, JSON.stringify({ at, text }));
+    if (fresh !== 1) {
+      // Same incident already open: say nothing new unless the window has passed.
+      const raw = await this.redis.hget(this.keys.opsAlerts, incident);
+      const openedAt = raw ? Date.parse((JSON.parse(raw) as { at: string }).at) : 0;
+      if (this.now().getTime() - openedAt < (opts.windowSeconds ?? 6 * 3600) * 1000) return false;
+      await this.redis.hset(this.keys.opsAlerts, incident, JSON.stringify({ at, text }));
+    }
+    this.logger.error({ incident }, text);
+    if (this.opsChannelId) {
+      await this.slackQueue().add(
+        "notice",
+        { kind: "notice", channelId: this.opsChannelId, text },
+        { jobId: jobId("ops", incident, at) },
+      );
+    }
+    return true;
+  }
+
+  async resolve(incident: string, text?: string): Promise<boolean> {
+    const removed = (await this.redis.hdel(this.keys.opsAlerts, incident)) === 1;
+    if (removed && text) {
+      this.logger.info({ incident }, text);
+      if (this.opsChannelId) {
+        await this.slackQueue().add(
+          "notice",
+          { kind: "notice", channelId: this.opsChannelId, text },
+          { jobId: jobId("ops-resolved", incident, this.now().toISOString()) },
+        );
+      }
+    }
+    return removed;
+  }
+
+  /** The Insight Service answered 401: recorded for `status`, and one alert per incident. */
+  async insightUnauthorized(): Promise<void> {
+    await this.redis.hset(this.keys.apiHealth, "lastUnauthorizedAt", this.now().toISOString());
+    await this.alert(
+      INSIGHT_UNAUTHORIZED,
+      ":warning: The Insight Service rejected the API key (401). Check INSIGHT_API_KEY: commands fail and digests go out without sentiment until it is fixed.",
+    );
+  }
+
+  /** A call with the key succeeded: closes the 401 incident, if one is open. */
+  async insightAuthorized(): Promise<void> {
+    await this.resolve(
+      INSIGHT_UNAUTHORIZED,
+      ":white_check_mark: The Insight Service accepts the API key again.",
+    );
+  }
+
+  /** When the Insight Service last answered 401 to any call of this app. */
+  async lastUnauthorizedAt(): Promise<string | undefined> {
+    return (await this.redis.hget(this.keys.apiHealth, "lastUnauthorizedAt")) ?? undefined;
+  }
+
+  async open(): Promise<Record<string, { at: string; text: string }>> {
+    const h = await this.redis.hgetall(this.keys.opsAlerts);
+    return Object.fromEntries(
+      Object.entries(h).map(([k, v]) => [k, JSON.parse(v) as { at: string; text: string }]),
+    );
+  }
+}

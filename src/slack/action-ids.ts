@@ -1,0 +1,19 @@
+/**
+ * The `action_id`s and callback ids of the app's own buttons and modals (the digest card's
+ * public ones are in DESIGN.md). Renderers put them on buttons; the handlers in actions/ match
+ * them. A plain module, so renderers import nothing with I/O.
+ */
+export const ACTIONS = {
+  /** Previous/Next page, or another followed group, of a `threads` listing. */
+  threadsPage: "insight.threads.page",
+  /** Opens the modal with a thread's messages. */
+  viewMessages: "insight.threads.messages",
+  /** Previous/Next page inside the messages modal. */
+  messagesPage: "insight.messages.page",
+  /** Posts one search result visibly in the channel. */
+  share: "insight.search.share",
+  /** Home tab: resumes a paused subscription (changes configuration). */
+  resume: "insight.home.resume",
+} as const;
+
+export const MESSAGES_MODAL_CALLBACK = "insight.messages.modal";

@@ -1,0 +1,34 @@
+import type { App } from "@slack/bolt";
+import { ACTIONS } from "../action-ids.js";
+import type { ThreadPageDeps } from "../commands/threads.js";
+import type { HomeDeps } from "../home/publish-home.js";
+import { homeOpenedEvent } from "./home-opened.js";
+import type { MessagesModalDeps } from "./messages.js";
+import { messagesPageAction } from "./messages-page.js";
+import { resumeAction, type ResumeDeps } from "./resume.js";
+import { shareAction, type ShareDeps } from "./share.js";
+import { threadsPageAction } from "./threads-page.js";
+import { viewMessagesAction } from "./view-messages.js";
+
+/** What the buttons, the messages modal and the Home tab use, together. */
+export type ActionsDeps = ThreadPageDeps & MessagesModalDeps & ShareDeps & ResumeDeps & HomeDeps;
+
+// Paging buttons carry a suffix (`insight.threads.page.next`): Slack wants unique action ids per message.
+const prefixed = (id: string) => new RegExp(`^${id.replace(/\./g, "\\.")}(?:\\.|$)`);
+
+/**
+ * Buttons, modals and the Home tab. Every listener acks first (Slack's 3-second deadline),
+ * then works; replies go through the action's response_url or the Web API.
+ */
+export function registerActions(
+  app: App,
+  deps: ActionsDeps,
+  help: readonly { usage: string; summary: string }[],
+): void {
+  app.action(prefixed(ACTIONS.threadsPage), threadsPageAction(deps));
+  app.action(ACTIONS.viewMessages, viewMessagesAction(deps));
+  app.action(prefixed(ACTIONS.messagesPage), messagesPageAction(deps));
+  app.action(ACTIONS.share, shareAction(deps));
+  app.action(ACTIONS.resume, resumeAction(deps, help));
+  app.event("app_home_opened", homeOpenedEvent(deps, help));
+}

@@ -1,0 +1,65 @@
+import type { Logger } from "../../log.js";
+import { classifySlackError, type SlackErrorClassification } from "../errors.js";
+import type { ChannelThrottle } from "./channel-throttle.js";
+
+/** Why a sender is asked to wait. */
+export type WaitReason = "slot" | "rate_limited";
+
+export interface SendInTurn<T> {
+  channel: string;
+  /** The per-channel send slots shared by every process (rule 7). */
+  throttle: Pick<ChannelThrottle, "reserve" | "pushBack">;
+  now: () => number;
+  /**
+   * The caller's way to wait until `untilMs`: a run sleeps; a queued job moves itself to
+   * delayed and throws (BullMQ's DelayedError), so nothing after the wait runs in this attempt.
+   */
+  wait: (untilMs: number, reason: WaitReason) => Promise<void>;
+  /** A slot this send reserved before (a delayed job's own); the first turn uses it. */
+  reservedSlot?: number;
+  /** A slot at most this far ahead is taken at once: a wait costs more than it spaces. */
+  earlyMs?: number;
+  /** 429s waited out in one send; past that the 429 is rethrown. Default: no limit. */
+  maxRateLimitWaits?: number;
+  /** The Slack call(s) of this turn. */
+  call: () => Promise<T>;
+  /** Slack refused for good (channel gone, token revoked): the caller's answer (alert, pause, give up). */
+  onPermanent: (c: SlackErrorClassification) => Promise<T>;
+  /** Slack refused this request and would refuse it again (invalid_blocks...); default: rethrown. */
+  onRequestError?: (c: SlackErrorClassification) => Promise<T>;
+  /** Carries the caller's context (job id, channel): 429s are logged on it. */
+  logger: Logger;
+}
+
+/**
+ * The one policy for sending to Slack: reserve the channel's slot, wait for it, call, and
+ * classify a failure. A 429 pushes the channel's next slot back (for every process) and waits
+ * `Retry-After`; a permanent error goes to the caller's handler; anything else (transient,
+ * unknown, or not Slack's) is rethrown for the queue to retry.
+ */
+export async function sendInTurn<T>(o: SendInTurn<T>): Promise<T> {
+  const early = o.earlyMs ?? 0;
+  const maxWaits = o.maxRateLimitWaits ?? Number.POSITIVE_INFINITY;
+  for (let waits = 0; ; waits++) {
+    const slot =
+      waits === 0 && o.reservedSlot !== undefined
+        ? o.reservedSlot
+        : await o.throttle.reserve(o.channel, o.now());
+    if (slot > o.now() + early) await o.wait(slot, "slot");
+    try {
+      return await o.call();
+    } catch (err) {
+      const c = classifySlackError(err);
+      if (c.kind === "rate_limited" && waits < maxWaits) {
+        const until = o.now() + (c.retryAfterMs ?? 1_000);
+        await o.throttle.pushBack(o.channel, until, o.now());
+        o.logger.warn({ channel: o.channel, retryAfterMs: c.retryAfterMs }, "Slack rate limit; waiting");
+        await o.wait(until, "rate_limited");
+        continue;
+      }
+      if (c.kind === "permanent") return o.onPermanent(c);
+      if (!c.retryable && c.kind !== "rate_limited" && o.onRequestError) return o.onRequestError(c);
+      throw err;
+    }
+  }
+}

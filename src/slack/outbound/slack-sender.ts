@@ -1,0 +1,69 @@
+import type { SlackApi } from "../client.js";
+
+/** Message metadata that marks a digest as ours, so a crashed post can be found again. */
+export const DIGEST_EVENT_TYPE = "insight_thread_digest";
+
+export interface DigestMetadata {
+  event_type: typeof DIGEST_EVENT_TYPE;
+  event_payload: { thread_id: string; group_id: string };
+}
+
+/** What the Slack-out worker needs from Slack; implemented over the app's one Slack wrapper. */
+export interface SlackSender {
+  post(a: { channel: string; text: string; blocks?: unknown[]; metadata?: DigestMetadata }): Promise<string>;
+  update(a: {
+    channel: string;
+    ts: string;
+    text: string;
+    blocks?: unknown[];
+    metadata?: DigestMetadata;
+  }): Promise<void>;
+  /** ts of our digest of `threadId` posted in `channel` since `sinceMs`, if any. */
+  findDigest(channel: string, threadId: string, sinceMs: number): Promise<string | undefined>;
+}
+
+interface HistoryMessage {
+  ts?: string;
+  bot_id?: string;
+  metadata?: { event_type?: string; event_payload?: { thread_id?: string } };
+}
+
+/** The Slack-out worker's view of Slack, over the app's one Slack wrapper. */
+export function createSlackSender(slack: SlackApi): SlackSender {
+  return {
+    async post({ channel, text, blocks, metadata }) {
+      const res = await slack.call<{ ts?: string }>("chat.postMessage", {
+        channel,
+        text,
+        ...(blocks ? { blocks } : {}),
+        ...(metadata ? { metadata } : {}),
+        unfurl_links: false,
+        unfurl_media: false,
+      });
+      if (!res.ts) throw new Error("chat.postMessage answered without a ts");
+      return res.ts;
+    },
+    async update({ channel, ts, text, blocks, metadata }) {
+      await slack.call("chat.update", {
+        channel,
+        ts,
+        text,
+        ...(blocks ? { blocks } : {}),
+        ...(metadata ? { metadata } : {}),
+      });
+    },
+    async findDigest(channel, threadId, sinceMs) {
+      const res = await slack.call<{ messages?: HistoryMessage[] }>("conversations.history", {
+        channel,
+        oldest: (sinceMs / 1000).toFixed(6),
+        limit: 200,
+        include_all_metadata: true,
+      });
+      const hit = (res.messages ?? []).find(
+        (m) =>
+          m.metadata?.event_type === DIGEST_EVENT_TYPE && m.metadata.event_payload?.thread_id === threadId,
+      );
+      return hit?.ts;
+    },
+  };
+}

@@ -1,0 +1,56 @@
+import type { InsightErrorCode } from "../insight/errors.js";
+import type { Subscription } from "../domain/subscription.js";
+import type { CommunitySilenceVerdict } from "./silence.js";
+
+/*
+ * What `/insight status` and the Home tab show, as plain data: gathered by gather-status.ts,
+ * rendered by slack/render/status.ts and home.ts (which therefore import nothing with I/O).
+ */
+
+export interface DeliveryLine {
+  /** A webhook type, or "invalid" for deliveries that did not validate. */
+  type: string;
+  lastAt: string | undefined;
+  count: number;
+}
+
+export interface QueueDepth {
+  name: string;
+  waiting: number;
+  active: number;
+  delayed: number;
+  failed: number;
+  /** Workers connected to the queue, in any process; undefined when Redis will not list clients. */
+  workers: number | undefined;
+}
+
+export interface ApiProbe {
+  /** The service answered at all (any HTTP status). */
+  reachable: boolean;
+  /** false: 401; true: it answered 2xx or 403; undefined: could not tell. */
+  keyValid: boolean | undefined;
+  /** The failure's code when the probe failed. */
+  error: InsightErrorCode | undefined;
+  ms: number;
+  communities: number | undefined;
+}
+
+/** Everything `/insight status` and the Home tab show, gathered in one pass. */
+export interface StatusReport {
+  at: string;
+  redis: { ok: boolean; error: string | undefined };
+  /** Undefined when Redis could not be read. */
+  deliveries: DeliveryLine[] | undefined;
+  silence: CommunitySilenceVerdict | undefined;
+  silenceThresholdMs: number;
+  queues: QueueDepth[] | undefined;
+  deadLetters: { total: number; kept: number; byReason: Record<string, number> } | undefined;
+  /** Deliveries waiting on local disk for Redis (every process sharing SPOOL_DIR). */
+  spool: number | undefined;
+  api: ApiProbe | undefined;
+  /** When the service last answered 401 to any call of this app. */
+  lastUnauthorizedAt: string | undefined;
+  subscriptions: { total: number; channels: number; paused: Subscription[] } | undefined;
+  /** Open operational incidents (names), e.g. "insight-unauthorized". */
+  openAlerts: string[] | undefined;
+}

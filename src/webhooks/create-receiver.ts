@@ -1,0 +1,130 @@
+import type { Queue } from "bullmq";
+import type { Redis } from "ioredis";
+import { JOB_DEFAULTS, makeQueue, QUEUE_NAMES, type DeliveryJob } from "../jobs/queues.js";
+import type { Logger } from "../log.js";
+import type { Metrics } from "../metrics.js";
+import { DeliveryHealthStore } from "../store/delivery-health.js";
+import { stateKeys, type StateKeys } from "../store/keys.js";
+import { createRedis } from "../store/redis.js";
+import { DeliveryRecorder } from "./delivery-recorder.js";
+import { DeliveryIngest } from "./ingest.js";
+import { Spool } from "./spool.js";
+
+export interface ReceiverParts {
+  /** The receiver's own connection; fail-fast (`command`) in production, so it can spool instead of waiting. */
+  redis: Redis;
+  prefix: string;
+  spool: Spool;
+  logger: Logger;
+  metrics?: Metrics;
+  /** Where dead letters go; default: a store over `redis`. */
+  health?: DeliveryHealthStore;
+  /** How long a record may take before the delivery is spooled instead; default 1 s. */
+  recordTimeoutMs?: number;
+}
+
+/** Everything between the webhook route and Redis or the spool. */
+export interface Receiver {
+  keys: StateKeys;
+  /** The deliveries producer, over the receiver's connection (a getter: see `healingQueue`). */
+  queues: { readonly deliveries: Queue<DeliveryJob>; close(): Promise<void> };
+  health: DeliveryHealthStore;
+  recorder: DeliveryRecorder;
+  ingest: DeliveryIngest;
+  spool: Spool;
+  /** Stops the replay timer and closes the producer (the connection is the caller's, unless opened here). */
+  close(): Promise<void>;
+}
+
+/** The receiver's parts over a connection the caller holds (tests give a dead or a slow one). */
+export function createReceiver(p: ReceiverParts): Receiver {
+  const keys = stateKeys(p.prefix);
+  const deliveries = makeQueue<DeliveryJob>(
+    p.redis,
+    p.prefix,
+    QUEUE_NAMES.deliveries,
+    JOB_DEFAULTS.deliveries,
+    p.logger,
+  );
+  const queues = {
+    get deliveries() {
+      return deliveries();
+    },
+    close: () => deliveries.close(),
+  };
+  const health = p.health ?? new DeliveryHealthStore(p.redis, keys);
+  const recorder = new DeliveryRecorder(
+    p.redis,
+    keys,
+    queues,
+    health,
+    p.metrics,
+    p.logger,
+    p.recordTimeoutMs ?? 1_000,
+  );
+  const ingest = new DeliveryIngest(recorder, p.spool, p.logger, p.metrics);
+  return {
+    keys,
+    queues,
+    health,
+    recorder,
+    ingest,
+    spool: p.spool,
+    close: async () => {
+      ingest.close();
+      await queues.close();
+    },
+  };
+}
+
+/** How long the web role waits for Redis before listening anyway (deliveries then spool). */
+const READY_WAIT_MS = 2_000;
+
+/**
+ * The web role's receiver: its own fail-fast connection, the spool in `spoolDir`, and a replay
+ * of the spool at start-up and whenever Redis comes back. Closing it closes the connection.
+ */
+export async function openReceiver(o: {
+  redisUrl: string;
+  prefix: string;
+  spoolDir: string;
+  logger: Logger;
+  metrics: Metrics;
+  health: DeliveryHealthStore;
+}): Promise<Receiver> {
+  const redis = createRedis(o.redisUrl, "command", o.logger);
+  // Give the connection a moment before listening, so the first deliveries are recorded
+  // rather than spooled; a Redis that is down does not hold up the start.
+  await new Promise<void>((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      resolve();
+    };
+    const timer = setTimeout(done, READY_WAIT_MS);
+    if (redis.status === "ready") done();
+    else redis.once("ready", done);
+  });
+  const receiver = createReceiver({
+    redis,
+    prefix: o.prefix,
+    spool: new Spool(o.spoolDir, o.logger),
+    logger: o.logger,
+    metrics: o.metrics,
+    health: o.health,
+  });
+  // Replay at start-up and whenever Redis comes back.
+  const replay = () =>
+    void receiver.ingest.replay().catch((err: unknown) => o.logger.warn({ err }, "spool replay failed"));
+  redis.on("ready", replay);
+  // Deliveries a previous process spooled are replayed now when Redis is already up (its
+  // "ready" came before the listener above); when it is down, the next "ready" does it.
+  if (redis.status === "ready") replay();
+  return {
+    ...receiver,
+    close: async () => {
+      // Closing a producer whose connection is down may reject; the connection goes next anyway.
+      await receiver.close().catch(() => undefined);
+      redis.disconnect();
+    },
+  };
+}

@@ -1,0 +1,47 @@
+import { createRequire } from "node:module";
+import { join } from "node:path";
+import { cruise, type IConfiguration } from "dependency-cruiser";
+import { describe, expect, it } from "vitest";
+
+const root = join(import.meta.dirname, "..");
+const config = createRequire(import.meta.url)(join(root, ".dependency-cruiser.cjs")) as IConfiguration;
+
+/** The house's rules over a tree of modules (paths relative to `baseDir`), as `npm run check` reports them. */
+async function check(baseDir: string): Promise<string> {
+  const out = await cruise(
+    ["src"],
+    {
+      baseDir,
+      validate: true,
+      ruleSet: { forbidden: config.forbidden ?? [] },
+      doNotFollow: { path: "node_modules" },
+      tsPreCompilationDeps: true,
+      outputType: "err-long",
+    },
+    { extensions: [".ts", ".js"] },
+  );
+  return typeof out.output === "string" ? out.output : JSON.stringify(out.output);
+}
+
+describe("architecture rules (dependency-cruiser)", () => {
+  it("report each violating import by name, one rule each, on a fixture tree", async () => {
+    const out = await check(join(root, "test/fixtures/architecture"));
+    expect(out).toMatch(/pure-imports-no-io: src\/domain\/reads-disk\.ts → (node:)?fs/);
+    expect(out).toMatch(
+      /pure-reaches-no-io: src\/slack\/render\/cached-card\.ts → .*node_modules\/ioredis\//,
+    );
+    expect(out).toContain("src/store/cache.ts");
+    expect(out).toMatch(/no-circular: src\/weekly\/p(i|o)ng\.ts →\s+src\/weekly\/p(o|i)ng\.ts/);
+    expect(out).toContain("src-not-to-dev-or-test: src/weekly/uses-seed.ts → dev/seed.ts");
+    expect(out).toContain("only-the-root-imports-compose: src/weekly/asks-root.ts → src/compose/root.ts");
+    expect(out).toContain(
+      "slack-not-to-jobs: src/slack/commands/peeks-at-queues.ts → src/jobs/queue-names.ts",
+    );
+    expect(out).toMatch(/7 dependency violations \(7 errors/);
+  });
+
+  it("hold for the app itself", async () => {
+    const out = await check(root);
+    expect(out).toContain("no dependency violations found");
+  });
+});

@@ -1,0 +1,98 @@
+import type { Job } from "bullmq";
+import { request } from "undici";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startWorkers, type StartedWorkers } from "../../src/jobs/create-worker.js";
+import { createQueues, QUEUE_NAMES, type Queues } from "../../src/jobs/queues.js";
+import { createLogger } from "../../src/log.js";
+import { createMetrics } from "../../src/metrics.js";
+import { createRedis } from "../../src/store/redis.js";
+import { startHarness, type Harness } from "../helpers/app-harness.js";
+import { dropPrefix, testRedisUrl, uniquePrefix } from "../helpers/redis.js";
+
+describe("the worker factory", () => {
+  const prefix = uniquePrefix("workers");
+  const logLines: string[] = [];
+  const logger = createLogger({ level: "warn", destination: { write: (l: string) => logLines.push(l) } });
+  const metrics = createMetrics();
+  const redis = createRedis(testRedisUrl(), "shared", logger);
+  let queues: Queues;
+  let started: StartedWorkers;
+
+  beforeAll(() => {
+    queues = createQueues(redis, prefix);
+    started = startWorkers(
+      [
+        { queue: QUEUE_NAMES.weekly, concurrency: 1, processor: async (job: Job) => job.data as unknown },
+        {
+          queue: QUEUE_NAMES.reconcile,
+          role: "scheduler",
+          concurrency: 1,
+          processor: async () => {
+            throw new Error("reconcile pass blew up");
+          },
+        },
+      ],
+      { redisUrl: testRedisUrl(), prefix, logger, metrics, tuning: { stalledIntervalMs: 1_000 } },
+      (name) => queues.byName(name),
+    );
+  });
+  afterAll(async () => {
+    await started?.close();
+    await queues?.close();
+    redis.disconnect();
+    await dropPrefix(prefix);
+  });
+
+  it("counts every worker's jobs, logs a failure with its job id and stack, and watches every worker", async () => {
+    await queues.weekly.add("w", { channelId: "C1", trigger: "now", timeZone: "UTC" }, { jobId: "weekly-1" });
+    await queues.reconcile.add("r", {}, { jobId: "reconcile-1" });
+    const deadline = Date.now() + 10_000;
+    const value = async (queue: string, outcome: string) =>
+      (await metrics.registry.getSingleMetric("insight_relay_jobs_total")?.get())?.values.find(
+        (v) => v.labels.queue === queue && v.labels.outcome === outcome,
+      )?.value ?? 0;
+    while (Date.now() < deadline) {
+      if ((await value("weekly", "completed")) === 1 && (await value("reconcile", "failed")) === 1) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(await value("weekly", "completed")).toBe(1);
+    expect(await value("reconcile", "failed")).toBe(1);
+    const failed = logLines
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+      .find((l) => l.msg === "job failed");
+    expect(failed).toMatchObject({ queue: "reconcile", jobId: "reconcile-1" });
+    expect(JSON.stringify(failed)).toContain("reconcile pass blew up");
+    expect((failed?.err as { stack?: string } | undefined)?.stack).toContain("create-worker.test.ts");
+    expect((await started.health.probe()).map((p) => p.name)).toEqual(["weekly", "reconcile"]);
+  });
+
+  it("close stops every worker, and readiness then says so", async () => {
+    await started.close();
+    expect(started.workers.map((w) => w.isRunning())).toEqual([false, false]);
+    expect((await started.health.probe()).map((p) => p.reason)).toEqual(["not running", "not running"]);
+  });
+});
+
+describe("readiness of the whole app", () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness({ registerWebhook: false });
+  });
+  afterAll(async () => h?.stop());
+
+  it("/readyz checks every worker of the process, weekly and reconcile included", async () => {
+    const res = await request(`${h.baseUrl}/readyz`);
+    const body = (await res.body.json()) as { ok: boolean; checks: Record<string, string> };
+    expect(res.statusCode).toBe(200);
+    expect(Object.keys(body.checks).sort()).toEqual(
+      [
+        "redis",
+        "worker:deliveries",
+        "worker:enrich-refresh",
+        "worker:slack-out",
+        "worker:weekly",
+        "worker:reconcile",
+      ].sort(),
+    );
+  });
+});

@@ -1,0 +1,130 @@
+import { describe, expect, it } from "vitest";
+import { silentLogger } from "../../../src/log.js";
+import { SlackCallError, classifyCode } from "../../../src/slack/errors.js";
+import { sendInTurn, type WaitReason } from "../../../src/slack/outbound/send-in-turn.js";
+
+/** Slots 1 s apart from a clock the test moves; pushBack as the Redis throttle does it. */
+function fakeTurns(start = 1_000) {
+  let clock = start;
+  let nextFree = 0;
+  const waits: { until: number; reason: WaitReason }[] = [];
+  const pushedBack: number[] = [];
+  return {
+    now: () => clock,
+    waits,
+    pushedBack,
+    throttle: {
+      async reserve(_channel: string, nowMs: number) {
+        const slot = Math.max(nowMs, nextFree);
+        nextFree = slot + 1_000;
+        return slot;
+      },
+      async pushBack(_channel: string, untilMs: number) {
+        pushedBack.push(untilMs);
+        nextFree = Math.max(nextFree, untilMs);
+      },
+    },
+    wait: async (until: number, reason: WaitReason) => {
+      waits.push({ until, reason });
+      clock = Math.max(clock, until);
+    },
+  };
+}
+
+const slackError = (code: string, retryAfterMs?: number) =>
+  new SlackCallError("chat.postMessage", classifyCode(code, retryAfterMs));
+
+describe("sendInTurn, the one outbound policy", () => {
+  it("waits for the channel's slot before calling", async () => {
+    const t = fakeTurns();
+    const calledAt: number[] = [];
+    for (let i = 0; i < 2; i++) {
+      await sendInTurn({
+        channel: "C1",
+        ...t,
+        logger: silentLogger,
+        call: async () => calledAt.push(t.now()),
+        onPermanent: async () => 0,
+      });
+    }
+    expect(calledAt).toEqual([1_000, 2_000]);
+    expect(t.waits).toEqual([{ until: 2_000, reason: "slot" }]);
+  });
+
+  it("a 429 pushes the channel back by Retry-After and waits, then calls again in a new slot", async () => {
+    const t = fakeTurns();
+    let calls = 0;
+    const out = await sendInTurn({
+      channel: "C1",
+      ...t,
+      logger: silentLogger,
+      call: async () => {
+        calls++;
+        if (calls === 1) throw slackError("ratelimited", 5_000);
+        return "ok";
+      },
+      onPermanent: async () => "permanent",
+    });
+    expect(out).toBe("ok");
+    expect(t.pushedBack).toEqual([6_000]);
+    expect(t.waits).toEqual([{ until: 6_000, reason: "rate_limited" }]);
+    expect(calls).toBe(2);
+  });
+
+  it("a permanent error goes to the caller's handler, never retried", async () => {
+    const t = fakeTurns();
+    let calls = 0;
+    const out = await sendInTurn({
+      channel: "C1",
+      ...t,
+      logger: silentLogger,
+      call: async () => {
+        calls++;
+        throw slackError("channel_not_found");
+      },
+      onPermanent: async (c) => `handled ${c.code}`,
+    });
+    expect(out).toBe("handled channel_not_found");
+    expect(calls).toBe(1);
+  });
+
+  it("transient and unknown errors are rethrown; request errors go to their handler when given", async () => {
+    const t = fakeTurns();
+    const base = { channel: "C1", ...t, logger: silentLogger, onPermanent: async () => "p" };
+    const transient = slackError("internal_error");
+    await expect(sendInTurn({ ...base, call: () => Promise.reject(transient) })).rejects.toBe(transient);
+    const notSlack = new Error("lock busy");
+    await expect(sendInTurn({ ...base, call: () => Promise.reject(notSlack) })).rejects.toBe(notSlack);
+    const invalid = slackError("invalid_blocks");
+    await expect(sendInTurn({ ...base, call: () => Promise.reject(invalid) })).rejects.toBe(invalid);
+    const out = await sendInTurn({
+      ...base,
+      call: () => Promise.reject(invalid),
+      onRequestError: async (c) => `refused ${c.code}`,
+    });
+    expect(out).toBe("refused invalid_blocks");
+  });
+
+  it("past maxRateLimitWaits the 429 is rethrown; a reserved slot is used for the first turn", async () => {
+    const t = fakeTurns();
+    const limited = slackError("ratelimited", 100);
+    let calls = 0;
+    await expect(
+      sendInTurn({
+        channel: "C1",
+        ...t,
+        reservedSlot: 4_000,
+        maxRateLimitWaits: 2,
+        logger: silentLogger,
+        call: async () => {
+          calls++;
+          throw limited;
+        },
+        onPermanent: async () => "p",
+      }),
+    ).rejects.toBe(limited);
+    expect(calls).toBe(3);
+    expect(t.waits[0]).toEqual({ until: 4_000, reason: "slot" });
+    expect(t.waits.filter((w) => w.reason === "rate_limited")).toHaveLength(2);
+  });
+});
