@@ -58,6 +58,13 @@ export function isValidCron(expr: string): boolean {
   }
 }
 
+/** A 32-byte key written as 64 hex digits or as base64; undefined when it is neither. */
+export function decodeKey(text: string): Buffer | undefined {
+  const t = text.trim();
+  const key = /^[0-9a-fA-F]{64}$/.test(t) ? Buffer.from(t, "hex") : Buffer.from(t, "base64");
+  return key.length === 32 ? key : undefined;
+}
+
 const envSchema = z.object({
   SLACK_BOT_TOKEN: req(
     z
@@ -128,13 +135,30 @@ const envSchema = z.object({
     z.string().trim().refine(isValidTimezone, { message: "must be an IANA time zone such as Europe/Paris" }),
   ),
   LOG_LEVEL: opt(z.enum(LOG_LEVELS, { message: `must be one of ${LOG_LEVELS.join(", ")}` })),
+  PUBLIC_URL: opt(httpUrl),
+  REDIS_CLUSTER_NODES: opt(
+    z
+      .string()
+      .trim()
+      .regex(/^[^\s,:]+:\d+(\s*,\s*[^\s,:]+:\d+)*$/, { message: "must be comma-separated host:port seeds" }),
+  ),
+  SLACK_CLIENT_ID: opt(z.string().trim().min(1)),
+  SLACK_CLIENT_SECRET: opt(z.string().trim().min(1)),
+  SLACK_STATE_SECRET: opt(z.string().trim().min(16, { message: "must be at least 16 characters" })),
+  ENCRYPTION_KEY: opt(
+    z
+      .string()
+      .trim()
+      .refine((v) => decodeKey(v) !== undefined, { message: "must be 32 bytes, as 64 hex digits or base64" }),
+  ),
 });
 
 export interface Config {
   slack: { botToken: string; signingSecret: string; apiUrl: string };
   insight: { baseUrl: string; apiKey: string; apiVersion: string; searchParam: string };
   webhookSecret: string;
-  redis: { url: string; prefix: string };
+  /** `clusterNodes` set: the app runs on a Redis Cluster seeded by them (REDIS_URL gives auth/TLS). */
+  redis: { url: string; prefix: string; clusterNodes: { host: string; port: number }[] | undefined };
   port: number;
   role: Role;
   spoolDir: string;
@@ -144,6 +168,8 @@ export interface Config {
   reconcileIntervalSeconds: number;
   weekly: { defaultCron: string; defaultTimezone: string };
   logLevel: LogLevel;
+  /** The app's public HTTPS base, when known: shown with the webhook URL, the OAuth redirect. */
+  publicUrl: string | undefined;
 }
 
 export type ConfigResult = { ok: true; config: Config } | { ok: false; errors: string[] };
@@ -180,7 +206,14 @@ export function loadConfig(env: NodeJS.ProcessEnv): ConfigResult {
         searchParam: e.INSIGHT_SEARCH_PARAM ?? "query",
       },
       webhookSecret: e.WEBHOOK_SECRET,
-      redis: { url: e.REDIS_URL ?? "redis://127.0.0.1:6379", prefix: e.REDIS_PREFIX ?? "insight" },
+      redis: {
+        url: e.REDIS_URL ?? "redis://127.0.0.1:6379",
+        prefix: e.REDIS_PREFIX ?? "insight",
+        clusterNodes: e.REDIS_CLUSTER_NODES?.split(",").map((seed) => {
+          const [host = "", port = "0"] = seed.trim().split(":");
+          return { host, port: Number(port) };
+        }),
+      },
       port: e.PORT ?? 3000,
       role: e.ROLE ?? "all",
       spoolDir: e.SPOOL_DIR ?? "./data/spool",
@@ -193,6 +226,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): ConfigResult {
         defaultTimezone: e.DEFAULT_TIMEZONE ?? "UTC",
       },
       logLevel: e.LOG_LEVEL ?? "info",
+      publicUrl: e.PUBLIC_URL?.replace(/\/+$/, ""),
     },
   };
 }

@@ -82,10 +82,12 @@ export async function runDoctor(o: DoctorOptions): Promise<number> {
     out(
       "Webhook URL to paste into the Insight Service's dashboard (it holds WEBHOOK_SECRET: keep it private):",
     );
+    // --public-url wins over PUBLIC_URL: the operator is trying a different address.
+    publicBase ??= config.publicUrl;
     out(`  ${webhookUrl(config.webhookSecret, publicBase)}`);
     if (!publicBase) {
       out(
-        `  Replace https://<your-host> with the public HTTPS address that reaches this app's port (PORT=${config.port}), or run: npm run doctor -- --public-url https://relay.example.com`,
+        `  Replace https://<your-host> with the public HTTPS address that reaches this app's port (PORT=${config.port}), set PUBLIC_URL, or run: npm run doctor -- --public-url https://relay.example.com`,
       );
     }
     out(
