@@ -12,6 +12,11 @@ export interface SubscriptionFilters {
   unanswered?: boolean;
   minMessages?: number;
   keywords?: string[];
+  /** Never threads with one of these tones; exclusions always win over inclusions. */
+  excludeSentiments?: string[];
+  /** Never threads with any of these keywords (same whole-word matching as `keywords`). */
+  excludeKeywords?: string[];
+  minParticipants?: number;
 }
 
 const TONES = ["positive", "negative", "neutral", "mixed"] as const;

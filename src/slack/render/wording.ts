@@ -1,0 +1,52 @@
+/**
+ * Small words every renderer shares, so that counts, emoji and dates read the same in every
+ * message: one meaning per emoji, correct plurals, dates in each reader's own time zone.
+ */
+
+const numberFormat = new Intl.NumberFormat("en-US");
+
+/** "1 message", "2 messages", "1,204 messages"; `many` for irregular plurals ("replies"). */
+export function plural(count: number, one: string, many = `${one}s`): string {
+  return `${numberFormat.format(count)} ${count === 1 ? one : many}`;
+}
+
+/**
+ * The one emoji vocabulary of the app. Each emoji has one meaning; a renderer that needs a
+ * new meaning adds a new entry here rather than reusing one.
+ */
+export const EMOJI = {
+  /** Work queued that will show up shortly ("on its way"); never a thread state. */
+  onItsWay: ":hourglass_flowing_sand:",
+  /** A question-led thread still waiting for an answer. */
+  awaitingAnswer: ":clock3:",
+  /** A question-led thread that was answered. */
+  answered: ":white_check_mark:",
+  /** Marked handled by someone in Slack. */
+  handled: ":ballot_box_with_check:",
+  /** The person a thread is assigned to. */
+  assignee: ":bust_in_silhouette:",
+  /** Someone follows the thread (DMs on re-enrichment). */
+  following: ":bell:",
+  /** The card no longer matches this channel's filters. */
+  noLongerMatches: ":information_source:",
+  /** What changed since the card was last edited. */
+  changed: ":arrows_counterclockwise:",
+  /** A scheduled weekly summary. */
+  weekly: ":calendar:",
+  /** A proactive alert. */
+  alert: ":rotating_light:",
+  /** Something failed and needs a person. */
+  problem: ":warning:",
+} as const;
+
+/**
+ * A date each reader sees in their own time zone (Slack's `<!date^…>`), with a plain UTC
+ * fallback for clients that cannot render it (notifications, old clients).
+ * `format` uses Slack's tokens, e.g. "{date_short_pretty} {time}".
+ */
+export function slackDate(at: Date | number, format = "{date_short_pretty} at {time}"): string {
+  const ms = typeof at === "number" ? at : at.getTime();
+  const seconds = Math.floor(ms / 1000);
+  const fallback = new Date(seconds * 1000).toISOString().slice(0, 16).replace("T", " ") + " UTC";
+  return `<!date^${seconds}^${format}|${fallback}>`;
+}
