@@ -143,8 +143,16 @@ export class FakeInsight {
 }
 
 /** The Slack wrapper's writing side, recording every call. */
-export class FakeSlack implements Pick<SlackApi, "postMessage" | "publishHome" | "openView" | "updateView"> {
+export class FakeSlack implements Pick<
+  SlackApi,
+  "postMessage" | "publishHome" | "openView" | "updateView" | "call"
+> {
   readonly posts: Parameters<SlackApi["postMessage"]>[0][] = [];
+  /** Every other Web API method called (e.g. conversations.join), in order. */
+  readonly calls: { method: string; args: Record<string, unknown> }[] = [];
+  readonly views: { kind: "open" | "update"; view: unknown }[] = [];
+  /** Makes the next call of that method fail with this error. */
+  readonly failMethod = new Map<string, unknown>();
   readonly homes: Parameters<SlackApi["publishHome"]>[0][] = [];
   /** Makes the next postMessage fail with this error. */
   failNext: unknown;
@@ -162,11 +170,22 @@ export class FakeSlack implements Pick<SlackApi, "postMessage" | "publishHome" |
     this.homes.push(args);
     return { id: "V0HOME" };
   }
-  async openView() {
+  async openView(args: Parameters<SlackApi["openView"]>[0]) {
+    this.views.push({ kind: "open", view: args.view });
     return { id: "V0MODAL" };
   }
-  async updateView() {
+  async updateView(args: Parameters<SlackApi["updateView"]>[0]) {
+    this.views.push({ kind: "update", view: args.view });
     return { id: "V0MODAL" };
+  }
+  async call<T>(method: string, args: Record<string, unknown> = {}): Promise<T> {
+    this.calls.push({ method, args });
+    const err = this.failMethod.get(method);
+    if (err !== undefined) {
+      this.failMethod.delete(method);
+      throw err;
+    }
+    return { ok: true } as T;
   }
 }
 
