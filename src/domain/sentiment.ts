@@ -22,7 +22,11 @@ export const TONE_EMOJI: Record<Tone, string> = {
   unknown: ":white_circle:",
 };
 
-export const PENDING_EMOJI = ":hourglass_flowing_sand:";
+/**
+ * Shown beside a value the service has not given yet. Not the hourglass: that one means "on
+ * its way" only (EMOJI in slack/render/wording.ts).
+ */
+export const PENDING_EMOJI = ":white_circle:";
 /** Labels echoed from the service are capped: they sit in one line of a message. */
 const MAX_LABEL = 40;
 
@@ -163,7 +167,8 @@ export const STATUS_EMOJI: Record<QuestionStatus, string> = {
   answered: ":white_check_mark:",
   partial: ":large_orange_diamond:",
   unanswered: ":question:",
-  pending: PENDING_EMOJI,
+  // Same as EMOJI.awaitingAnswer in slack/render/wording.ts (domain imports nothing from slack/).
+  pending: ":clock3:",
   unknown: ":grey_question:",
 };
 

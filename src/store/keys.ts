@@ -12,6 +12,21 @@ export function stateKeys(prefix: string) {
     messageRef: (channelId: string, threadId: string) => `${s}:ref:${channelId}:${threadId}`,
     posting: (channelId: string, threadId: string) => `${s}:posting:${channelId}:${threadId}`,
     lock: (name: string) => `${s}:lock:${name}`,
+    /** Triage of one thread in one channel (handled, assignee): a hash. */
+    triage: (channelId: string, threadId: string) => `${s}:triage:${channelId}:${threadId}`,
+    /** Who follows one thread in one channel (DMs on re-enrichment): a set of user ids. */
+    followers: (channelId: string, threadId: string) => `${s}:followers:${channelId}:${threadId}`,
+    /** New messages waiting to go as one reply under a card (`--replies on`): a list. */
+    pendingReplies: (channelId: string, threadId: string) => `${s}:replies:${channelId}:${threadId}`,
+    /** Cards posted lately, by time ("channel thread" members): what Home lists as open. */
+    recentCards: `${s}:triage:recent`,
+    /** Threads marked handled, by time ("channel thread" members). */
+    handledCards: `${s}:triage:handled`,
+    /** Threads assigned to one user, by time ("channel thread" members). */
+    assignedTo: (userId: string) => `${s}:triage:assigned:${userId}`,
+    /** A button press already acted on (double clicks act once). */
+    pressOnce: (userId: string, channelId: string, threadId: string, action: string) =>
+      `${s}:press:${userId}:${channelId}:${threadId}:${action}`,
     channelSlot: (channelId: string) => `${s}:slot:${channelId}`,
     dedupe: (deliveryId: string) => `${s}:dedupe:${deliveryId}`,
     lastDelivery: `${s}:health:last-delivery`,

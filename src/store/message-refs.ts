@@ -1,5 +1,20 @@
 import type { Redis } from "ioredis";
+import type { ThreadDigest } from "../domain/thread-digest.js";
 import type { StateKeys } from "./keys.js";
+
+/**
+ * What a card shows, kept with its ref: a button press or a counts update re-renders the card
+ * from it, and the next re-enrichment compares against it ("what changed").
+ */
+export interface StoredCard {
+  digest: ThreadDigest;
+  /** The "what changed" parts of the last re-enrichment edit (empty on a first post). */
+  change: string[];
+  /** The thread left this channel's filters; the card still follows it (rule 10). */
+  noLongerMatches: boolean;
+  /** When counts were last read from the listing (chatmessage-crud), if ever. */
+  countsAtMs?: number;
+}
 
 /** Where a thread's digest lives in one channel, and which enrichment it shows. */
 export interface MessageRef {
@@ -9,6 +24,24 @@ export interface MessageRef {
   /** Whether the shown digest already carries a sentiment (a later edit may add it). */
   hasSentiment: boolean;
   groupId: string;
+  /** Absent on refs written before cards were kept, or when the stored JSON is unreadable. */
+  card?: StoredCard;
+}
+
+function parseCard(raw: string | undefined): StoredCard | undefined {
+  if (!raw) return undefined;
+  try {
+    const c = JSON.parse(raw) as Partial<StoredCard>;
+    if (!c.digest || typeof c.digest.threadId !== "string") return undefined;
+    return {
+      digest: c.digest,
+      change: Array.isArray(c.change) ? c.change.filter((x) => typeof x === "string") : [],
+      noLongerMatches: c.noLongerMatches === true,
+      ...(typeof c.countsAtMs === "number" ? { countsAtMs: c.countsAtMs } : {}),
+    };
+  } catch {
+    return undefined;
+  }
 }
 
 /** Orders two renderings of the same thread: newer enrichment first, then more complete. */
@@ -22,7 +55,16 @@ const SET_IF_NEWER = `
 local cur = redis.call('HGET', KEYS[1], 'version')
 if cur and tonumber(cur) >= tonumber(ARGV[1]) then return 0 end
 redis.call('HSET', KEYS[1], 'version', ARGV[1], 'ts', ARGV[2], 'enrichedAtMs', ARGV[3], 'hasSentiment', ARGV[4], 'groupId', ARGV[5])
+if ARGV[7] ~= '' then redis.call('HSET', KEYS[1], 'card', ARGV[7]) end
 redis.call('PEXPIRE', KEYS[1], ARGV[6])
+return 1
+`;
+
+// Replaces the stored card of an existing ref whose ts is still the one given (a message
+// reposted meanwhile keeps its own card).
+const SET_CARD = `
+if redis.call('HGET', KEYS[1], 'ts') ~= ARGV[1] then return 0 end
+redis.call('HSET', KEYS[1], 'card', ARGV[2])
 return 1
 `;
 
@@ -37,12 +79,26 @@ export class MessageRefStore {
   async get(channelId: string, threadId: string): Promise<MessageRef | undefined> {
     const h = await this.redis.hgetall(this.keys.messageRef(channelId, threadId));
     if (!h.ts) return undefined;
+    const card = parseCard(h.card);
     return {
       ts: h.ts,
       enrichedAtMs: Number(h.enrichedAtMs ?? 0),
       hasSentiment: h.hasSentiment === "1",
       groupId: h.groupId ?? "",
+      ...(card ? { card } : {}),
     };
+  }
+
+  /** Replaces what the card at `ts` shows (counts, after a button); false when the ref moved on. */
+  async setCard(channelId: string, threadId: string, ts: string, card: StoredCard): Promise<boolean> {
+    const res = await this.redis.eval(
+      SET_CARD,
+      1,
+      this.keys.messageRef(channelId, threadId),
+      ts,
+      JSON.stringify(card),
+    );
+    return res === 1;
   }
 
   /** Records a posted or edited digest; false when a newer one is already recorded. */
@@ -57,6 +113,7 @@ export class MessageRefStore {
       ref.hasSentiment ? "1" : "0",
       ref.groupId,
       String(REF_TTL_MS),
+      ref.card ? JSON.stringify(ref.card) : "",
     );
     return res === 1;
   }

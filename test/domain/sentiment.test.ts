@@ -37,7 +37,7 @@ describe("sentimentLabel", () => {
     for (const raw of [undefined, null, "", "   "]) {
       expect(sentimentLabel(raw)).toEqual({
         label: "Pending",
-        emoji: ":hourglass_flowing_sand:",
+        emoji: ":white_circle:",
         tone: "unknown",
       });
     }
@@ -80,7 +80,7 @@ describe("questionStatusLabel", () => {
     expect(questionStatusLabel("answered").emoji).toBe(":white_check_mark:");
     expect(questionStatusLabel("unanswered").emoji).toBe(":question:");
     expect(questionStatusLabel("partial").emoji).toBe(":large_orange_diamond:");
-    expect(questionStatusLabel("pending").emoji).toBe(":hourglass_flowing_sand:");
+    expect(questionStatusLabel("pending").emoji).toBe(":clock3:");
     expect(questionStatusLabel(undefined)).toEqual({
       label: "Unknown",
       emoji: ":grey_question:",

@@ -62,7 +62,7 @@ describe("renderWeeklyReport", () => {
     expect(t).toContain("_2 threads not rated yet_");
     expect(t).toContain("*Top keywords:* refund (3) · billing (2) · dark mode (2)");
     expect(t).toContain(
-      "*Questions:* 4 threads started with a question — :white_check_mark: 1 answered · :large_orange_diamond: 1 partially answered · :question: 1 unanswered · :hourglass_flowing_sand: 1 awaiting an answer",
+      "*Questions:* 4 threads started with a question — :white_check_mark: 1 answered · :large_orange_diamond: 1 partially answered · :question: 1 unanswered · :clock3: 1 awaiting an answer",
     );
     // Still open, quiet longest first: b, d, e.
     const open = t.slice(t.indexOf("Still open"));
