@@ -17,6 +17,8 @@ import { createRedis } from "../store/redis.js";
 import { SubscriptionStore } from "../store/subscriptions.js";
 import type { Redis } from "ioredis";
 import { WeeklySchedules } from "../weekly/schedules.js";
+import { PendingDigestStore } from "../digest/pending-store.js";
+import { DigestSchedules } from "../digest/schedules.js";
 
 /** Knobs tests turn; production uses the defaults. */
 export interface RuntimeTuning extends WorkerTuning {
@@ -46,6 +48,8 @@ export interface Services {
   refs: MessageRefStore;
   health: DeliveryHealthStore;
   schedules: WeeklySchedules;
+  /** Digest mode: the channels' pending sets and their period job schedulers. */
+  digest: { pending: PendingDigestStore; schedules: DigestSchedules; timeZoneOf(channelId: string): Promise<string> };
   ops: OpsNotifier;
   throttle: ChannelThrottle;
   insight: { client: InsightClient; lookup: ThreadLookup };
@@ -78,6 +82,23 @@ export function buildServices(config: Config, logger: Logger, tuning: RuntimeTun
     logger,
     metrics,
   });
+  const subscriptions = new SubscriptionStore(redis, keys);
+  const schedules = new WeeklySchedules(() => queues.weekly, redis, keys.schedules, JOB_DEFAULTS.weekly);
+  // A channel's zone is its weekly schedule's (DESIGN.md: digest periods align on it).
+  const timeZoneOf = async (channelId: string) =>
+    (await schedules.get(channelId))?.timeZone ?? config.weekly.defaultTimezone;
+  const digest = {
+    pending: new PendingDigestStore(redis, keys),
+    schedules: new DigestSchedules({
+      queue: () => queues.digest,
+      redis,
+      keys,
+      timeZoneOf,
+      subscriptions,
+      jobOptions: JOB_DEFAULTS.digest,
+    }),
+    timeZoneOf,
+  };
   const ops = new OpsNotifier(redis, keys, () => queues.slack, config.opsChannelId, logger);
   return {
     config,
@@ -86,10 +107,11 @@ export function buildServices(config: Config, logger: Logger, tuning: RuntimeTun
     redis,
     keys,
     queues,
-    subscriptions: new SubscriptionStore(redis, keys),
+    subscriptions,
     refs: new MessageRefStore(redis, keys),
     health: new DeliveryHealthStore(redis, keys),
-    schedules: new WeeklySchedules(() => queues.weekly, redis, keys.schedules, JOB_DEFAULTS.weekly),
+    schedules,
+    digest,
     ops,
     throttle: new ChannelThrottle(redis, keys, tuning.channelGapMs),
     insight: { client, lookup: new ThreadLookup(client, { cacheMs: tuning.lookupCacheMs }) },

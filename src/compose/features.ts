@@ -6,9 +6,12 @@ import { Reconciler, type ReconcilerOptions } from "../reconcile/reconciler.js";
 import { commandsFeature } from "../slack/commands/feature.js";
 import type { Subcommand } from "../slack/commands/types.js";
 import { weeklyFeature } from "../weekly/feature.js";
+import { digestFeature } from "../digest/feature.js";
 import type { Services } from "./build-services.js";
 import {
   commandsDeps,
+  digestCommandDeps,
+  digestFlushDeps,
   reconcilerDeps,
   routeDeps,
   slackOutDeps,
@@ -38,6 +41,12 @@ export function buildFeatures(s: Services, o: FeatureOptions = {}): Feature<Subc
       command: weeklyCommandDeps(s),
       run: weeklyRunDeps(s),
       schedules: s.schedules,
+      logger: s.logger,
+    }),
+    digestFeature({
+      command: digestCommandDeps(s),
+      flush: digestFlushDeps(s),
+      schedules: s.digest.schedules,
       logger: s.logger,
     }),
     reconcileFeature({

@@ -8,6 +8,10 @@ import { scheduleLine } from "../weekly/describe-schedule.js";
 import type { WeeklyCommandDeps } from "../weekly/command.js";
 import type { WeeklyRunDeps } from "../weekly/run-weekly.js";
 import type { Services } from "./build-services.js";
+import { digestIntake } from "../digest/intake.js";
+import type { DigestFlushDeps } from "../digest/flush.js";
+import type { DigestCommandDeps } from "../slack/commands/digest.js";
+import { jobId } from "../jobs/queues.js";
 
 /*
  * Each feature's narrow dependencies, cut from the process's services. Tests build features
@@ -26,6 +30,36 @@ export function routeDeps(s: Services): RouteDeps {
     ops: s.ops,
     logger: s.logger,
     ...(s.tuning.refreshDelaysMs ? { refreshDelaysMs: s.tuning.refreshDelaysMs } : {}),
+    digest: digestIntake({ pending: s.digest.pending, schedules: s.digest.schedules }),
+  };
+}
+
+export function digestCommandDeps(s: Services): DigestCommandDeps {
+  return {
+    subscriptions: s.subscriptions,
+    pending: s.digest.pending,
+    flushNow: async (channelId, requestedBy) => {
+      await s.queues.digest.add(
+        "digest-now",
+        { channelId, trigger: "now", requestedBy },
+        { jobId: jobId("digest-now", channelId, Date.now()) },
+      );
+    },
+  };
+}
+
+export function digestFlushDeps(s: Services): DigestFlushDeps {
+  return {
+    redis: s.redis,
+    keys: s.keys,
+    pending: s.digest.pending,
+    subscriptions: s.subscriptions,
+    schedules: s.digest.schedules,
+    timeZoneOf: s.digest.timeZoneOf,
+    slack: s.slack,
+    throttle: s.throttle,
+    ops: s.ops,
+    logger: s.logger,
   };
 }
 

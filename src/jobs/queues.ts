@@ -4,6 +4,7 @@ import type { Logger } from "../log.js";
 import { healingQueue, type HealingQueue } from "./healing-queue.js";
 import type { WebhookEvent, ThreadEvent } from "../insight/schemas.js";
 import type { ThreadDigest } from "../domain/thread-digest.js";
+import type { DigestEvery } from "../domain/subscription.js";
 
 export const QUEUE_NAMES = {
   deliveries: "deliveries",
@@ -11,6 +12,8 @@ export const QUEUE_NAMES = {
   refresh: "enrich-refresh",
   weekly: "weekly",
   reconcile: "reconcile",
+  digest: "digest",
+  alerts: "alerts",
 } as const;
 export type QueueName = (typeof QUEUE_NAMES)[keyof typeof QUEUE_NAMES];
 
@@ -51,12 +54,26 @@ export interface WeeklyJob {
 /** A job of the `reconcile` queue: one pass over every followed group; it carries nothing. */
 export type ReconcileJob = Record<string, never>;
 
+/** A job of the `digest` queue: flush one channel's pending digest (a period's end, or `digest now`). */
+export interface DigestJob {
+  channelId: string;
+  trigger: "schedule" | "now";
+  /** The period a scheduled job flushes (the subscriptions in digest mode with this `every`). */
+  every?: DigestEvery;
+  /** The zone the scheduler fires in; a change of the channel's zone re-makes the scheduler. */
+  timeZone?: string;
+  requestedBy?: string;
+}
+
+/** A job of the `alerts` queue: one evaluation of every channel's alerts; it carries nothing. */
+export type AlertsJob = Record<string, never>;
+
 const keep = {
   removeOnComplete: { age: 3_600, count: 5_000 },
   removeOnFail: { age: 7 * 86_400, count: 5_000 },
 };
 
-export const JOB_DEFAULTS: Record<"deliveries" | "slack" | "refresh" | "weekly", JobsOptions> = {
+export const JOB_DEFAULTS: Record<"deliveries" | "slack" | "refresh" | "weekly" | "digest", JobsOptions> = {
   deliveries: { attempts: 8, backoff: { type: "exponential", delay: 1_000, jitter: 0.5 }, ...keep },
   // Slack rate limits and the per-channel throttle delay jobs without spending attempts.
   // A Slack outage must not use up a digest's attempts: see `cappedBackoff`.
@@ -68,6 +85,14 @@ export const JOB_DEFAULTS: Record<"deliveries" | "slack" | "refresh" | "weekly",
     backoff: { type: "exponential", delay: 60_000, jitter: 0.3 },
     removeOnComplete: { age: 14 * 86_400, count: 1_000 },
     removeOnFail: { age: 30 * 86_400, count: 1_000 },
+  },
+  // A flush is idempotent (digest/flush.ts): retries post nothing twice; Slack or a busy
+  // channel lock waits a few minutes at most.
+  digest: {
+    attempts: 8,
+    backoff: { type: "exponential", delay: 2_000, jitter: 0.3 },
+    removeOnComplete: { age: 86_400, count: 2_000 },
+    removeOnFail: { age: 7 * 86_400, count: 2_000 },
   },
 };
 
@@ -92,6 +117,8 @@ export interface Queues {
   readonly refresh: Queue<RefreshJob>;
   readonly weekly: Queue<WeeklyJob>;
   readonly reconcile: Queue<ReconcileJob>;
+  readonly digest: Queue<DigestJob>;
+  readonly alerts: Queue<AlertsJob>;
   /** The queue of that name, or undefined when the app has none. */
   byName(name: string): Queue | undefined;
   /** Every queue, in QUEUE_NAMES order. */
@@ -137,12 +164,17 @@ export function createQueues(connection: Redis, prefix: string, logger?: Logger)
   const weekly = makeQueue<WeeklyJob>(connection, prefix, QUEUE_NAMES.weekly, JOB_DEFAULTS.weekly, logger);
   // The reconcile scheduler sets its jobs' options itself.
   const reconcile = makeQueue<ReconcileJob>(connection, prefix, QUEUE_NAMES.reconcile, {}, logger);
+  const digest = makeQueue<DigestJob>(connection, prefix, QUEUE_NAMES.digest, JOB_DEFAULTS.digest, logger);
+  // The alerts scheduler sets its jobs' options itself.
+  const alerts = makeQueue<AlertsJob>(connection, prefix, QUEUE_NAMES.alerts, {}, logger);
   const byName = new Map<string, () => Queue>([
     [QUEUE_NAMES.deliveries, deliveries],
     [QUEUE_NAMES.slack, slack],
     [QUEUE_NAMES.refresh, refresh],
     [QUEUE_NAMES.weekly, weekly],
     [QUEUE_NAMES.reconcile, reconcile],
+    [QUEUE_NAMES.digest, digest],
+    [QUEUE_NAMES.alerts, alerts],
   ]);
   return {
     get deliveries() {
@@ -160,10 +192,16 @@ export function createQueues(connection: Redis, prefix: string, logger?: Logger)
     get reconcile() {
       return reconcile();
     },
+    get digest() {
+      return digest();
+    },
+    get alerts() {
+      return alerts();
+    },
     byName: (name) => byName.get(name)?.(),
     all: () => [...byName.values()].map((q) => q()),
     close: async () => {
-      await Promise.all([deliveries, slack, refresh, weekly, reconcile].map((q) => q.close()));
+      await Promise.all([deliveries, slack, refresh, weekly, reconcile, digest, alerts].map((q) => q.close()));
     },
   };
 }

@@ -2,6 +2,8 @@ import type { Queue } from "bullmq";
 import { isInsightError } from "../insight/errors.js";
 import type { Thread, ThreadEvent } from "../insight/schemas.js";
 import { matchesFilters } from "../domain/filters.js";
+import { deliveryOf } from "../domain/subscription.js";
+import type { DigestIntake } from "../digest/intake.js";
 import { buildThreadDigest, listingLagsBehind } from "../domain/thread-digest.js";
 import type { Logger } from "../log.js";
 import type { SubscriptionStore } from "../store/subscriptions.js";
@@ -19,6 +21,8 @@ export interface RouteDeps {
   logger: Logger;
   /** Delays before looking again for a sentiment the listing did not have yet. */
   refreshDelaysMs?: number[];
+  /** Digest-mode subscriptions: the thread joins the channel's pending digest instead of a card. */
+  digest?: Pick<DigestIntake, "add">;
 }
 
 export const DEFAULT_REFRESH_DELAYS_MS = [30_000, 120_000, 600_000, 1_800_000];
@@ -93,6 +97,10 @@ export async function routeThreadEvent(
       continue;
     }
     channels++;
+    if (deps.digest && deliveryOf(sub).mode === "digest") {
+      await deps.digest.add(sub, digest, enrichedAtMs);
+      continue;
+    }
     await deps.slackQueue().add(
       "digest",
       { kind: "digest", channelId: sub.channelId, digest, enrichedAtMs },

@@ -43,6 +43,18 @@ export function stateKeys(prefix: string) {
     /** Set once a channel's weekly summary for a period went out (two schedulers, one post). */
     weeklyRun: (channelId: string, period: string) => `${s}:weekly:run:${channelId}:${period}`,
     weeklyNowCooldown: (channelId: string) => `${s}:weekly:now:${channelId}`,
+    /** A channel's pending batched digest (digest mode): one field per thread, its latest state. */
+    digestPending: (channelId: string) => `${s}:digest:pending:${channelId}`,
+    /** One flush of a channel's digest (a period, or a `digest now`): its batch, its post, done. */
+    digestRun: (channelId: string, period: string) => `${s}:digest:run:${channelId}:${period}`,
+    /** The digest job schedulers set for a channel: period -> time zone (a cheap "already set"). */
+    digestScheduled: (channelId: string) => `${s}:digest:scheduled:${channelId}`,
+    /** A channel's alert settings: groupId -> settings. */
+    alerts: (channelId: string) => `${s}:alerts:${channelId}`,
+    /** Channels that have alert settings. */
+    alertChannels: `${s}:alerts:channels`,
+    /** Set once an alert condition fired in a channel (SET NX): one alert per condition and window. */
+    alertFired: (channelId: string, condition: string) => `${s}:alerts:fired:${channelId}:${condition}`,
   };
 }
 export type StateKeys = ReturnType<typeof stateKeys>;
