@@ -1,4 +1,4 @@
-import type { Redis } from "ioredis";
+import type { RedisClient as Redis } from "./redis.js";
 import type { StateKeys } from "./keys.js";
 
 /** Where a thread's digest lives in one channel, and which enrichment it shows. */
