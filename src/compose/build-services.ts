@@ -15,7 +15,7 @@ import { stateKeys, type StateKeys } from "../store/keys.js";
 import { MessageRefStore } from "../store/message-refs.js";
 import { createRedis } from "../store/redis.js";
 import { SubscriptionStore } from "../store/subscriptions.js";
-import type { Redis } from "ioredis";
+import type { RedisClient as Redis } from "../store/redis.js";
 import { WeeklySchedules } from "../weekly/schedules.js";
 import { PendingDigestStore } from "../digest/pending-store.js";
 import { DigestSchedules } from "../digest/schedules.js";

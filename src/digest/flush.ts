@@ -1,6 +1,6 @@
 import { setTimeout as sleepFor } from "node:timers/promises";
 import { UnrecoverableError, type Job } from "bullmq";
-import type { Redis } from "ioredis";
+import type { RedisClient as Redis } from "../store/redis.js";
 import { groupBatch, type PendingEntry } from "../domain/digest-batch.js";
 import { deliveryOf } from "../domain/subscription.js";
 import type { DigestJob } from "../jobs/queues.js";

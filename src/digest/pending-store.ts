@@ -1,4 +1,4 @@
-import type { Redis } from "ioredis";
+import type { RedisClient as Redis } from "../store/redis.js";
 import type { PendingEntry } from "../domain/digest-batch.js";
 import type { ThreadDigest } from "../domain/thread-digest.js";
 import type { StateKeys } from "../store/keys.js";

@@ -1,5 +1,5 @@
 import type { JobsOptions, Queue } from "bullmq";
-import type { Redis } from "ioredis";
+import type { RedisClient as Redis } from "../store/redis.js";
 import { digestCron } from "../domain/digest-batch.js";
 import { DIGEST_PERIODS, deliveryOf, type DigestEvery, type Subscription } from "../domain/subscription.js";
 import { jobId, type DigestJob } from "../jobs/queues.js";

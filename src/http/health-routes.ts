@@ -1,5 +1,5 @@
 import express, { type Router } from "express";
-import type { Redis } from "ioredis";
+import type { RedisClient as Redis } from "../store/redis.js";
 import type { WorkerHealth } from "../jobs/worker-health.js";
 import type { Metrics } from "../metrics.js";
 import { withTimeout } from "../store/redis.js";

@@ -1,5 +1,5 @@
 import { Queue, type JobsOptions } from "bullmq";
-import type { Redis } from "ioredis";
+import type { RedisClient as Redis } from "../store/redis.js";
 import type { Logger } from "../log.js";
 import { healingQueue, type HealingQueue } from "./healing-queue.js";
 import type { WebhookEvent, ThreadEvent } from "../insight/schemas.js";

@@ -1,5 +1,5 @@
 import { DelayedError, UnrecoverableError, type Job } from "bullmq";
-import type { Redis } from "ioredis";
+import type { RedisClient as Redis } from "../store/redis.js";
 import type { Logger } from "../log.js";
 import { classifySlackError } from "../slack/errors.js";
 import type { ChannelThrottle } from "../slack/outbound/channel-throttle.js";

@@ -1,5 +1,5 @@
 import type { Queue } from "bullmq";
-import type { Redis } from "ioredis";
+import type { RedisClient as Redis } from "../store/redis.js";
 import type { Logger } from "../log.js";
 import type { StateKeys } from "../store/keys.js";
 import { jobId, type SlackJob } from "../jobs/queues.js";

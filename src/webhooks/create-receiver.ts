@@ -1,5 +1,5 @@
 import type { Queue } from "bullmq";
-import type { Redis } from "ioredis";
+import type { RedisClient as Redis } from "../store/redis.js";
 import { JOB_DEFAULTS, makeQueue, QUEUE_NAMES, type DeliveryJob } from "../jobs/queues.js";
 import type { Logger } from "../log.js";
 import type { Metrics } from "../metrics.js";

@@ -1,5 +1,5 @@
 import type { Queue } from "bullmq";
-import type { Redis } from "ioredis";
+import type { RedisClient as Redis } from "../store/redis.js";
 import { jobId } from "../jobs/queues.js";
 import { mayChangeConfig } from "../slack/authorize.js";
 import type { CommandContext, Subcommand } from "../slack/commands/types.js";
