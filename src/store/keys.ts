@@ -58,3 +58,26 @@ export function stateKeys(prefix: string) {
   };
 }
 export type StateKeys = ReturnType<typeof stateKeys>;
+
+/**
+ * Multi-workspace mode: the deployment-wide keys that find a workspace (its installation, its
+ * Insight connection, which webhook secret is its, OAuth states). Everything else of a
+ * workspace lives under `workspacePrefix`, in the same stores as single-workspace mode.
+ */
+export function installKeys(prefix: string) {
+  const s = `${prefix}:state:install`;
+  return {
+    installation: (workspaceId: string) => `${s}:ws:${workspaceId}`,
+    connection: (workspaceId: string) => `${s}:conn:${workspaceId}`,
+    workspaces: `${s}:workspaces`,
+    /** Hash: SHA-256 of a webhook secret -> workspace id. */
+    secretIndex: `${s}:secrets`,
+    oauthState: (nonce: string) => `${s}:oauth-state:${nonce}`,
+  };
+}
+export type InstallKeys = ReturnType<typeof installKeys>;
+
+/** The key prefix of one workspace's stores; single-workspace mode keeps `prefix` itself (no migration). */
+export function workspacePrefix(prefix: string, workspaceId: string): string {
+  return `${prefix}:w:${workspaceId}`;
+}
