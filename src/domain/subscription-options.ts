@@ -12,9 +12,7 @@ import {
   DELIVERY_MODES,
   DIGEST_PERIODS,
   deliveryOf,
-  type CardFormat,
   type Delivery,
-  type DeliveryMode,
   type DigestEvery,
   type Subscription,
 } from "./subscription.js";

@@ -145,7 +145,7 @@ export class FakeInsight {
 /** The Slack wrapper's writing side, recording every call. */
 export class FakeSlack implements Pick<
   SlackApi,
-  "postMessage" | "publishHome" | "openView" | "updateView" | "call"
+  "postMessage" | "publishHome" | "openView" | "updateView" | "call" | "postEphemeral"
 > {
   readonly posts: Parameters<SlackApi["postMessage"]>[0][] = [];
   /** Every other Web API method called (e.g. conversations.join), in order. */
@@ -165,6 +165,16 @@ export class FakeSlack implements Pick<
     }
     this.posts.push(args);
     return { channel: args.channel, ts: `1700000000.${String(this.posts.length).padStart(6, "0")}` };
+  }
+  readonly ephemerals: Parameters<SlackApi["postEphemeral"]>[0][] = [];
+  async postEphemeral(args: Parameters<SlackApi["postEphemeral"]>[0]) {
+    const err = this.failMethod.get("chat.postEphemeral");
+    if (err !== undefined) {
+      this.failMethod.delete("chat.postEphemeral");
+      throw err;
+    }
+    this.ephemerals.push(args);
+    return { message_ts: "1700000000.999999" };
   }
   async publishHome(args: Parameters<SlackApi["publishHome"]>[0]) {
     this.homes.push(args);
