@@ -13,6 +13,8 @@ import { createSlackSender, type SlackSender } from "../slack/outbound/slack-sen
 import { DeliveryHealthStore } from "../store/delivery-health.js";
 import { stateKeys, type StateKeys } from "../store/keys.js";
 import { MessageRefStore } from "../store/message-refs.js";
+import { PendingReplies } from "../store/pending-replies.js";
+import { TriageStore } from "../store/triage.js";
 import { createRedis } from "../store/redis.js";
 import { SubscriptionStore } from "../store/subscriptions.js";
 import type { RedisClient as Redis } from "../store/redis.js";
@@ -30,6 +32,10 @@ export interface RuntimeTuning extends WorkerTuning {
   workerConcurrency?: { deliveries?: number; slack?: number; refresh?: number };
   /** How long a (channel, thread) posting lock outlives a killed worker. */
   digestLockTtlMs?: number;
+  /** At most one counts edit per card per this long (chatmessage-crud). */
+  countsDebounceMs?: number;
+  /** New messages within this long go as one reply under the card (`--replies on`). */
+  repliesBatchMs?: number;
 }
 
 /**
@@ -46,6 +52,8 @@ export interface Services {
   queues: Queues;
   subscriptions: SubscriptionStore;
   refs: MessageRefStore;
+  triage: TriageStore;
+  replies: PendingReplies;
   health: DeliveryHealthStore;
   schedules: WeeklySchedules;
   /** Digest mode: the channels' pending sets and their period job schedulers. */
@@ -109,6 +117,8 @@ export function buildServices(config: Config, logger: Logger, tuning: RuntimeTun
     queues,
     subscriptions,
     refs: new MessageRefStore(redis, keys),
+    triage: new TriageStore(redis, keys),
+    replies: new PendingReplies(redis, keys),
     health: new DeliveryHealthStore(redis, keys),
     schedules,
     digest,

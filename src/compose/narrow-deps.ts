@@ -24,6 +24,7 @@ const DIGEST_LOCK_TTL_MS = 45_000;
 export function routeDeps(s: Services): RouteDeps {
   return {
     subscriptions: s.subscriptions,
+    refs: s.refs,
     lookup: s.insight.lookup,
     slackQueue: () => s.queues.slack,
     refreshQueue: () => s.queues.refresh,
@@ -68,6 +69,19 @@ export function slackOutDeps(s: Services): SlackOutDeps {
     redis: s.redis,
     keys: s.keys,
     refs: s.refs,
+    triage: s.triage,
+    replies: s.replies,
+    slackQueue: () => s.queues.slack,
+    // Fresh: the card should show the counts of now, the same the listing gives `threads`.
+    counts: async (groupId, threadId) => {
+      const t = await s.insight.lookup.find(groupId, threadId, { fresh: true });
+      if (!t) return undefined;
+      const participants = (t as { participantCount?: unknown }).participantCount;
+      return {
+        messageCount: t.messageCount,
+        participantCount: typeof participants === "number" ? participants : undefined,
+      };
+    },
     throttle: s.throttle,
     subscriptions: s.subscriptions,
     ops: s.ops,

@@ -24,14 +24,38 @@ export interface DeliveryJob {
   event: WebhookEvent;
 }
 
-/** One Slack effect. Digests carry the domain object; rendering happens at send time. */
+/**
+ * One Slack effect. Digests carry the domain object; rendering happens at send time. Cards,
+ * replies and DMs carry only ids: what they show is read when their turn comes.
+ */
 export type SlackJob =
   | {
       kind: "digest";
       channelId: string;
       digest: ThreadDigest;
       enrichedAtMs: number;
+      /** The thread left this channel's filters: edit the card if there is one, never post (rule 10). */
+      noLongerMatches?: boolean;
       /** Set when the job was delayed to a reserved per-channel slot. */
+      slotAt?: number;
+    }
+  | {
+      kind: "card";
+      channelId: string;
+      threadId: string;
+      /** `triage`: a button changed it; `counts`: new messages arrived (counts read from the listing). */
+      reason: "triage" | "counts";
+      slotAt?: number;
+    }
+  | { kind: "replies"; channelId: string; threadId: string; slotAt?: number }
+  | {
+      kind: "dm";
+      /** The throttle's key: the user's DM, one slot a second like a channel. */
+      channelId: string;
+      userId: string;
+      text: string;
+      /** The card the DM links to (its permalink is asked for at send time). */
+      card?: { channel: string; ts: string };
       slotAt?: number;
     }
   | { kind: "notice"; channelId: string; text: string; slotAt?: number };

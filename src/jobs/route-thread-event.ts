@@ -2,10 +2,11 @@ import type { Queue } from "bullmq";
 import { isInsightError } from "../insight/errors.js";
 import type { Thread, ThreadEvent } from "../insight/schemas.js";
 import { matchesFilters } from "../domain/filters.js";
-import { deliveryOf } from "../domain/subscription.js";
 import type { DigestIntake } from "../digest/intake.js";
 import { buildThreadDigest, listingLagsBehind } from "../domain/thread-digest.js";
+import { deliveryOf, type Subscription } from "../domain/subscription.js";
 import type { Logger } from "../log.js";
+import type { MessageRefStore } from "../store/message-refs.js";
 import type { SubscriptionStore } from "../store/subscriptions.js";
 import type { OpsNotifier } from "../ops/ops-notifier.js";
 import { jobId, type RefreshJob, type SlackJob } from "./queues.js";
@@ -13,6 +14,8 @@ import type { ThreadLookup } from "./thread-lookup.js";
 
 export interface RouteDeps {
   subscriptions: Pick<SubscriptionStore, "forGroup">;
+  /** Whether a channel already has a card of the thread (rule 10: it stays true when filters no longer match). */
+  refs: Pick<MessageRefStore, "get" | "postingSince">;
   lookup: Pick<ThreadLookup, "find">;
   /** Getters, not the queues: see `healingQueue`. */
   slackQueue: () => Queue<SlackJob>;
@@ -36,6 +39,8 @@ const LAG_CHECKS = 2;
 export interface RouteResult {
   channels: number;
   filteredOut: number;
+  /** Channels out of whose filters the thread went, whose card is edited to say so. */
+  noLongerMatching?: number;
   sentimentKnown: boolean;
   listingError?: string;
   /** The listing still showed an earlier enrichment, so none of its enrichment was used. */
@@ -91,19 +96,38 @@ export async function routeThreadEvent(
   const enrichedAtMs = Date.parse(event.payload.timestamp);
   let channels = 0;
   let filteredOut = 0;
+  let noLongerMatching = 0;
   for (const sub of subs) {
-    if (!matchesFilters(digest, sub.filters)) {
-      filteredOut++;
-      continue;
-    }
-    channels++;
-    if (deps.digest && deliveryOf(sub).mode === "digest") {
+    const mode = deliveryOf(sub).mode;
+    // `summary` is weekly only: nothing per thread.
+    if (mode === "summary") continue;
+    const matches = matchesFilters(digest, sub.filters);
+    // `digest` mode batches: the thread joins the channel's pending digest instead of a card.
+    if (mode === "digest") {
+      if (!matches || !deps.digest) {
+        filteredOut++;
+        continue;
+      }
+      channels++;
       await deps.digest.add(sub, digest, enrichedAtMs);
       continue;
     }
+    if (!matches) {
+      filteredOut++;
+      // Rule 10: a card this channel once received is still edited to the thread's current state.
+      if (!(await hasCard(deps, sub, threadId))) continue;
+      noLongerMatching++;
+    }
+    channels++;
     await deps.slackQueue().add(
       "digest",
-      { kind: "digest", channelId: sub.channelId, digest, enrichedAtMs },
+      {
+        kind: "digest",
+        channelId: sub.channelId,
+        digest,
+        enrichedAtMs,
+        ...(matches ? {} : { noLongerMatches: true }),
+      },
       // One job per rendering: repeats of the same enrichment collapse here.
       { jobId: jobId("digest", sub.channelId, threadId, enrichedAtMs, digest.sentiment ? "s" : "n") },
     );
@@ -123,8 +147,15 @@ export async function routeThreadEvent(
   return {
     channels,
     filteredOut,
+    ...(noLongerMatching > 0 ? { noLongerMatching } : {}),
     sentimentKnown,
     ...(listingError ? { listingError } : {}),
     ...(lagging ? { listingLagging: true as const } : {}),
   };
+}
+
+/** A card posted (or being posted) in the subscription's channel. */
+async function hasCard(deps: RouteDeps, sub: Subscription, threadId: string): Promise<boolean> {
+  if (await deps.refs.get(sub.channelId, threadId)) return true;
+  return (await deps.refs.postingSince(sub.channelId, threadId)) !== undefined;
 }

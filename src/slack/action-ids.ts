@@ -16,4 +16,18 @@ export const ACTIONS = {
   resume: "insight.home.resume",
 } as const;
 
+/**
+ * The digest card's buttons: public names (DESIGN.md "Digest card actions"), so that tests and
+ * workflow tools can press them. Never rename one alone.
+ */
+export const DIGEST_ACTIONS = {
+  viewMessages: "digest.view_messages",
+  markHandled: "digest.mark_handled",
+  assign: "digest.assign",
+  follow: "digest.follow",
+} as const;
+
+/** The block_id prefix of a card's actions block; the rest names the thread (see button-values.ts). */
+export const CARD_BLOCK_PREFIX = "digest.card";
+
 export const MESSAGES_MODAL_CALLBACK = "insight.messages.modal";

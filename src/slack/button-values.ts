@@ -53,6 +53,24 @@ export const shareStateSchema = z.object({
 });
 export type ShareState = z.infer<typeof shareStateSchema>;
 
+/** The thread a card's actions act on, carried in its actions block's block_id (users_select has no value). */
+export const cardThreadSchema = z.object({ g: id, t: id });
+export type CardThread = z.infer<typeof cardThreadSchema>;
+
+/** What the handled button asks for: the state the card showed when it was pressed. */
+export const handledIntentSchema = z.enum(["handle", "reopen"]);
+export type HandledIntent = z.infer<typeof handledIntentSchema>;
+
+/** `digest.card:{"g":…,"t":…}`: ids are at most 100 characters each, so it stays within 255. */
+export function encodeCardBlockId(prefix: string, c: CardThread): string {
+  return `${prefix}:${JSON.stringify({ g: c.g, t: c.t })}`;
+}
+
+export function decodeCardBlockId(prefix: string, blockId: string | undefined): CardThread | undefined {
+  if (!blockId?.startsWith(`${prefix}:`)) return undefined;
+  return decodeState(cardThreadSchema, blockId.slice(prefix.length + 1));
+}
+
 export const resumeStateSchema = z.object({ c: id, g: id });
 export type ResumeState = z.infer<typeof resumeStateSchema>;
 

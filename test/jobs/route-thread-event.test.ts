@@ -17,6 +17,7 @@ import { ThreadLookup } from "../../src/jobs/thread-lookup.js";
 import { silentLogger } from "../../src/log.js";
 import { stateKeys } from "../../src/store/keys.js";
 import { createRedis } from "../../src/store/redis.js";
+import { MessageRefStore } from "../../src/store/message-refs.js";
 import { SubscriptionStore } from "../../src/store/subscriptions.js";
 import { dropPrefix, testRedisUrl, uniquePrefix } from "../helpers/redis.js";
 
@@ -56,6 +57,7 @@ describe("routeThreadEvent", () => {
     ops = new OpsNotifier(redis, keys, () => queues.slack, OPS, silentLogger);
     deps = {
       subscriptions,
+      refs: new MessageRefStore(redis, keys),
       lookup: new ThreadLookup(client),
       slackQueue: () => queues.slack,
       refreshQueue: () => queues.refresh,

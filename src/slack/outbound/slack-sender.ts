@@ -10,7 +10,14 @@ export interface DigestMetadata {
 
 /** What the Slack-out worker needs from Slack; implemented over the app's one Slack wrapper. */
 export interface SlackSender {
-  post(a: { channel: string; text: string; blocks?: unknown[]; metadata?: DigestMetadata }): Promise<string>;
+  post(a: {
+    channel: string;
+    text: string;
+    blocks?: unknown[];
+    metadata?: DigestMetadata;
+    /** Posts as a reply in this message's thread. */
+    threadTs?: string;
+  }): Promise<string>;
   update(a: {
     channel: string;
     ts: string;
@@ -20,6 +27,10 @@ export interface SlackSender {
   }): Promise<void>;
   /** ts of our digest of `threadId` posted in `channel` since `sinceMs`, if any. */
   findDigest(channel: string, threadId: string, sinceMs: number): Promise<string | undefined>;
+  /** The DM channel with one user (conversations.open; needs `im:write`). */
+  openDm(userId: string): Promise<string>;
+  /** A link to one message (chat.getPermalink). */
+  permalink(channel: string, ts: string): Promise<string>;
 }
 
 interface HistoryMessage {
@@ -31,12 +42,13 @@ interface HistoryMessage {
 /** The Slack-out worker's view of Slack, over the app's one Slack wrapper. */
 export function createSlackSender(slack: SlackApi): SlackSender {
   return {
-    async post({ channel, text, blocks, metadata }) {
+    async post({ channel, text, blocks, metadata, threadTs }) {
       const res = await slack.call<{ ts?: string }>("chat.postMessage", {
         channel,
         text,
         ...(blocks ? { blocks } : {}),
         ...(metadata ? { metadata } : {}),
+        ...(threadTs ? { thread_ts: threadTs } : {}),
         unfurl_links: false,
         unfurl_media: false,
       });
@@ -64,6 +76,16 @@ export function createSlackSender(slack: SlackApi): SlackSender {
           m.metadata?.event_type === DIGEST_EVENT_TYPE && m.metadata.event_payload?.thread_id === threadId,
       );
       return hit?.ts;
+    },
+    async openDm(userId) {
+      const res = await slack.call<{ channel?: { id?: string } }>("conversations.open", { users: userId });
+      if (!res.channel?.id) throw new Error("conversations.open answered without a channel");
+      return res.channel.id;
+    },
+    async permalink(channel, ts) {
+      const res = await slack.call<{ permalink?: string }>("chat.getPermalink", { channel, message_ts: ts });
+      if (!res.permalink) throw new Error("chat.getPermalink answered without a permalink");
+      return res.permalink;
     },
   };
 }

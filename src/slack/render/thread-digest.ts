@@ -1,9 +1,14 @@
-import { Blocks, Md } from "slack-block-builder";
-import { PENDING_EMOJI, questionStatusLabel, sentimentLabel } from "../../domain/sentiment.js";
+import { Blocks, Elements, Md } from "slack-block-builder";
+import type { CardFormat } from "../../domain/subscription.js";
+import { questionStatusLabel, sentimentLabel } from "../../domain/sentiment.js";
+import { NO_TRIAGE, type TriageState } from "../../domain/thread-change.js";
 import type { ThreadDigest } from "../../domain/thread-digest.js";
+import { CARD_BLOCK_PREFIX, DIGEST_ACTIONS } from "../action-ids.js";
+import { encodeCardBlockId, encodeThreadRef } from "../button-values.js";
 import { escapeAndTruncate, plainText } from "../mrkdwn.js";
 import { toKnownBlocks, type KnownBlock } from "./known-blocks.js";
 import { fitBlocks, LIMITS } from "./limits.js";
+import { EMOJI, plural, slackDate } from "./wording.js";
 
 export interface RenderedMessage {
   /** The notification and accessibility fallback: escaped mrkdwn, one short line. */
@@ -14,6 +19,14 @@ export interface RenderedMessage {
 export interface RenderDigestOptions {
   /** Decides whether dates show their year (they do when it is not the current one). */
   now?: Date;
+  /** `full` (default) or the compact one-line card (at most three blocks). */
+  format?: CardFormat;
+  /** Handled, assignee, followers: shown on the card; absent = nobody triaged it yet. */
+  triage?: TriageState;
+  /** "What changed" parts of a re-enrichment edit (thread-change.ts); untrusted, escaped here. */
+  change?: readonly string[];
+  /** The thread left this channel's filters; the card still shows its current state (rule 10). */
+  noLongerMatches?: boolean;
 }
 
 const FALLBACK_TEXT_MAX = 200;
@@ -57,7 +70,8 @@ function keywordsLine(keywords: string[], max: number): string {
 }
 
 function sentimentField(d: ThreadDigest): string {
-  if (d.sentiment === undefined) return `${Md.bold("Sentiment:")} ${PENDING_EMOJI} pending`;
+  // Not known yet: said quietly, without an emoji; the edit that brings it fills it in.
+  if (d.sentiment === undefined) return `${Md.bold("Sentiment:")} not known yet`;
   const s = sentimentLabel(d.sentiment);
   return `${Md.bold("Sentiment:")} ${s.emoji} ${escapeAndTruncate(s.label, LABEL_MAX)}`;
 }
@@ -80,13 +94,84 @@ function fallbackText(d: ThreadDigest, title: string, group: string): string {
   return escapeAndTruncate(`${what} in ${group}: ${title}${mood}`, FALLBACK_TEXT_MAX);
 }
 
+const isoMs = (iso: string): number | undefined => {
+  const t = Date.parse(iso);
+  return Number.isNaN(t) ? undefined : t;
+};
+
+/** A date readers see in their own time zone; a value that does not parse is shown as text. */
+function readerDate(iso: string): string {
+  const t = isoMs(iso);
+  return t === undefined ? escapeAndTruncate(iso, 40) : slackDate(t);
+}
+
 /**
- * A thread digest message: title, summary, sentiment, counts, question status, keywords,
- * group and activity. Every community string is escaped and every limit held; when the
- * sentiment has not arrived yet it says "Sentiment: pending" (the message is edited later).
+ * The triage lines (what changed, handled, assignee, followers, filters left), in the order a
+ * reader needs them. User ids come from Slack itself (the click), never from community text.
+ */
+function triageLines(o: RenderDigestOptions): string[] {
+  const t = o.triage ?? NO_TRIAGE;
+  const lines: string[] = [];
+  if (o.change && o.change.length > 0) {
+    lines.push(`${EMOJI.changed} ${escapeAndTruncate(o.change.join(" · "), 600)}`);
+  }
+  if (t.handled) lines.push(`${EMOJI.handled} Handled by <@${t.handled.by}> ${slackDate(t.handled.atMs)}`);
+  if (t.assignee) lines.push(`${EMOJI.assignee} Assigned to <@${t.assignee.user}>`);
+  if (t.followers > 0) lines.push(`${EMOJI.following} ${plural(t.followers, "person", "people")} following`);
+  if (o.noLongerMatches) {
+    lines.push(`${EMOJI.noLongerMatches} No longer matches this channel's filters; kept up to date here.`);
+  }
+  return lines;
+}
+
+/** The four card actions (DESIGN.md): messages, handled/reopen, assign, follow. */
+function actionsBlock(d: ThreadDigest, title: string, triage: TriageState): KnownBlock[] {
+  const blockId = encodeCardBlockId(CARD_BLOCK_PREFIX, { g: d.groupId, t: d.threadId });
+  const assign = Elements.UserSelect({ actionId: DIGEST_ACTIONS.assign, placeholder: "Assign" });
+  if (triage.assignee) assign.initialUser(triage.assignee.user);
+  const handled = triage.handled !== undefined;
+  const markHandled = Elements.Button({
+    text: handled ? "Reopen" : "Mark handled",
+    actionId: DIGEST_ACTIONS.markHandled,
+    // The state the reader saw: a double click asks for the same state twice, and acts once.
+    value: handled ? "reopen" : "handle",
+  });
+  if (!handled) markHandled.primary();
+  return toKnownBlocks(
+    Blocks.Actions({
+      // A block_id over Slack's limit (ids of 100+ characters) is left off: the buttons then say they are stale.
+      ...(blockId.length <= LIMITS.blockId ? { blockId } : {}),
+    }).elements(
+      Elements.Button({
+        text: "Messages",
+        actionId: DIGEST_ACTIONS.viewMessages,
+        value: encodeThreadRef({ g: d.groupId, t: d.threadId, n: title }),
+      }),
+      markHandled,
+      assign,
+      Elements.Button({ text: "Follow", actionId: DIGEST_ACTIONS.follow, value: "toggle" }),
+    ),
+  );
+}
+
+/** Content blocks fitted so that the actions block (last, and never dropped) still fits. */
+function withActions(content: KnownBlock[], actions: KnownBlock[]): KnownBlock[] {
+  const room = LIMITS.messageBlocksJson - JSON.stringify(actions).length - 2;
+  return [
+    ...fitBlocks(content, { maxBlocks: LIMITS.blocksPerMessage - actions.length, maxJson: room }),
+    ...actions,
+  ];
+}
+
+/**
+ * A thread card: title, summary, sentiment, counts, question status, keywords, triage (what
+ * changed, handled, assignee, followers, filters left), group and activity, and the four card
+ * actions. Every community string is escaped and every limit held. When the sentiment has not
+ * arrived yet it says so quietly (the card is edited when it comes); a missing summary is left
+ * out rather than announced.
  */
 export function renderThreadDigest(d: ThreadDigest, opts: RenderDigestOptions = {}): RenderedMessage {
-  const now = opts.now ?? new Date();
+  if (opts.format === "compact") return renderCompactCard(d, opts);
   const title = d.title.trim() || "Untitled thread";
   const group = d.groupName.trim() || d.groupId;
 
@@ -98,27 +183,67 @@ export function renderThreadDigest(d: ThreadDigest, opts: RenderDigestOptions = 
   ].filter((f): f is string => f !== undefined);
 
   const activity = [
-    d.firstMessageDate && `First message ${formatDate(d.firstMessageDate, now)}`,
-    d.lastMessageDate && `Last activity ${formatDate(d.lastMessageDate, now)}`,
+    d.firstMessageDate && `First message ${readerDate(d.firstMessageDate)}`,
+    d.lastMessageDate && `Last activity ${readerDate(d.lastMessageDate)}`,
   ].filter(Boolean);
   const marker =
     d.action === "updated"
-      ? `:arrows_counterclockwise: Updated with new insights ${formatDate(d.enrichedAt, now)}`
-      : `Enriched ${formatDate(d.enrichedAt, now)}`;
+      ? `${EMOJI.changed} Updated with new insights ${readerDate(d.enrichedAt)}`
+      : `Enriched ${readerDate(d.enrichedAt)}`;
+  const triage = triageLines(opts);
 
-  const blocks = toKnownBlocks(
+  const content = toKnownBlocks(
     Blocks.Header({ text: plainText(title, LIMITS.headerText) }),
-    Blocks.Section({
-      text: d.summary ? escapeAndTruncate(d.summary, LIMITS.sectionText) : Md.italic("No summary yet."),
-    }),
+    d.summary !== undefined && Blocks.Section({ text: escapeAndTruncate(d.summary, LIMITS.sectionText) }),
     Blocks.Section().fields(fields),
     d.keywords.length > 0 &&
       Blocks.Section({ text: `${Md.bold("Keywords:")} ${keywordsLine(d.keywords, KEYWORDS_LINE_MAX)}` }),
+    triage.length > 0 && Blocks.Context().elements(triage.join("\n")),
     Blocks.Context().elements(
       `:busts_in_silhouette: ${Md.bold(escapeAndTruncate(group, NAME_MAX))}`,
       ...(activity.length > 0 ? [activity.join(" · ")] : []),
       marker,
     ),
   );
-  return { text: fallbackText(d, title, group), blocks: fitBlocks(blocks) };
+  const actions = actionsBlock(d, title, opts.triage ?? NO_TRIAGE);
+  return { text: fallbackText(d, title, group), blocks: withActions(content, actions) };
+}
+
+/** The compact card's one line: sentiment, title, question status, counts. */
+function compactLine(d: ThreadDigest, title: string): string {
+  const mood = d.sentiment === undefined ? undefined : sentimentLabel(d.sentiment);
+  const q =
+    d.isQuestionLed && d.questionResponseStatus !== undefined
+      ? questionStatusLabel(d.questionResponseStatus)
+      : undefined;
+  const counts = [
+    d.messageCount !== undefined && plural(d.messageCount, "message"),
+    d.participantCount !== undefined && plural(d.participantCount, "participant"),
+  ].filter((x): x is string => typeof x === "string");
+  return [
+    `${mood ? `${mood.emoji} ` : ""}${Md.bold(escapeAndTruncate(title, 300))}`,
+    mood ? escapeAndTruncate(mood.label, LABEL_MAX) : "sentiment not known yet",
+    q && `${q.emoji} ${escapeAndTruncate(q.label, LABEL_MAX)}`,
+    counts.length > 0 && counts.join(", "),
+  ]
+    .filter((x): x is string => typeof x === "string")
+    .join(" · ");
+}
+
+/**
+ * The compact card (`--format compact`): at most three blocks, one line of facts, one
+ * context line of triage when there is any, the same four actions; edited in place like the
+ * full card.
+ */
+export function renderCompactCard(d: ThreadDigest, opts: RenderDigestOptions = {}): RenderedMessage {
+  const title = d.title.trim() || "Untitled thread";
+  const group = d.groupName.trim() || d.groupId;
+  const triage = triageLines(opts);
+  // Each part is escaped and capped on its own (title 300, labels 80): the line stays short.
+  const content = toKnownBlocks(
+    Blocks.Section({ text: compactLine(d, title) }),
+    triage.length > 0 && Blocks.Context().elements(triage.join(" · ")),
+  );
+  const actions = actionsBlock(d, title, opts.triage ?? NO_TRIAGE);
+  return { text: fallbackText(d, title, group), blocks: withActions(content, actions) };
 }
