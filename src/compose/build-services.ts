@@ -49,7 +49,11 @@ export interface Services {
   health: DeliveryHealthStore;
   schedules: WeeklySchedules;
   /** Digest mode: the channels' pending sets and their period job schedulers. */
-  digest: { pending: PendingDigestStore; schedules: DigestSchedules; timeZoneOf(channelId: string): Promise<string> };
+  digest: {
+    pending: PendingDigestStore;
+    schedules: DigestSchedules;
+    timeZoneOf(channelId: string): Promise<string>;
+  };
   ops: OpsNotifier;
   throttle: ChannelThrottle;
   insight: { client: InsightClient; lookup: ThreadLookup };
