@@ -60,7 +60,7 @@ describe("digest mode end to end: pending set, one batched message, digest now",
       isQuestionLed: true,
       questionResponseStatus: "unanswered",
     });
-    const { thread: b } = await h.emulator.createThread(GROUP, {
+    await h.emulator.createThread(GROUP, {
       title: "Dark mode request",
       sentiment: "positive",
       isQuestionLed: false,
