@@ -19,6 +19,7 @@ import type { Redis } from "ioredis";
 import { WeeklySchedules } from "../weekly/schedules.js";
 import { PendingDigestStore } from "../digest/pending-store.js";
 import { DigestSchedules } from "../digest/schedules.js";
+import { AlertSettingsStore } from "../alerts/settings-store.js";
 
 /** Knobs tests turn; production uses the defaults. */
 export interface RuntimeTuning extends WorkerTuning {
@@ -30,6 +31,8 @@ export interface RuntimeTuning extends WorkerTuning {
   workerConcurrency?: { deliveries?: number; slack?: number; refresh?: number };
   /** How long a (channel, thread) posting lock outlives a killed worker. */
   digestLockTtlMs?: number;
+  /** Between two evaluations of the alerts; default 5 minutes. */
+  alertsIntervalMs?: number;
 }
 
 /**
@@ -54,6 +57,7 @@ export interface Services {
     schedules: DigestSchedules;
     timeZoneOf(channelId: string): Promise<string>;
   };
+  alerts: AlertSettingsStore;
   ops: OpsNotifier;
   throttle: ChannelThrottle;
   insight: { client: InsightClient; lookup: ThreadLookup };
@@ -116,6 +120,7 @@ export function buildServices(config: Config, logger: Logger, tuning: RuntimeTun
     health: new DeliveryHealthStore(redis, keys),
     schedules,
     digest,
+    alerts: new AlertSettingsStore(redis, keys),
     ops,
     throttle: new ChannelThrottle(redis, keys, tuning.channelGapMs),
     insight: { client, lookup: new ThreadLookup(client, { cacheMs: tuning.lookupCacheMs }) },
