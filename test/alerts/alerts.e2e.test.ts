@@ -3,7 +3,7 @@ import { SEED } from "../../dev/emulator/index.js";
 import { evaluateAlerts } from "../../src/alerts/evaluate.js";
 import { alertsEvalDeps } from "../../src/compose/narrow-deps.js";
 import { digestsOf, messageText, startHarness, type Harness } from "../helpers/app-harness.js";
-import { follow, waitUntil } from "../reconcile/support.js";
+import { follow } from "../reconcile/support.js";
 
 const CH = "C0ALERTS";
 const HOUR = 3_600_000;
