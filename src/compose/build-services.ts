@@ -21,6 +21,7 @@ import type { RedisClient as Redis } from "../store/redis.js";
 import { WeeklySchedules } from "../weekly/schedules.js";
 import { PendingDigestStore } from "../digest/pending-store.js";
 import { DigestSchedules } from "../digest/schedules.js";
+import { AlertSettingsStore } from "../alerts/settings-store.js";
 
 /** Knobs tests turn; production uses the defaults. */
 export interface RuntimeTuning extends WorkerTuning {
@@ -36,6 +37,8 @@ export interface RuntimeTuning extends WorkerTuning {
   countsDebounceMs?: number;
   /** New messages within this long go as one reply under the card (`--replies on`). */
   repliesBatchMs?: number;
+  /** Between two evaluations of the alerts; default 5 minutes. */
+  alertsIntervalMs?: number;
 }
 
 /**
@@ -57,7 +60,12 @@ export interface Services {
   health: DeliveryHealthStore;
   schedules: WeeklySchedules;
   /** Digest mode: the channels' pending sets and their period job schedulers. */
-  digest: { pending: PendingDigestStore; schedules: DigestSchedules; timeZoneOf(channelId: string): Promise<string> };
+  digest: {
+    pending: PendingDigestStore;
+    schedules: DigestSchedules;
+    timeZoneOf(channelId: string): Promise<string>;
+  };
+  alerts: AlertSettingsStore;
   ops: OpsNotifier;
   throttle: ChannelThrottle;
   insight: { client: InsightClient; lookup: ThreadLookup };
@@ -122,6 +130,7 @@ export function buildServices(config: Config, logger: Logger, tuning: RuntimeTun
     health: new DeliveryHealthStore(redis, keys),
     schedules,
     digest,
+    alerts: new AlertSettingsStore(redis, keys),
     ops,
     throttle: new ChannelThrottle(redis, keys, tuning.channelGapMs),
     insight: { client, lookup: new ThreadLookup(client, { cacheMs: tuning.lookupCacheMs }) },

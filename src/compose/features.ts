@@ -7,8 +7,11 @@ import { commandsFeature } from "../slack/commands/feature.js";
 import type { Subcommand } from "../slack/commands/types.js";
 import { weeklyFeature } from "../weekly/feature.js";
 import { digestFeature } from "../digest/feature.js";
+import { alertsFeature } from "../alerts/feature.js";
 import type { Services } from "./build-services.js";
 import {
+  alertsCommandDeps,
+  alertsEvalDeps,
   commandsDeps,
   digestCommandDeps,
   digestFlushDeps,
@@ -47,6 +50,13 @@ export function buildFeatures(s: Services, o: FeatureOptions = {}): Feature<Subc
       command: digestCommandDeps(s),
       flush: digestFlushDeps(s),
       schedules: s.digest.schedules,
+      logger: s.logger,
+    }),
+    alertsFeature({
+      command: alertsCommandDeps(s),
+      evaluate: alertsEvalDeps(s),
+      queue: () => s.queues.alerts,
+      ...(s.tuning.alertsIntervalMs ? { intervalMs: s.tuning.alertsIntervalMs } : {}),
       logger: s.logger,
     }),
     reconcileFeature({

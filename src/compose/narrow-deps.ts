@@ -12,6 +12,8 @@ import { digestIntake } from "../digest/intake.js";
 import type { DigestFlushDeps } from "../digest/flush.js";
 import type { DigestCommandDeps } from "../slack/commands/digest.js";
 import { jobId } from "../jobs/queues.js";
+import type { AlertsEvalDeps } from "../alerts/evaluate.js";
+import type { AlertsCommandDeps } from "../slack/commands/alerts.js";
 
 /*
  * Each feature's narrow dependencies, cut from the process's services. Tests build features
@@ -157,6 +159,25 @@ export function reconcilerDeps(s: Services): ReconcilerDeps {
     health: s.health,
     ops: s.ops,
     route,
+    reportInsightError: s.reportInsightError,
+    logger: s.logger,
+  };
+}
+
+export function alertsCommandDeps(s: Services): AlertsCommandDeps {
+  return { insight: s.insight.client, reportInsightError: s.reportInsightError, alerts: s.alerts };
+}
+
+export function alertsEvalDeps(s: Services): AlertsEvalDeps {
+  return {
+    settings: s.alerts,
+    insight: s.insight.client,
+    refs: s.refs,
+    redis: s.redis,
+    keys: s.keys,
+    slack: s.slack,
+    throttle: s.throttle,
+    ops: s.ops,
     reportInsightError: s.reportInsightError,
     logger: s.logger,
   };

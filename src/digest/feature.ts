@@ -35,7 +35,8 @@ export function digestFeature(deps: DigestFeatureDeps): Feature<Subcommand> {
     async startScheduler() {
       try {
         const r = await deps.schedules.reassert();
-        if (r.restored.length > 0 || r.removed.length > 0) deps.logger.info(r, "digest schedules re-asserted");
+        if (r.restored.length > 0 || r.removed.length > 0)
+          deps.logger.info(r, "digest schedules re-asserted");
       } catch (err) {
         // Not fatal: schedulers already in BullMQ keep firing, and intake makes missing ones.
         deps.logger.warn({ err }, "could not check digest schedules");

@@ -12,7 +12,6 @@ import { sendInTurn } from "../slack/outbound/send-in-turn.js";
 import { renderBatchedDigest } from "../slack/render/batched-digest.js";
 import { plural } from "../slack/render/wording.js";
 import type { StateKeys } from "../store/keys.js";
-import { tryLock } from "../store/lock.js";
 import type { SubscriptionStore } from "../store/subscriptions.js";
 import { RunGuard } from "../weekly/run-guard.js";
 import type { PendingDigestStore } from "./pending-store.js";
@@ -76,7 +75,8 @@ export async function flushDigest(job: Job<DigestJob>, deps: DigestFlushDeps): P
   const log = deps.logger.child({ jobId: job.id, channel: channelId, trigger, every });
 
   const subs = (await deps.subscriptions.forChannel(channelId)).filter(
-    (s) => !s.paused && deliveryOf(s).mode === "digest" && (trigger === "now" || deliveryOf(s).every === every),
+    (s) =>
+      !s.paused && deliveryOf(s).mode === "digest" && (trigger === "now" || deliveryOf(s).every === every),
   );
   if (trigger === "schedule" && every && subs.length === 0) {
     // No subscription of this channel asks for this period any more: this scheduler goes.
@@ -102,7 +102,12 @@ export async function flushDigest(job: Job<DigestJob>, deps: DigestFlushDeps): P
     return { status: "duplicate", claim };
   }
 
-  const release = await tryLock(deps.redis, deps.keys.lock(`digest-flush:${channelId}`), deps.lockTtlMs ?? 120_000);
+  const release = await holdChannel(
+    deps.redis,
+    deps.keys.lock(`digest-flush:${channelId}`),
+    job.id ?? period,
+    deps.lockTtlMs ?? 120_000,
+  );
   // Another flush of this channel (a `digest now` and a period end) is posting: retry shortly,
   // so the two never show the same threads twice.
   if (!release) throw new Error("another digest flush of this channel is under way; retrying");
@@ -140,6 +145,28 @@ export async function flushDigest(job: Job<DigestJob>, deps: DigestFlushDeps): P
   } finally {
     await release();
   }
+}
+
+// The channel's flush lock, taken again by the job that holds it: a job picked up after its
+// worker was killed must not wait for its own dead hold to expire.
+const HOLD = `
+local cur = redis.call('GET', KEYS[1])
+if cur and cur ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', tonumber(ARGV[2]))
+return 1
+`;
+const RELEASE = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end`;
+
+async function holdChannel(
+  redis: Redis,
+  key: string,
+  owner: string,
+  ttlMs: number,
+): Promise<(() => Promise<void>) | undefined> {
+  if (Number(await redis.eval(HOLD, 1, key, owner, ttlMs)) !== 1) return undefined;
+  return async () => {
+    await redis.eval(RELEASE, 1, key, owner);
+  };
 }
 
 function parseBatch(raw: string | undefined): StoredBatch | undefined {

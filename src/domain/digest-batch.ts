@@ -59,7 +59,14 @@ export function groupBatch(entries: readonly PendingEntry[]): DigestBatch {
   return batch;
 }
 
-const PERIOD_HOURS: Record<DigestEvery, number> = { "1h": 1, "2h": 2, "4h": 4, "8h": 8, "12h": 12, "24h": 24 };
+const PERIOD_HOURS: Record<DigestEvery, number> = {
+  "1h": 1,
+  "2h": 2,
+  "4h": 4,
+  "8h": 8,
+  "12h": 12,
+  "24h": 24,
+};
 /** Every period includes this local hour: a daily digest arrives at the start of the working day. */
 export const DIGEST_ANCHOR_HOUR = 9;
 

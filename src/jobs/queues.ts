@@ -225,7 +225,9 @@ export function createQueues(connection: Redis, prefix: string, logger?: Logger)
     byName: (name) => byName.get(name)?.(),
     all: () => [...byName.values()].map((q) => q()),
     close: async () => {
-      await Promise.all([deliveries, slack, refresh, weekly, reconcile, digest, alerts].map((q) => q.close()));
+      await Promise.all(
+        [deliveries, slack, refresh, weekly, reconcile, digest, alerts].map((q) => q.close()),
+      );
     },
   };
 }

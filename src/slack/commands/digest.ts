@@ -24,7 +24,9 @@ export function digestCommand(deps: DigestCommandDeps): Subcommand {
     async run(ctx) {
       const words = ctx.args.map((a) => a.toLowerCase());
       if (words.length !== 1 || words[0] !== "now") {
-        const understood = ctx.rest.trim() ? `"${escapeAndTruncate(ctx.rest.trim(), 60)}"` : "nothing after `digest`";
+        const understood = ctx.rest.trim()
+          ? `"${escapeAndTruncate(ctx.rest.trim(), 60)}"`
+          : "nothing after `digest`";
         await ctx.respond({
           text: `I understood ${understood}, but \`digest\` only knows \`now\`: it posts this channel's pending batched digest at once. Example: ${EXAMPLE}`,
         });

@@ -57,7 +57,9 @@ function threadLine(e: PendingEntry, names: ReadonlyMap<string, string>, showGro
 }
 
 function sectionHeading(section: BatchSection, count: number): KnownBlock {
-  return toKnownBlocks(Blocks.Section({ text: Md.bold(`${SECTION_HEADINGS[section]} (${count})`) }))[0] as KnownBlock;
+  return toKnownBlocks(
+    Blocks.Section({ text: Md.bold(`${SECTION_HEADINGS[section]} (${count})`) }),
+  )[0] as KnownBlock;
 }
 
 /**
