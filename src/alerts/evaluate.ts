@@ -1,5 +1,5 @@
 import { setTimeout as sleepFor } from "node:timers/promises";
-import type { Redis } from "ioredis";
+import type { RedisClient as Redis } from "../store/redis.js";
 import {
   detectNegativeSpike,
   detectUnanswered,

@@ -1,7 +1,7 @@
 import type { Config } from "../config.js";
 import { InsightClient } from "../insight/client.js";
 import type { WorkerTuning } from "../jobs/create-worker.js";
-import { createQueues, JOB_DEFAULTS, type Queues } from "../jobs/queues.js";
+import { createQueues, JOB_DEFAULTS, queueLayout, type Queues } from "../jobs/queues.js";
 import { ThreadLookup } from "../jobs/thread-lookup.js";
 import { debugOnFailure, type Logger } from "../log.js";
 import { createMetrics, type Metrics } from "../metrics.js";
@@ -15,7 +15,7 @@ import { stateKeys, type StateKeys } from "../store/keys.js";
 import { MessageRefStore } from "../store/message-refs.js";
 import { PendingReplies } from "../store/pending-replies.js";
 import { TriageStore } from "../store/triage.js";
-import { createRedis } from "../store/redis.js";
+import { createRedis, isCluster } from "../store/redis.js";
 import { SubscriptionStore } from "../store/subscriptions.js";
 import type { RedisClient as Redis } from "../store/redis.js";
 import { WeeklySchedules } from "../weekly/schedules.js";
@@ -39,6 +39,8 @@ export interface RuntimeTuning extends WorkerTuning {
   repliesBatchMs?: number;
   /** Between two evaluations of the alerts; default 5 minutes. */
   alertsIntervalMs?: number;
+  /** Shards of the deliveries, slack-out and refresh queues; default 4 on a cluster, 1 on one Redis. */
+  queueShards?: number;
 }
 
 /**
@@ -79,9 +81,10 @@ export function buildServices(config: Config, logger: Logger, tuning: RuntimeTun
   const metrics = createMetrics({ defaultMetrics: true });
   // Commands, stores and producers wait through short Redis blips; only the webhook receiver
   // fails fast (its own connection, webhooks/create-receiver.ts) because it has a spool to fall back on.
-  const redis = createRedis(config.redis.url, "shared", logger);
-  const keys = stateKeys(config.redis.prefix);
-  const queues = createQueues(redis, config.redis.prefix, logger);
+  const redis = createRedis(config.redis, "shared", logger);
+  const cluster = isCluster(redis);
+  const keys = stateKeys(config.redis.prefix, { cluster });
+  const queues = createQueues(redis, config.redis.prefix, logger, queueLayout(cluster, tuning.queueShards));
   const client = new InsightClient({
     baseUrl: config.insight.baseUrl,
     apiKey: config.insight.apiKey,

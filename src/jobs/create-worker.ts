@@ -2,7 +2,7 @@ import { Worker, type Queue } from "bullmq";
 import type { QueueWorker } from "../feature.js";
 import type { Logger } from "../log.js";
 import type { Metrics } from "../metrics.js";
-import { createRedis } from "../store/redis.js";
+import { createRedis, type RedisTarget } from "../store/redis.js";
 import { WorkerHealth } from "./worker-health.js";
 
 /** Knobs tests turn; production uses BullMQ's defaults. */
@@ -14,6 +14,8 @@ export interface WorkerTuning {
 
 export interface WorkerContext {
   redisUrl: string;
+  /** Set: each worker's connection is a cluster one (REDIS_CLUSTER_NODES). */
+  clusterNodes?: RedisTarget["clusterNodes"];
   prefix: string;
   logger: Logger;
   metrics: Pick<Metrics, "jobs">;
@@ -27,7 +29,7 @@ export interface WorkerContext {
  */
 export function createWorker(spec: QueueWorker, ctx: WorkerContext): Worker {
   const { logger, metrics, tuning = {} } = ctx;
-  const connection = createRedis(ctx.redisUrl, "blocking", logger);
+  const connection = createRedis({ url: ctx.redisUrl, clusterNodes: ctx.clusterNodes }, "blocking", logger);
   const worker = new Worker(spec.queue, spec.processor, {
     connection,
     prefix: ctx.prefix,

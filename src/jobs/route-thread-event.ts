@@ -1,4 +1,3 @@
-import type { Queue } from "bullmq";
 import { isInsightError } from "../insight/errors.js";
 import type { Thread, ThreadEvent } from "../insight/schemas.js";
 import { matchesFilters } from "../domain/filters.js";
@@ -9,7 +8,7 @@ import type { Logger } from "../log.js";
 import type { MessageRefStore } from "../store/message-refs.js";
 import type { SubscriptionStore } from "../store/subscriptions.js";
 import type { OpsNotifier } from "../ops/ops-notifier.js";
-import { jobId, type RefreshJob, type SlackJob } from "./queues.js";
+import { jobId, type Producer, type RefreshJob, type SlackJob } from "./queues.js";
 import type { ThreadLookup } from "./thread-lookup.js";
 
 export interface RouteDeps {
@@ -18,8 +17,8 @@ export interface RouteDeps {
   refs: Pick<MessageRefStore, "get" | "postingSince">;
   lookup: Pick<ThreadLookup, "find">;
   /** Getters, not the queues: see `healingQueue`. */
-  slackQueue: () => Queue<SlackJob>;
-  refreshQueue: () => Queue<RefreshJob>;
+  slackQueue: () => Producer<SlackJob>;
+  refreshQueue: () => Producer<RefreshJob>;
   ops: Pick<OpsNotifier, "insightAuthorized" | "insightUnauthorized">;
   logger: Logger;
   /** Delays before looking again for a sentiment the listing did not have yet. */
