@@ -103,11 +103,15 @@ function rssMb(pid: number): number {
 }
 
 /** Total commands Redis has executed (INFO commandstats), to count commands per delivery. */
-async function redisCalls(redis: Redis): Promise<number> {
+async function redisCalls(redis: Redis): Promise<{ all: number; scripts: number }> {
   const info = await redis.info("commandstats");
-  let n = 0;
-  for (const m of info.matchAll(/calls=(\d+)/g)) n += Number(m[1]);
-  return n;
+  let all = 0;
+  let scripts = 0;
+  for (const m of info.matchAll(/^cmdstat_([a-z_|]+):calls=(\d+)/gm)) {
+    all += Number(m[2]);
+    if (/^(evalsha|eval|fcall)$/.test(m[1] ?? "")) scripts += Number(m[2]);
+  }
+  return { all, scripts };
 }
 
 function spawnReady(cmd: string[], env: NodeJS.ProcessEnv, ts: boolean, cwd?: string): Promise<ChildProcess> {
@@ -177,6 +181,7 @@ interface Row {
   non2xx: number;
   cpuPerDelivery?: number;
   redisPerDelivery?: number;
+  scriptsPerDelivery?: number;
 }
 
 const fmt = (n: number | undefined, d = 1) => (n === undefined || Number.isNaN(n) ? "-" : n.toFixed(d));
@@ -192,7 +197,7 @@ async function main(): Promise<void> {
   const slack = await startSlackStandIn();
   const spool = mkdtempSync(join(tmpdir(), "bench-spool-"));
   const prefix = `bench-pipeline-${process.pid}`;
-  const appEnv = (port: number, tuning: object): NodeJS.ProcessEnv => ({
+  const appEnv = (port: number, tuning: object, appPrefix = prefix): NodeJS.ProcessEnv => ({
     ...process.env,
     NODE_ENV: "production",
     SLACK_BOT_TOKEN: "xoxb-bench-token",
@@ -202,19 +207,19 @@ async function main(): Promise<void> {
     INSIGHT_API_KEY: emulator.apiKey,
     WEBHOOK_SECRET: SECRET,
     REDIS_URL,
-    REDIS_PREFIX: prefix,
+    REDIS_PREFIX: appPrefix,
     PORT: String(port),
     ROLE: "all",
     SPOOL_DIR: spool,
     LOG_LEVEL: process.env.BENCH_DEBUG ? "debug" : "info",
     TEST_TUNING: JSON.stringify(tuning),
   });
-  const startApp = (port: number, tuning: object, cwd?: string) =>
+  const startApp = (port: number, tuning: object, cwd?: string, appPrefix = prefix) =>
     cwd
-      ? spawnReady(["test/helpers/app-process.ts"], appEnv(port, tuning), true, cwd)
+      ? spawnReady(["test/helpers/app-process.ts"], appEnv(port, tuning, appPrefix), true, cwd)
       : APP === "dist"
-        ? spawnReady(["bench/targets/app-dist.mjs"], appEnv(port, tuning), false)
-        : spawnReady(["test/helpers/app-process.ts"], appEnv(port, tuning), true);
+        ? spawnReady(["bench/targets/app-dist.mjs"], appEnv(port, tuning, appPrefix), false)
+        : spawnReady(["test/helpers/app-process.ts"], appEnv(port, tuning, appPrefix), true);
 
   const rows: Row[] = [];
   const memory = new Map<string, { idle: number; peak: number; startMs: number }>();
@@ -231,20 +236,31 @@ async function main(): Promise<void> {
       start: (p: number) => spawnReady(["bench/targets/ceiling.ts", "express", String(p)], process.env, true),
     },
     // The production per-channel throttle; no channel follows the group of these deliveries.
-    { name: `insight-relay all (${APP})`, app: true, start: (p: number) => startApp(p, {}) },
+    {
+      name: `insight-relay all (${APP})`,
+      app: true,
+      start: (p: number, pre: string) => startApp(p, {}, undefined, pre),
+    },
   ];
   // `--before DIR`: the same app from another checkout (e.g. main), for a same-run before/after.
   if (args.before) {
     const dir = args.before;
-    targets.push({ name: "insight-relay all (before)", app: true, start: (p) => startApp(p, {}, dir) });
+    targets.push({
+      name: "insight-relay all (before)",
+      app: true,
+      start: (p, pre) => startApp(p, {}, dir, pre),
+    });
   }
 
-  for (const t of targets) {
+  // Every target runs at once (idle while another is measured), and each connection count is
+  // measured on each target in turn, so a machine whose load drifts treats them alike.
+  const running = [];
+  for (const [i, t] of targets.entries()) {
     const port = await freePort();
-    const child = await t.start(port);
+    const tPrefix = `${prefix}-${i}`;
+    const child = await t.start(port, tPrefix);
     const pid = child.pid ?? 0;
-    const base = `http://127.0.0.1:${port}`;
-    const url = `${base}/webhooks/insight/${SECRET}`;
+    const url = `http://127.0.0.1:${port}/webhooks/insight/${SECRET}`;
     const requests = [
       {
         setupRequest: (r: AutocannonRequest): AutocannonRequest => ({
@@ -256,14 +272,19 @@ async function main(): Promise<void> {
         }),
       },
     ];
-    const mem = { idle: NaN, peak: NaN, startMs: startMs.get(child) ?? NaN };
-    if (t.app) {
-      await sleep(2_000);
-      mem.idle = rssMb(pid);
-    }
-    const sampler = rssSampler(pid);
-    await autocannon({ url, connections: 10, duration: 1, requests }); // warm-up
-    for (const conns of CONNECTIONS) {
+    running.push({ t, child, pid, url, requests, prefix: tPrefix, sampler: rssSampler(pid) });
+  }
+  await sleep(2_000);
+  for (const r of running) {
+    memory.set(r.t.name, {
+      idle: r.t.app ? rssMb(r.pid) : NaN,
+      peak: NaN,
+      startMs: startMs.get(r.child) ?? NaN,
+    });
+    await autocannon({ url: r.url, connections: 10, duration: 1, requests: r.requests }); // warm-up
+  }
+  for (const conns of CONNECTIONS) {
+    for (const { t, pid, url, requests, prefix: tPrefix } of running) {
       log(`${t.name}: ${conns} connection(s) for ${SECONDS} s`);
       const cpu0 = cpuMs(pid);
       const calls0 = await redisCalls(redis);
@@ -283,20 +304,25 @@ async function main(): Promise<void> {
         let ours = 1;
         const deadline = Date.now() + 120_000;
         for (;;) {
-          const d = await deliveriesLeft(redis, prefix);
+          const d = await deliveriesLeft(redis, tPrefix);
           ours += d.commands;
           if (d.left === 0 || Date.now() > deadline) break;
           await sleep(100);
         }
         row.cpuPerDelivery = (cpuMs(pid) - cpu0) / r["2xx"];
-        row.redisPerDelivery = ((await redisCalls(redis)) - calls0 - ours) / r["2xx"];
+        const calls = await redisCalls(redis);
+        row.redisPerDelivery = (calls.all - calls0.all - ours) / r["2xx"];
+        row.scriptsPerDelivery = (calls.scripts - calls0.scripts) / r["2xx"];
       }
       rows.push(row);
     }
-    mem.peak = sampler.peak();
-    memory.set(t.name, mem);
-    sampler.stop();
-    await stop(child);
+  }
+  for (const r of running) {
+    const m = memory.get(r.t.name);
+    if (m) m.peak = r.sampler.peak();
+    r.sampler.stop();
+    await stop(r.child);
+    await dropPrefix(REDIS_URL, r.prefix);
   }
 
   // The burst: BURST threads of one group enriched at once, one channel following it, no
@@ -408,12 +434,12 @@ async function main(): Promise<void> {
     `\nbench:pipeline — autocannon ${SECONDS} s per row, unique deliveries, same machine, same run\n`,
   );
   console.log(
-    "| target | connections | deliveries/s | ack p50 ms | ack p99 ms | ack max ms | non-2xx | app CPU ms/delivery | Redis cmds/delivery |",
+    "| target | connections | deliveries/s | ack p50 ms | ack p99 ms | ack max ms | non-2xx | app CPU ms/delivery | Redis cmds/delivery | scripts/delivery |",
   );
-  console.log("| --- | --- | --- | --- | --- | --- | --- | --- | --- |");
+  console.log("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |");
   for (const r of rows) {
     console.log(
-      `| ${r.target} | ${r.conns} | ${fmt(r.perSecond, 0)} | ${fmt(r.p50, 0)} | ${fmt(r.p99, 0)} | ${fmt(r.max, 0)} | ${r.non2xx} | ${fmt(r.cpuPerDelivery, 2)} | ${fmt(r.redisPerDelivery, 1)} |`,
+      `| ${r.target} | ${r.conns} | ${fmt(r.perSecond, 0)} | ${fmt(r.p50, 0)} | ${fmt(r.p99, 0)} | ${fmt(r.max, 0)} | ${r.non2xx} | ${fmt(r.cpuPerDelivery, 2)} | ${fmt(r.redisPerDelivery, 1)} | ${fmt(r.scriptsPerDelivery, 1)} |`,
     );
   }
   console.log("\nratio all-in-one / ceiling (deliveries/s)");
