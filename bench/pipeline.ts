@@ -27,6 +27,7 @@ const { values: args } = parseArgs({
     app: { type: "string", default: "tsx" },
     connections: { type: "string", default: "1,20,100" },
     before: { type: "string" },
+    profile: { type: "string" },
   },
 });
 const SECONDS = Number(args.seconds);
@@ -116,7 +117,12 @@ async function redisCalls(redis: Redis): Promise<{ all: number; scripts: number 
 
 function spawnReady(cmd: string[], env: NodeJS.ProcessEnv, ts: boolean, cwd?: string): Promise<ChildProcess> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...(ts ? ["--import", "tsx"] : []), ...cmd], {
+    // `--profile DIR`: the apps write a CPU profile there when stopped (SIGINT).
+    const prof =
+      args.profile && cmd[0] !== "bench/targets/ceiling.ts"
+        ? ["--cpu-prof", `--cpu-prof-dir=${args.profile}`]
+        : [];
+    const child = spawn(process.execPath, [...prof, ...(ts ? ["--import", "tsx"] : []), ...cmd], {
       env,
       ...(cwd ? { cwd } : {}),
       stdio: ["ignore", "pipe", "inherit"],
@@ -138,7 +144,7 @@ const startMs = new WeakMap<ChildProcess, number>();
 
 async function stop(child: ChildProcess): Promise<void> {
   const exited = new Promise((r) => child.once("exit", r));
-  child.kill("SIGKILL");
+  child.kill(args.profile ? "SIGINT" : "SIGKILL");
   await exited;
 }
 
