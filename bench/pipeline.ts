@@ -33,7 +33,10 @@ const { values: args } = parseArgs({
 const SECONDS = Number(args.seconds);
 const BURST = Number(args.burst);
 const APP = args.app === "dist" ? "dist" : "tsx";
-const CONNECTIONS = (args.connections ?? "1,20,100").split(",").map(Number);
+const CONNECTIONS = (args.connections ?? "1,20,100")
+  .split(",")
+  .map(Number)
+  .filter((n) => n > 0);
 const SECRET = "bench-webhook-secret-0123456789";
 const CHANNEL = "C0BENCHPIPE";
 const log = (s: string) => process.stderr.write(`${s}\n`);
@@ -261,7 +264,8 @@ async function main(): Promise<void> {
   // Every target runs at once (idle while another is measured), and each connection count is
   // measured on each target in turn, so a machine whose load drifts treats them alike.
   const running = [];
-  for (const [i, t] of targets.entries()) {
+  // `--connections ""`: the burst alone.
+  for (const [i, t] of CONNECTIONS.length > 0 ? targets.entries() : []) {
     const port = await freePort();
     const tPrefix = `${prefix}-${i}`;
     const child = await t.start(port, tPrefix);
@@ -367,7 +371,6 @@ async function main(): Promise<void> {
     });
     const group = emulator.store.group(groupId);
     if (!group) throw new Error("the emulator has no support group");
-    const threads = Array.from({ length: BURST }, () => emulator.store.addThread(groupId));
     slack.reset();
     const port = await freePort();
     const child = await t.start(port, { channelGapMs: 0 });
@@ -381,9 +384,11 @@ async function main(): Promise<void> {
     let next = 0;
     await Promise.all(
       Array.from({ length: 20 }, async () => {
-        while (next < threads.length) {
-          const thread = threads[next++];
-          if (!thread) break;
+        for (;;) {
+          if (next++ >= BURST) break;
+          // Enriched now: the newest-first listing shows it on top, and pushes the earlier
+          // ones of the burst down a place each, as a real burst does.
+          const thread = emulator.store.addThread(groupId);
           const res = await pool.request({
             method: "POST",
             path: `/webhooks/insight/${SECRET}`,
