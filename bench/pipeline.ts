@@ -27,12 +27,16 @@ const { values: args } = parseArgs({
     app: { type: "string", default: "tsx" },
     connections: { type: "string", default: "1,20,100" },
     before: { type: "string" },
+    profile: { type: "string" },
   },
 });
 const SECONDS = Number(args.seconds);
 const BURST = Number(args.burst);
 const APP = args.app === "dist" ? "dist" : "tsx";
-const CONNECTIONS = (args.connections ?? "1,20,100").split(",").map(Number);
+const CONNECTIONS = (args.connections ?? "1,20,100")
+  .split(",")
+  .map(Number)
+  .filter((n) => n > 0);
 const SECRET = "bench-webhook-secret-0123456789";
 const CHANNEL = "C0BENCHPIPE";
 const log = (s: string) => process.stderr.write(`${s}\n`);
@@ -103,16 +107,25 @@ function rssMb(pid: number): number {
 }
 
 /** Total commands Redis has executed (INFO commandstats), to count commands per delivery. */
-async function redisCalls(redis: Redis): Promise<number> {
+async function redisCalls(redis: Redis): Promise<{ all: number; scripts: number }> {
   const info = await redis.info("commandstats");
-  let n = 0;
-  for (const m of info.matchAll(/calls=(\d+)/g)) n += Number(m[1]);
-  return n;
+  let all = 0;
+  let scripts = 0;
+  for (const m of info.matchAll(/^cmdstat_([a-z_|]+):calls=(\d+)/gm)) {
+    all += Number(m[2]);
+    if (/^(evalsha|eval|fcall)$/.test(m[1] ?? "")) scripts += Number(m[2]);
+  }
+  return { all, scripts };
 }
 
 function spawnReady(cmd: string[], env: NodeJS.ProcessEnv, ts: boolean, cwd?: string): Promise<ChildProcess> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...(ts ? ["--import", "tsx"] : []), ...cmd], {
+    // `--profile DIR`: the apps write a CPU profile there when stopped (SIGINT).
+    const prof =
+      args.profile && cmd[0] !== "bench/targets/ceiling.ts"
+        ? ["--cpu-prof", `--cpu-prof-dir=${args.profile}`]
+        : [];
+    const child = spawn(process.execPath, [...prof, ...(ts ? ["--import", "tsx"] : []), ...cmd], {
       env,
       ...(cwd ? { cwd } : {}),
       stdio: ["ignore", "pipe", "inherit"],
@@ -134,7 +147,7 @@ const startMs = new WeakMap<ChildProcess, number>();
 
 async function stop(child: ChildProcess): Promise<void> {
   const exited = new Promise((r) => child.once("exit", r));
-  child.kill("SIGKILL");
+  child.kill(args.profile ? "SIGINT" : "SIGKILL");
   await exited;
 }
 
@@ -177,6 +190,7 @@ interface Row {
   non2xx: number;
   cpuPerDelivery?: number;
   redisPerDelivery?: number;
+  scriptsPerDelivery?: number;
 }
 
 const fmt = (n: number | undefined, d = 1) => (n === undefined || Number.isNaN(n) ? "-" : n.toFixed(d));
@@ -192,7 +206,7 @@ async function main(): Promise<void> {
   const slack = await startSlackStandIn();
   const spool = mkdtempSync(join(tmpdir(), "bench-spool-"));
   const prefix = `bench-pipeline-${process.pid}`;
-  const appEnv = (port: number, tuning: object): NodeJS.ProcessEnv => ({
+  const appEnv = (port: number, tuning: object, appPrefix = prefix): NodeJS.ProcessEnv => ({
     ...process.env,
     NODE_ENV: "production",
     SLACK_BOT_TOKEN: "xoxb-bench-token",
@@ -202,19 +216,19 @@ async function main(): Promise<void> {
     INSIGHT_API_KEY: emulator.apiKey,
     WEBHOOK_SECRET: SECRET,
     REDIS_URL,
-    REDIS_PREFIX: prefix,
+    REDIS_PREFIX: appPrefix,
     PORT: String(port),
     ROLE: "all",
     SPOOL_DIR: spool,
     LOG_LEVEL: process.env.BENCH_DEBUG ? "debug" : "info",
     TEST_TUNING: JSON.stringify(tuning),
   });
-  const startApp = (port: number, tuning: object, cwd?: string) =>
+  const startApp = (port: number, tuning: object, cwd?: string, appPrefix = prefix) =>
     cwd
-      ? spawnReady(["test/helpers/app-process.ts"], appEnv(port, tuning), true, cwd)
+      ? spawnReady(["test/helpers/app-process.ts"], appEnv(port, tuning, appPrefix), true, cwd)
       : APP === "dist"
-        ? spawnReady(["bench/targets/app-dist.mjs"], appEnv(port, tuning), false)
-        : spawnReady(["test/helpers/app-process.ts"], appEnv(port, tuning), true);
+        ? spawnReady(["bench/targets/app-dist.mjs"], appEnv(port, tuning, appPrefix), false)
+        : spawnReady(["test/helpers/app-process.ts"], appEnv(port, tuning, appPrefix), true);
 
   const rows: Row[] = [];
   const memory = new Map<string, { idle: number; peak: number; startMs: number }>();
@@ -231,20 +245,32 @@ async function main(): Promise<void> {
       start: (p: number) => spawnReady(["bench/targets/ceiling.ts", "express", String(p)], process.env, true),
     },
     // The production per-channel throttle; no channel follows the group of these deliveries.
-    { name: `insight-relay all (${APP})`, app: true, start: (p: number) => startApp(p, {}) },
+    {
+      name: `insight-relay all (${APP})`,
+      app: true,
+      start: (p: number, pre: string) => startApp(p, {}, undefined, pre),
+    },
   ];
   // `--before DIR`: the same app from another checkout (e.g. main), for a same-run before/after.
   if (args.before) {
     const dir = args.before;
-    targets.push({ name: "insight-relay all (before)", app: true, start: (p) => startApp(p, {}, dir) });
+    targets.push({
+      name: "insight-relay all (before)",
+      app: true,
+      start: (p, pre) => startApp(p, {}, dir, pre),
+    });
   }
 
-  for (const t of targets) {
+  // Every target runs at once (idle while another is measured), and each connection count is
+  // measured on each target in turn, so a machine whose load drifts treats them alike.
+  const running = [];
+  // `--connections ""`: the burst alone.
+  for (const [i, t] of CONNECTIONS.length > 0 ? targets.entries() : []) {
     const port = await freePort();
-    const child = await t.start(port);
+    const tPrefix = `${prefix}-${i}`;
+    const child = await t.start(port, tPrefix);
     const pid = child.pid ?? 0;
-    const base = `http://127.0.0.1:${port}`;
-    const url = `${base}/webhooks/insight/${SECRET}`;
+    const url = `http://127.0.0.1:${port}/webhooks/insight/${SECRET}`;
     const requests = [
       {
         setupRequest: (r: AutocannonRequest): AutocannonRequest => ({
@@ -256,14 +282,19 @@ async function main(): Promise<void> {
         }),
       },
     ];
-    const mem = { idle: NaN, peak: NaN, startMs: startMs.get(child) ?? NaN };
-    if (t.app) {
-      await sleep(2_000);
-      mem.idle = rssMb(pid);
-    }
-    const sampler = rssSampler(pid);
-    await autocannon({ url, connections: 10, duration: 1, requests }); // warm-up
-    for (const conns of CONNECTIONS) {
+    running.push({ t, child, pid, url, requests, prefix: tPrefix, sampler: rssSampler(pid) });
+  }
+  await sleep(2_000);
+  for (const r of running) {
+    memory.set(r.t.name, {
+      idle: r.t.app ? rssMb(r.pid) : NaN,
+      peak: NaN,
+      startMs: startMs.get(r.child) ?? NaN,
+    });
+    await autocannon({ url: r.url, connections: 10, duration: 1, requests: r.requests }); // warm-up
+  }
+  for (const conns of CONNECTIONS) {
+    for (const { t, pid, url, requests, prefix: tPrefix } of running) {
       log(`${t.name}: ${conns} connection(s) for ${SECONDS} s`);
       const cpu0 = cpuMs(pid);
       const calls0 = await redisCalls(redis);
@@ -283,20 +314,25 @@ async function main(): Promise<void> {
         let ours = 1;
         const deadline = Date.now() + 120_000;
         for (;;) {
-          const d = await deliveriesLeft(redis, prefix);
+          const d = await deliveriesLeft(redis, tPrefix);
           ours += d.commands;
           if (d.left === 0 || Date.now() > deadline) break;
           await sleep(100);
         }
         row.cpuPerDelivery = (cpuMs(pid) - cpu0) / r["2xx"];
-        row.redisPerDelivery = ((await redisCalls(redis)) - calls0 - ours) / r["2xx"];
+        const calls = await redisCalls(redis);
+        row.redisPerDelivery = (calls.all - calls0.all - ours) / r["2xx"];
+        row.scriptsPerDelivery = (calls.scripts - calls0.scripts) / r["2xx"];
       }
       rows.push(row);
     }
-    mem.peak = sampler.peak();
-    memory.set(t.name, mem);
-    sampler.stop();
-    await stop(child);
+  }
+  for (const r of running) {
+    const m = memory.get(r.t.name);
+    if (m) m.peak = r.sampler.peak();
+    r.sampler.stop();
+    await stop(r.child);
+    await dropPrefix(REDIS_URL, r.prefix);
   }
 
   // The burst: BURST threads of one group enriched at once, one channel following it, no
@@ -335,7 +371,6 @@ async function main(): Promise<void> {
     });
     const group = emulator.store.group(groupId);
     if (!group) throw new Error("the emulator has no support group");
-    const threads = Array.from({ length: BURST }, () => emulator.store.addThread(groupId));
     slack.reset();
     const port = await freePort();
     const child = await t.start(port, { channelGapMs: 0 });
@@ -349,9 +384,11 @@ async function main(): Promise<void> {
     let next = 0;
     await Promise.all(
       Array.from({ length: 20 }, async () => {
-        while (next < threads.length) {
-          const thread = threads[next++];
-          if (!thread) break;
+        for (;;) {
+          if (next++ >= BURST) break;
+          // Enriched now: the newest-first listing shows it on top, and pushes the earlier
+          // ones of the burst down a place each, as a real burst does.
+          const thread = emulator.store.addThread(groupId);
           const res = await pool.request({
             method: "POST",
             path: `/webhooks/insight/${SECRET}`,
@@ -408,12 +445,12 @@ async function main(): Promise<void> {
     `\nbench:pipeline — autocannon ${SECONDS} s per row, unique deliveries, same machine, same run\n`,
   );
   console.log(
-    "| target | connections | deliveries/s | ack p50 ms | ack p99 ms | ack max ms | non-2xx | app CPU ms/delivery | Redis cmds/delivery |",
+    "| target | connections | deliveries/s | ack p50 ms | ack p99 ms | ack max ms | non-2xx | app CPU ms/delivery | Redis cmds/delivery | scripts/delivery |",
   );
-  console.log("| --- | --- | --- | --- | --- | --- | --- | --- | --- |");
+  console.log("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |");
   for (const r of rows) {
     console.log(
-      `| ${r.target} | ${r.conns} | ${fmt(r.perSecond, 0)} | ${fmt(r.p50, 0)} | ${fmt(r.p99, 0)} | ${fmt(r.max, 0)} | ${r.non2xx} | ${fmt(r.cpuPerDelivery, 2)} | ${fmt(r.redisPerDelivery, 1)} |`,
+      `| ${r.target} | ${r.conns} | ${fmt(r.perSecond, 0)} | ${fmt(r.p50, 0)} | ${fmt(r.p99, 0)} | ${fmt(r.max, 0)} | ${r.non2xx} | ${fmt(r.cpuPerDelivery, 2)} | ${fmt(r.redisPerDelivery, 1)} | ${fmt(r.scriptsPerDelivery, 1)} |`,
     );
   }
   console.log("\nratio all-in-one / ceiling (deliveries/s)");

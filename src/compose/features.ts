@@ -1,6 +1,7 @@
 import { adminFeature } from "../admin/feature.js";
 import type { Feature } from "../feature.js";
 import { relayFeature } from "../jobs/relay-feature.js";
+import { repeatCheck } from "../webhooks/delivery-recorder.js";
 import { reconcileFeature } from "../reconcile/feature.js";
 import { Reconciler, type ReconcilerOptions } from "../reconcile/reconciler.js";
 import { commandsFeature } from "../slack/commands/feature.js";
@@ -35,6 +36,7 @@ export function buildFeatures(s: Services, o: FeatureOptions = {}): Feature<Subc
     relayFeature({
       route: routeDeps(s),
       health: s.health,
+      isRepeat: repeatCheck(s.redis, s.keys),
       slackOut: slackOutDeps(s),
       ...(s.tuning.workerConcurrency ? { concurrency: s.tuning.workerConcurrency } : {}),
     }),

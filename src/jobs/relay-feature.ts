@@ -10,6 +10,8 @@ export interface RelayFeatureDeps {
   route: RouteDeps;
   /** Message deliveries count towards each group's daily activity. */
   health: Pick<DeliveryHealthStore, "recordMessage">;
+  /** The deliveries job's first step: is it a repeat whose first job is gone? */
+  isRepeat?: (deliveryId: string, receivedAt: string) => Promise<boolean>;
   slackOut: SlackOutDeps;
   concurrency?: { deliveries?: number; slack?: number; refresh?: number };
 }
@@ -26,7 +28,12 @@ export function relayFeature<Command>(deps: RelayFeatureDeps): Feature<Command> 
     workers: [
       {
         queue: QUEUE_NAMES.deliveries,
-        processor: (job: Job<DeliveryJob>) => processDelivery(job, { ...deps.route, health: deps.health }),
+        processor: (job: Job<DeliveryJob>) =>
+          processDelivery(job, {
+            ...deps.route,
+            health: deps.health,
+            ...(deps.isRepeat ? { isRepeat: deps.isRepeat } : {}),
+          }),
         concurrency: c.deliveries ?? 10,
       },
       {
