@@ -1,5 +1,5 @@
 import type { Installation, InstallationQuery, InstallationStore } from "@slack/bolt";
-import type { Redis } from "ioredis";
+import type { RedisClient as Redis } from "../store/redis.js";
 import type { InstallKeys } from "../store/keys.js";
 import type { Sealer } from "./encryption.js";
 
