@@ -388,7 +388,13 @@ export function createQueues(
     logger,
   );
   // The alerts scheduler sets its jobs' options itself.
-  const alerts = makeQueue<AlertsJob>(connection, prefix, physicalName(QUEUE_NAMES.alerts, 0, layout), {}, logger);
+  const alerts = makeQueue<AlertsJob>(
+    connection,
+    prefix,
+    physicalName(QUEUE_NAMES.alerts, 0, layout),
+    {},
+    logger,
+  );
   const every = (): Queue[] => [
     ...deliveries.shards(),
     ...slack.shards(),
