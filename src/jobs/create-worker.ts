@@ -2,7 +2,7 @@ import { Worker, type Queue } from "bullmq";
 import type { QueueWorker } from "../feature.js";
 import type { Logger } from "../log.js";
 import type { Metrics } from "../metrics.js";
-import { createRedis, type RedisTarget } from "../store/redis.js";
+import { createRedis, type RedisClient, type RedisTarget } from "../store/redis.js";
 import { WorkerHealth } from "./worker-health.js";
 
 /** Knobs tests turn; production uses BullMQ's defaults. */
@@ -38,7 +38,7 @@ export function createWorker(spec: QueueWorker, ctx: WorkerContext): Worker {
 function createWorkerAndConnection(
   spec: QueueWorker,
   ctx: WorkerContext,
-): { worker: Worker; connection: { status: string } } {
+): { worker: Worker; connection: RedisClient } {
   const { logger, metrics, tuning = {} } = ctx;
   const connection = createRedis({ url: ctx.redisUrl, clusterNodes: ctx.clusterNodes }, "blocking", logger);
   const worker = new Worker(spec.queue, spec.processor, {

@@ -21,11 +21,13 @@ export interface WorkerHealthOptions {
   now?: () => number;
 }
 
+const LINK_ERROR = /ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|Connection is closed|connect /i;
+
 interface Entry {
   worker: Worker;
   queue: () => Queue;
   /** The worker's connection: a worker cut off from Redis says nothing itself (BullMQ keeps connection errors quiet). */
-  connection?: { status: string };
+  connection?: { status: string; on?(event: "ready", listener: () => void): unknown };
 }
 
 /**
@@ -49,7 +51,7 @@ export class WorkerHealth {
     this.errorWindowMs = o.errorWindowMs ?? 30_000;
     this.redisTimeoutMs = o.redisTimeoutMs ?? 500;
     this.now = o.now ?? Date.now;
-    for (const { worker } of entries) {
+    for (const { worker, connection } of entries) {
       this.lastActive.set(worker.name, this.now());
       const touch = () => {
         this.lastActive.set(worker.name, this.now());
@@ -75,7 +77,9 @@ export class WorkerHealth {
           return { name, ok: false, reason: `no Redis connection (${connection.status})` };
         }
         const failed = this.failing.get(name);
-        if (failed && this.now() - failed.at < this.errorWindowMs) {
+        // A connection error (ours or BullMQ's blocking duplicate's) ends once the link is back.
+        const linkError = failed && LINK_ERROR.test(failed.message) && this.now() - failed.at > 2_000;
+        if (failed && !linkError && this.now() - failed.at < this.errorWindowMs) {
           return { name, ok: false, reason: `fetching jobs fails: ${failed.message}` };
         }
         const idleMs = this.now() - (this.lastActive.get(name) ?? 0);
