@@ -51,7 +51,7 @@ export class WorkerHealth {
     this.errorWindowMs = o.errorWindowMs ?? 30_000;
     this.redisTimeoutMs = o.redisTimeoutMs ?? 500;
     this.now = o.now ?? Date.now;
-    for (const { worker, connection } of entries) {
+    for (const { worker } of entries) {
       this.lastActive.set(worker.name, this.now());
       const touch = () => {
         this.lastActive.set(worker.name, this.now());
