@@ -1,4 +1,4 @@
-import { DelayedError, UnrecoverableError, type Job, type Queue } from "bullmq";
+import { DelayedError, UnrecoverableError, type Job } from "bullmq";
 import type { RedisClient as Redis } from "../store/redis.js";
 import { cardFactsOf, changeSinceCard, type TriageState } from "../domain/thread-change.js";
 import type { ThreadDigest } from "../domain/thread-digest.js";
