@@ -2,7 +2,26 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { request } from "undici";
 import { SEED } from "../../dev/emulator/index.js";
 import { digestsOf, messageText, startHarness, type Harness } from "../helpers/app-harness.js";
-import { clusterAvailable, startTestCluster, type LocalRedisCluster } from "../helpers/redis-cluster.js";
+import {
+  adminCluster,
+  clusterAvailable,
+  startTestCluster,
+  type LocalRedisCluster,
+} from "../helpers/redis-cluster.js";
+
+/** The port of the master serving a key's slot now. */
+async function masterOf(c: LocalRedisCluster, key: string): Promise<number> {
+  const r = adminCluster(c);
+  try {
+    const slot = Number(await r.call("CLUSTER", "KEYSLOT", key));
+    const ranges = (await r.call("CLUSTER", "SLOTS")) as [number, number, [string, number]][];
+    const hit = ranges.find(([from, to]) => slot >= from && slot <= to);
+    if (!hit) throw new Error(`no master serves slot ${slot}`);
+    return hit[2][1];
+  } finally {
+    r.disconnect();
+  }
+}
 
 const GROUP = SEED.groups.support;
 
@@ -19,8 +38,8 @@ describe.runIf(clusterAvailable)("the relay on a Redis Cluster (3 masters + 3 re
     await c?.close();
   });
 
-  const readyz = async () => {
-    const res = await request(`${h.baseUrl}/readyz`, { headersTimeout: 3_000, bodyTimeout: 3_000 });
+  const readyz = async (base = h.baseUrl) => {
+    const res = await request(`${base}/readyz`, { headersTimeout: 3_000, bodyTimeout: 3_000 });
     return { status: res.statusCode, body: await res.body.text() };
   };
 
@@ -55,4 +74,75 @@ describe.runIf(clusterAvailable)("the relay on a Redis Cluster (3 masters + 3 re
     expect(used.filter((n) => n > 0).length).toBeGreaterThan(1);
     expect((await readyz()).status).toBe(200);
   }, 60_000);
+
+  it("an app pointed at one cluster node without REDIS_CLUSTER_NODES is not ready, and says why, within seconds", async () => {
+    const [port] = await c.masters();
+    const wrong = await startHarness({
+      redisUrl: `redis://127.0.0.1:${port}`,
+      registerWebhook: false,
+      tuning: { errorWindowMs: 30_000 },
+    });
+    try {
+      const started = Date.now();
+      let last = { status: 0, body: "" };
+      while (Date.now() - started < 15_000) {
+        const t = Date.now();
+        last = await readyz(wrong.baseUrl);
+        expect(Date.now() - t).toBeLessThan(1_500);
+        if (last.status === 503) break;
+        await new Promise((r) => setTimeout(r, 250));
+      }
+      console.log(`wrong config: /readyz ${last.status} after ${Date.now() - started} ms: ${last.body}`);
+      expect(last.status).toBe(503);
+      expect(last.body).toMatch(/MOVED|CROSSSLOT|cluster|fails/i);
+    } finally {
+      await wrong.stop();
+    }
+  }, 60_000);
+
+  it("survives a master failover while deliveries flow: every delivery 2xx, every digest once, /readyz 503 then 200", async () => {
+    const victim = await masterOf(c, "{health}");
+    const seen: number[] = [];
+    let polling = true;
+    const poller = (async () => {
+      while (polling) {
+        const t = Date.now();
+        const r = await readyz().catch(() => ({ status: 0, body: "" }));
+        expect(Date.now() - t).toBeLessThan(1_500);
+        seen.push(r.status);
+        await new Promise((res) => setTimeout(res, 200));
+      }
+    })();
+    const before = h.emulator.webhooks.deliveries().length;
+    const ids: string[] = [];
+    let killed: Promise<{ promoted: number; ms: number }> | undefined;
+    for (let i = 0; i < 30; i++) {
+      if (i === 8) killed = c.failover(victim);
+      const { thread } = await h.emulator.createThread(GROUP, {
+        title: `Failover thread ${i}`,
+        sentiment: "neutral",
+      });
+      ids.push(thread.id);
+      await new Promise((r) => setTimeout(r, 150));
+    }
+    const { ms } = (await killed) ?? { ms: -1 };
+    for (const id of ids) await h.slack.waitFor(() => digestsOf(h, id)[0], { timeoutMs: 60_000 });
+    await new Promise((r) => setTimeout(r, 2_000)); // time for a duplicate to show, if any
+    const deliveries = h.emulator.webhooks.deliveries().slice(before);
+    const counts = ids.map((id) => digestsOf(h, id).length);
+    // Wait for readiness to come back, then stop polling.
+    const end = Date.now() + 30_000;
+    while (seen.at(-1) !== 200 && Date.now() < end) await new Promise((r) => setTimeout(r, 200));
+    polling = false;
+    await poller;
+    console.log(
+      `failover: ${deliveries.length} deliveries, ${deliveries.filter((d) => d.ok).length} 2xx, ` +
+        `${counts.filter((n) => n === 1).length} digests once, ${counts.filter((n) => n > 1).length} duplicated, ` +
+        `failover ${ms} ms, readyz ${seen.filter((s) => s === 503).length}x503`,
+    );
+    expect(deliveries.every((d) => d.ok)).toBe(true);
+    expect(counts.every((n) => n === 1)).toBe(true);
+    expect(seen).toContain(503);
+    expect(seen.at(-1)).toBe(200);
+  }, 120_000);
 });
