@@ -39,6 +39,8 @@ export interface RuntimeTuning extends WorkerTuning {
   repliesBatchMs?: number;
   /** Between two evaluations of the alerts; default 5 minutes. */
   alertsIntervalMs?: number;
+  /** Between two looks of the health watch (workers that cannot fetch, a growing spool); default 15 s. */
+  healthWatchMs?: number;
   /** Shards of the deliveries, slack-out and refresh queues; default 4 on a cluster, 1 on one Redis. */
   queueShards?: number;
 }
