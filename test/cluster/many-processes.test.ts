@@ -69,8 +69,11 @@ function scenario(label: string, cluster: boolean) {
   const dirs: string[] = [];
   const webPorts: number[] = [];
 
+  const spoolOf = new Map<number, string>();
   const spawnWeb = async (port: number) => {
-    const dir = mkdtempSync(join(tmpdir(), "insight-relay-mp-spool-"));
+    // A restarted web process keeps its spool, as a restarted container keeps its volume.
+    const dir = spoolOf.get(port) ?? mkdtempSync(join(tmpdir(), "insight-relay-mp-spool-"));
+    spoolOf.set(port, dir);
     dirs.push(dir);
     const child = await spawnAppProcess(h, "web", { PORT: String(port), SPOOL_DIR: dir });
     children.push(child);
@@ -111,7 +114,7 @@ function scenario(label: string, cluster: boolean) {
     balancer?.server.close();
     await h?.stop();
     await c?.close();
-    for (const d of dirs) rmSync(d, { recursive: true, force: true });
+    for (const d of new Set(dirs)) rmSync(d, { recursive: true, force: true });
   });
 
   it(`${label}: every delivery 2xx, every digest once, the weekly schedule posts once, through a worker kill and a web restart`, async () => {
