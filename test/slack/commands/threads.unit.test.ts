@@ -94,6 +94,6 @@ describe("threads (unit, fake deps)", () => {
     expect(locked.replies[0]?.text).toContain("The API key cannot read");
     const bad = dummyCommand("last2Weeks group-support-01");
     await threadsCommand(deps).run(bad.ctx);
-    expect(bad.replies[0]?.text).toContain("`last2Weeks` is not a range.");
+    expect(bad.replies[0]?.text).toContain("`last2Weeks` is not a range I know. Use `7d` (default), `30d`");
   });
 });
