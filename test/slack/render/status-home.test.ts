@@ -46,6 +46,52 @@ const report = (over: Partial<StatusReport> = {}): StatusReport => ({
 });
 const joined = (blocks: unknown) => allTexts(blocks).join("\n");
 
+describe("renderStatus for people outside ADMIN_USER_IDS", () => {
+  it("says the same facts in plain words, without queue names, incident keys or dead-letter reasons", () => {
+    const r = renderStatus(report({ openAlerts: ["channel-C0X-is_archived", "insight-unauthorized"] }), now, {
+      detail: false,
+    });
+    const t = joined(r.blocks);
+    for (const internal of [
+      "slack-out",
+      "`deliveries`",
+      "chatthread-crud",
+      "channel-C0X",
+      "insight-unauthorized",
+      "invalid_json",
+    ]) {
+      expect(t).not.toContain(internal);
+    }
+    expect(t).toContain("• Thread updates: last Mar 6, 11:15 UTC · 1,234 deliveries");
+    expect(t).toContain("• New messages: none received yet · 0 deliveries");
+    expect(t).toContain(":warning: Work is waiting and nothing is processing it; an operator has to look.");
+    expect(t).toContain(":warning: 2 updates could not be used.");
+    expect(t).toContain("2 operator alerts open");
+    expect(r.text).toBe("Insight Relay status: 1 problem");
+    // Operators still get every detail.
+    const full = joined(
+      renderStatus(report({ openAlerts: ["insight-unauthorized"] }), now, { detail: true }).blocks,
+    );
+    expect(full).toContain("`slack-out`");
+    expect(full).toContain("`insight-unauthorized`");
+  });
+
+  it("a healthy app reads as such", () => {
+    const t = joined(
+      renderStatus(
+        report({
+          queues: [{ name: "deliveries", waiting: 0, active: 0, delayed: 0, failed: 0, workers: 1 }],
+          deadLetters: { total: 0, kept: 0, byReason: {} },
+        }),
+        now,
+        { detail: false },
+      ).blocks,
+    );
+    expect(t).toContain(":white_check_mark: Nothing waiting: all work is done.");
+    expect(t).not.toContain("could not be used");
+  });
+});
+
 describe("renderStatus", () => {
   it("webhooks, silence, queues, dead letters, spool, API and paused subscriptions", () => {
     const r = renderStatus(report(), now);
