@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SEED } from "../../../dev/emulator/index.js";
-import { RANGES } from "../../../src/insight/schemas.js";
 import { ACTIONS } from "../../../src/slack/action-ids.js";
 import { decodeState, threadsStateSchema } from "../../../src/slack/button-values.js";
 import { THREADS_PAGE_SIZE } from "../../../src/slack/render/thread-list.js";
