@@ -1,3 +1,4 @@
+import { SUBSCRIPTION_NOTICE } from "../../src/slack/commands/subscribe.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SEED } from "../../dev/emulator/index.js";
 import { ACTIONS } from "../../src/slack/action-ids.js";
@@ -20,7 +21,10 @@ function expectedWeek(h: Harness, groupId: string) {
 }
 
 const postsIn = (h: Harness, channel: string) =>
-  h.slack.messages(channel).filter((m) => m.thread_ts === undefined);
+  h.slack
+    .messages(channel)
+    // The subscription's own public line is not a summary.
+    .filter((m) => m.thread_ts === undefined && !isSubscriptionNotice(m));
 
 describe("weekly now, end to end (emulator + stand-in Slack)", () => {
   let h: Harness;
@@ -156,3 +160,7 @@ describe("weekly now with a key that may not read every group", () => {
     expect(postsIn(h, channel)).toHaveLength(1);
   });
 });
+
+function isSubscriptionNotice(m: { metadata?: unknown }): boolean {
+  return (m.metadata as { event_type?: string } | undefined)?.event_type === SUBSCRIPTION_NOTICE;
+}

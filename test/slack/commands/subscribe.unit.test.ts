@@ -34,6 +34,7 @@ describe("subscribe (unit, fake deps)", () => {
         channel: "C0UNIT",
         text: "<@U0ALICE> subscribed this channel to *Lumen DB Support* — sentiment negative or mixed · questions only · digest every 4 hours, compact cards",
         unfurl_links: false,
+        metadata: { event_type: "insight_subscription", event_payload: { group_id: GROUP } },
       },
     ]);
   });
