@@ -9,6 +9,7 @@ import { weeklyFeature } from "../weekly/feature.js";
 import type { Services } from "./build-services.js";
 import {
   commandsDeps,
+  messageRouteDeps,
   reconcilerDeps,
   routeDeps,
   slackOutDeps,
@@ -28,6 +29,7 @@ export function buildFeatures(s: Services, o: FeatureOptions = {}): Feature<Subc
   return [
     relayFeature({
       route: routeDeps(s),
+      messages: messageRouteDeps(s),
       health: s.health,
       slackOut: slackOutDeps(s),
       ...(s.tuning.workerConcurrency ? { concurrency: s.tuning.workerConcurrency } : {}),

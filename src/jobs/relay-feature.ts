@@ -3,11 +3,14 @@ import type { Feature } from "../feature.js";
 import type { DeliveryHealthStore } from "../store/delivery-health.js";
 import { processDelivery } from "./process-delivery.js";
 import { cappedBackoff, QUEUE_NAMES, type DeliveryJob, type RefreshJob, type SlackJob } from "./queues.js";
+import type { MessageRouteDeps } from "./route-message-event.js";
 import { routeThreadEvent, type RouteDeps } from "./route-thread-event.js";
 import { processSlackJob, type SlackOutDeps } from "./slack-out.js";
 
 export interface RelayFeatureDeps {
   route: RouteDeps;
+  /** chatmessage-crud: counts edits and replies under cards. */
+  messages: MessageRouteDeps;
   /** Message deliveries count towards each group's daily activity. */
   health: Pick<DeliveryHealthStore, "recordMessage">;
   slackOut: SlackOutDeps;
@@ -26,7 +29,8 @@ export function relayFeature<Command>(deps: RelayFeatureDeps): Feature<Command> 
     workers: [
       {
         queue: QUEUE_NAMES.deliveries,
-        processor: (job: Job<DeliveryJob>) => processDelivery(job, { ...deps.route, health: deps.health }),
+        processor: (job: Job<DeliveryJob>) =>
+          processDelivery(job, { ...deps.route, health: deps.health, messages: deps.messages }),
         concurrency: c.deliveries ?? 10,
       },
       {
