@@ -203,6 +203,15 @@ export class FakeTriage {
     this.presses.add(k);
     return true;
   }
+  async get(c: string, t: string) {
+    const handled = this.handled.get(this.key(c, t));
+    const user = this.assignees.get(this.key(c, t));
+    return {
+      ...(handled ? { handled } : {}),
+      ...(user ? { assignee: { user, by: "", atMs: 0 } } : {}),
+      followers: this.followers.get(this.key(c, t))?.size ?? 0,
+    };
+  }
   async forHome() {
     return { assigned: [], handled: [], open: [] };
   }
