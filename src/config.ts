@@ -66,7 +66,8 @@ export function decodeKey(text: string): Buffer | undefined {
 }
 
 const envSchema = z.object({
-  SLACK_BOT_TOKEN: req(
+  // Required in single-workspace mode only; `requireByMode` says so after parsing.
+  SLACK_BOT_TOKEN: opt(
     z
       .string()
       .trim()
@@ -74,8 +75,8 @@ const envSchema = z.object({
   ),
   SLACK_SIGNING_SECRET: req(z.string().trim().min(1)),
   SLACK_API_URL: opt(httpUrl),
-  INSIGHT_BASE_URL: req(httpUrl),
-  INSIGHT_API_KEY: req(z.string().trim().min(1)),
+  INSIGHT_BASE_URL: opt(httpUrl),
+  INSIGHT_API_KEY: opt(z.string().trim().min(1)),
   INSIGHT_API_VERSION: opt(
     z
       .string()
@@ -153,6 +154,45 @@ const envSchema = z.object({
   ),
 });
 
+const OAUTH_TRIO = ["SLACK_CLIENT_ID", "SLACK_CLIENT_SECRET", "SLACK_STATE_SECRET"] as const;
+
+/**
+ * Which variables a mode needs: the env tokens and key in single-workspace mode; in
+ * multi-workspace mode (all three OAuth variables) each workspace brings its own, and
+ * ENCRYPTION_KEY is needed to keep them. One line per missing variable, in schema order.
+ */
+function requireByMode(env: NodeJS.ProcessEnv): string[] {
+  const set = (k: string) => blankAsUnset(env[k]) !== undefined;
+  const oauthSet = OAUTH_TRIO.filter(set);
+  const multi = oauthSet.length === OAUTH_TRIO.length;
+  const errors: string[] = [];
+  if (!multi) {
+    for (const k of ["SLACK_BOT_TOKEN", "INSIGHT_BASE_URL", "INSIGHT_API_KEY"] as const) {
+      if (!set(k)) errors.push(`${k} is missing`);
+    }
+  }
+  if (oauthSet.length > 0 && !multi) {
+    for (const k of OAUTH_TRIO) {
+      if (!set(k)) {
+        errors.push(`${k} is missing (${OAUTH_TRIO.join(", ")} are set together for many workspaces)`);
+      }
+    }
+  }
+  if (multi && !set("ENCRYPTION_KEY")) {
+    errors.push("ENCRYPTION_KEY is missing (many workspaces need it to store their tokens)");
+  }
+  return errors;
+}
+
+/** Multi-workspace mode: "Add to Slack" installs, each workspace with its own tokens and key. */
+export interface MultiWorkspaceConfig {
+  clientId: string;
+  clientSecret: string;
+  stateSecret: string;
+  /** The decoded 32-byte ENCRYPTION_KEY. */
+  encryptionKey: Buffer;
+}
+
 export interface Config {
   slack: { botToken: string; signingSecret: string; apiUrl: string };
   insight: { baseUrl: string; apiKey: string; apiVersion: string; searchParam: string };
@@ -170,6 +210,12 @@ export interface Config {
   logLevel: LogLevel;
   /** The app's public HTTPS base, when known: shown with the webhook URL, the OAuth redirect. */
   publicUrl: string | undefined;
+  /**
+   * Set when all three OAuth variables are: many workspaces. Then `slack.botToken`,
+   * `insight.apiKey` (and `insight.baseUrl` when INSIGHT_BASE_URL is unset) are empty: each
+   * workspace has its own (src/workspaces/).
+   */
+  multiWorkspace: MultiWorkspaceConfig | undefined;
 }
 
 export type ConfigResult = { ok: true; config: Config } | { ok: false; errors: string[] };
@@ -182,26 +228,45 @@ const withTrailingSlash = (u: string) => (u.endsWith("/") ? u : `${u}/`);
  */
 export function loadConfig(env: NodeJS.ProcessEnv): ConfigResult {
   const parsed = envSchema.safeParse(env);
-  if (!parsed.success) {
+  const missing = requireByMode(env);
+  if (!parsed.success || missing.length > 0) {
     const byVar = new Map<string, string>();
-    for (const issue of parsed.error.issues) {
+    for (const issue of parsed.error?.issues ?? []) {
       const name = String(issue.path[0] ?? "environment");
       if (!byVar.has(name)) byVar.set(name, `${name} ${issue.message}`);
     }
-    return { ok: false, errors: [...byVar.values()] };
+    const order = Object.keys(envSchema.shape);
+    const lines = [...byVar.entries()];
+    // Mode-dependent missing variables join in schema order, so the lines read top-down.
+    for (const line of missing) {
+      const name = line.split(" ")[0] ?? "";
+      if (!byVar.has(name)) lines.push([name, line]);
+    }
+    lines.sort(([a], [b]) => order.indexOf(a) - order.indexOf(b));
+    return { ok: false, errors: lines.map(([, line]) => line) };
   }
   const e = parsed.data;
+  const key = e.ENCRYPTION_KEY === undefined ? undefined : decodeKey(e.ENCRYPTION_KEY);
+  const multiWorkspace =
+    e.SLACK_CLIENT_ID && e.SLACK_CLIENT_SECRET && e.SLACK_STATE_SECRET && key
+      ? {
+          clientId: e.SLACK_CLIENT_ID,
+          clientSecret: e.SLACK_CLIENT_SECRET,
+          stateSecret: e.SLACK_STATE_SECRET,
+          encryptionKey: key,
+        }
+      : undefined;
   return {
     ok: true,
     config: {
       slack: {
-        botToken: e.SLACK_BOT_TOKEN,
+        botToken: e.SLACK_BOT_TOKEN ?? "",
         signingSecret: e.SLACK_SIGNING_SECRET,
         apiUrl: withTrailingSlash(e.SLACK_API_URL ?? "https://slack.com/api/"),
       },
       insight: {
-        baseUrl: e.INSIGHT_BASE_URL.replace(/\/+$/, ""),
-        apiKey: e.INSIGHT_API_KEY,
+        baseUrl: (e.INSIGHT_BASE_URL ?? "").replace(/\/+$/, ""),
+        apiKey: e.INSIGHT_API_KEY ?? "",
         apiVersion: e.INSIGHT_API_VERSION ?? "v1",
         searchParam: e.INSIGHT_SEARCH_PARAM ?? "query",
       },
@@ -227,17 +292,27 @@ export function loadConfig(env: NodeJS.ProcessEnv): ConfigResult {
       },
       logLevel: e.LOG_LEVEL ?? "info",
       publicUrl: e.PUBLIC_URL?.replace(/\/+$/, ""),
+      multiWorkspace,
     },
   };
 }
 
 /** The secrets of a config, for log redaction and leak tests. */
 export function secretsOf(config: Config): string[] {
+  const mw = config.multiWorkspace;
   return [
     config.slack.botToken,
     config.slack.signingSecret,
     config.insight.apiKey,
     config.webhookSecret,
     ...(config.adminPassword ? [config.adminPassword] : []),
-  ];
+    ...(mw
+      ? [
+          mw.clientSecret,
+          mw.stateSecret,
+          mw.encryptionKey.toString("hex"),
+          mw.encryptionKey.toString("base64"),
+        ]
+      : []),
+  ].filter((s) => s !== "");
 }

@@ -98,3 +98,83 @@ describe("loadConfig", () => {
     expect(r.ok && r.config.opsChannelId).toBeUndefined();
   });
 });
+
+describe("loadConfig: many workspaces", () => {
+  const oauth = {
+    SLACK_SIGNING_SECRET: "signing-secret-value",
+    WEBHOOK_SECRET: "0123456789abcdef",
+    SLACK_CLIENT_ID: "123.456",
+    SLACK_CLIENT_SECRET: "client-secret-value",
+    SLACK_STATE_SECRET: "state-secret-0123456789",
+    ENCRYPTION_KEY: "ab".repeat(32),
+  };
+
+  it("is off without the OAuth variables, so single-workspace mode is unchanged", () => {
+    const r = loadConfig(valid);
+    expect(r.ok && r.config.multiWorkspace).toBeUndefined();
+  });
+
+  it("turns on with all three OAuth variables and no longer needs the env token and key", () => {
+    const r = loadConfig(oauth);
+    if (!r.ok) throw new Error(r.errors.join("\n"));
+    expect(r.config.multiWorkspace).toMatchObject({
+      clientId: "123.456",
+      clientSecret: "client-secret-value",
+      stateSecret: "state-secret-0123456789",
+    });
+    expect(r.config.multiWorkspace?.encryptionKey).toEqual(Buffer.alloc(32, 0xab));
+    expect(r.config.slack.botToken).toBe("");
+    expect(r.config.insight.apiKey).toBe("");
+    expect(r.config.insight.baseUrl).toBe("");
+  });
+
+  it("accepts ENCRYPTION_KEY as base64 too", () => {
+    const r = loadConfig({ ...oauth, ENCRYPTION_KEY: Buffer.alloc(32, 7).toString("base64") });
+    expect(r.ok && r.config.multiWorkspace?.encryptionKey).toEqual(Buffer.alloc(32, 7));
+  });
+
+  it("requires ENCRYPTION_KEY in multi-workspace mode, in one line", () => {
+    const r = loadConfig({ ...oauth, ENCRYPTION_KEY: "" });
+    expect(r.ok).toBe(false);
+    if (r.ok) return;
+    expect(r.errors).toEqual(["ENCRYPTION_KEY is missing (many workspaces need it to store their tokens)"]);
+  });
+
+  it("names the missing member of a partial OAuth trio, and still wants the env token then", () => {
+    const r = loadConfig({
+      ...valid,
+      SLACK_CLIENT_ID: "123.456",
+      SLACK_STATE_SECRET: "state-secret-0123456789",
+    });
+    expect(r.ok).toBe(false);
+    if (r.ok) return;
+    expect(r.errors).toEqual([
+      "SLACK_CLIENT_SECRET is missing (SLACK_CLIENT_ID, SLACK_CLIENT_SECRET, SLACK_STATE_SECRET are set together for many workspaces)",
+    ]);
+    const bare = loadConfig({
+      SLACK_SIGNING_SECRET: "x",
+      WEBHOOK_SECRET: "0123456789abcdef",
+      SLACK_CLIENT_ID: "1",
+    });
+    expect(!bare.ok && bare.errors).toEqual([
+      "SLACK_BOT_TOKEN is missing",
+      "INSIGHT_BASE_URL is missing",
+      "INSIGHT_API_KEY is missing",
+      expect.stringMatching(/^SLACK_CLIENT_SECRET is missing/),
+      expect.stringMatching(/^SLACK_STATE_SECRET is missing/),
+    ]);
+  });
+
+  it("explains a malformed ENCRYPTION_KEY without echoing it", () => {
+    const r = loadConfig({ ...oauth, ENCRYPTION_KEY: "too-short-key" });
+    expect(r.ok).toBe(false);
+    if (r.ok) return;
+    expect(r.errors).toEqual(["ENCRYPTION_KEY must be 32 bytes, as 64 hex digits or base64"]);
+    expect(r.errors.join("\n")).not.toContain("too-short-key");
+  });
+
+  it("still checks an env bot token when one is given", () => {
+    const r = loadConfig({ ...oauth, SLACK_BOT_TOKEN: "xoxp-user" });
+    expect(!r.ok && r.errors).toEqual(["SLACK_BOT_TOKEN must be a bot token (xoxb-...)"]);
+  });
+});

@@ -44,6 +44,10 @@ export interface MethodContext {
   emit(e: StandInEvent): void;
   /** conversations.join lifts injected not_in_channel failures for that channel, as joining would. */
   onJoin(channel: string): void;
+  /** The workspace of the call's token (the default one unless the OAuth registry issued it). */
+  team: { id: string; name: string; enterpriseId?: string; isEnterpriseInstall: boolean };
+  /** users.info's `is_admin`: installers and named admins of a granted workspace. */
+  isAdmin(user: string): boolean;
 }
 
 type Handler = (args: Obj, ctx: MethodContext) => MethodResult;
@@ -129,15 +133,16 @@ function viewTitle(view: Obj): string {
 }
 
 const handlers: Record<string, Handler> = {
-  "auth.test": () => ({
+  "auth.test": (_args, ctx) => ({
     ok: true,
     url: STANDIN_TEAM.url,
-    team: STANDIN_TEAM.name,
+    team: ctx.team.name,
     user: STANDIN_BOT.user,
-    team_id: STANDIN_TEAM.id,
+    team_id: ctx.team.id,
     user_id: STANDIN_BOT.userId,
     bot_id: STANDIN_BOT.botId,
-    is_enterprise_install: false,
+    ...(ctx.team.enterpriseId ? { enterprise_id: ctx.team.enterpriseId } : {}),
+    is_enterprise_install: ctx.team.isEnterpriseInstall,
   }),
 
   "chat.postMessage": (args, ctx) => {
@@ -285,7 +290,7 @@ const handlers: Record<string, Handler> = {
     return { ok: true, channel: channelInfo(channel) };
   },
 
-  "users.info": (args) => {
+  "users.info": (args, ctx) => {
     const user = str(args.user);
     if (!user) return fail("user_not_found");
     const name = `user-${user.toLowerCase()}`;
@@ -293,14 +298,14 @@ const handlers: Record<string, Handler> = {
       ok: true,
       user: {
         id: user,
-        team_id: STANDIN_TEAM.id,
+        team_id: ctx.team.id,
         name,
         real_name: `User ${user}`,
         tz: "UTC",
         tz_label: "Coordinated Universal Time",
         tz_offset: 0,
         is_bot: false,
-        is_admin: false,
+        is_admin: ctx.isAdmin(user),
         deleted: false,
         profile: { display_name: name, real_name: `User ${user}` },
       },

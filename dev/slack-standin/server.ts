@@ -3,8 +3,10 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import { silentLogger, type Logger } from "../../src/log.js";
 import { flattenBlocks } from "./flatten-blocks.js";
+import { createOAuthRegistry, type OAuthRegistry } from "./oauth.js";
 import {
   isKnownMethod,
+  STANDIN_TEAM,
   runMethod,
   type MethodContext,
   type MethodResult,
@@ -16,6 +18,7 @@ import type { FailureRule, RecordedCall, RecordedResponse, StoredMessage, Upload
 
 export type { RecordedCall, RecordedResponse, StoredMessage, UploadedFile, MessageVersion } from "./types.js";
 export { STANDIN_BOT, STANDIN_TEAM, STANDIN_METHODS, dmChannelOf } from "./methods.js";
+export type { StandInWorkspace, OAuthRegistry } from "./oauth.js";
 
 export interface SlackStandInOptions {
   port?: number;
@@ -30,6 +33,8 @@ export interface SlackStandInOptions {
   out?: (line: string) => void;
   /** Clock for message timestamps (ms since epoch). */
   now?: () => number;
+  /** The app's client id and secret that oauth.v2.access accepts; default: any. */
+  oauthClient?: { id: string; secret: string };
 }
 
 export interface SlackStandIn {
@@ -65,6 +70,8 @@ export interface SlackStandIn {
   };
   /** Polls `probe` until it returns something other than undefined/false. */
   waitFor<T>(probe: () => T | undefined | false, o?: { timeoutMs?: number; intervalMs?: number }): Promise<T>;
+  /** Many workspaces: grants (codes), per-workspace tokens, admins, revoked tokens. */
+  oauth: OAuthRegistry;
   /** Forgets every call, message, view, file, response and injected failure. */
   reset(): void;
   close(): Promise<void>;
@@ -142,6 +149,14 @@ function bearer(req: IncomingMessage): string | undefined {
   return m?.[1];
 }
 
+function basicAuth(req: IncomingMessage): { id: string; secret: string } | undefined {
+  const h = req.headers.authorization;
+  const m = typeof h === "string" ? /^Basic\s+(\S+)$/i.exec(h) : null;
+  if (!m?.[1]) return undefined;
+  const [id = "", ...rest] = Buffer.from(m[1], "base64").toString("utf8").split(":");
+  return { id, secret: rest.join(":") };
+}
+
 function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) {
   const text = JSON.stringify(body);
   res.writeHead(status, {
@@ -187,6 +202,8 @@ export async function startSlackStandIn(opts: SlackStandInOptions = {}): Promise
     files: [],
   };
   let rules: FailureRule[] = [];
+  const oauth = createOAuthRegistry(opts.oauthClient);
+  const nowSec = () => Math.floor(now() / 1000);
   const hung = new Set<ServerResponse>();
   let lastMicros = 0;
   let idSeq = 0;
@@ -262,6 +279,8 @@ export async function startSlackStandIn(opts: SlackStandInOptions = {}): Promise
 
   function tokenError(token: string | undefined): string | undefined {
     if (!token) return "not_authed";
+    const issued = oauth.workspaceOf(token);
+    if (issued) return oauth.tokenError(token, nowSec());
     if (opts.botToken ? token !== opts.botToken : !token.startsWith("xoxb-")) return "invalid_auth";
     return undefined;
   }
@@ -301,6 +320,14 @@ export async function startSlackStandIn(opts: SlackStandInOptions = {}): Promise
       logger.debug({ method, injected: call.error }, "slack stand-in injected failure");
       return;
     }
+    if (method === "oauth.v2.access") return finish(oauth.access(args, basicAuth(req), nowSec()));
+    const ws = token ? oauth.workspaceOf(token) : undefined;
+    const teamId = ws ? ((ws.isEnterpriseInstall ? ws.enterpriseId : ws.teamId) ?? "") : STANDIN_TEAM.id;
+    call.team = teamId;
+    if (method === "auth.revoke") {
+      const err = tokenError(token);
+      return finish(err || !token ? { ok: false, error: err ?? "not_authed" } : oauth.revoke(token));
+    }
     if (!isKnownMethod(method)) return finish({ ok: false, error: "unknown_method" });
     const authError = tokenError(token);
     if (authError) return finish({ ok: false, error: authError });
@@ -313,6 +340,13 @@ export async function startSlackStandIn(opts: SlackStandInOptions = {}): Promise
       nextTs,
       nextId,
       emit: (e) => emit(e, method),
+      team: {
+        id: teamId,
+        name: ws?.teamName ?? ws?.enterpriseName ?? STANDIN_TEAM.name,
+        ...(ws?.enterpriseId ? { enterpriseId: ws.enterpriseId } : {}),
+        isEnterpriseInstall: ws?.isEnterpriseInstall === true,
+      },
+      isAdmin: (user) => oauth.isAdmin(user),
       onJoin: (channel) => {
         rules = rules.filter(
           (r) => !(r.kind === "error" && r.code === "not_in_channel" && r.channel === channel),
@@ -410,6 +444,7 @@ export async function startSlackStandIn(opts: SlackStandInOptions = {}): Promise
     calls,
     responses,
     files: state.files,
+    oauth,
     views: { opened: state.opened, published: state.published },
     messages(channel) {
       return [...state.messages.values()]
@@ -465,6 +500,7 @@ export async function startSlackStandIn(opts: SlackStandInOptions = {}): Promise
       state.opened.length = 0;
       state.files.length = 0;
       rules = [];
+      oauth.reset();
     },
     close() {
       for (const res of hung) res.destroy();

@@ -6,6 +6,8 @@ export interface RecordedCall {
   args: Record<string, unknown>;
   /** The token the call carried (header or field). Kept for assertions; never printed or logged. */
   token?: string;
+  /** The workspace the token belongs to (the default team unless the OAuth registry issued it). */
+  team?: string;
   at: number;
   ok: boolean;
   /** Slack error code when `ok` is false (also set for injected 429s and 5xx). */

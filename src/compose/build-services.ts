@@ -1,7 +1,7 @@
 import type { Config } from "../config.js";
 import { InsightClient } from "../insight/client.js";
 import type { WorkerTuning } from "../jobs/create-worker.js";
-import { createQueues, JOB_DEFAULTS, type Queues } from "../jobs/queues.js";
+import { createQueues, JOB_DEFAULTS, queueLayout, type Queues } from "../jobs/queues.js";
 import { ThreadLookup } from "../jobs/thread-lookup.js";
 import { debugOnFailure, type Logger } from "../log.js";
 import { createMetrics, type Metrics } from "../metrics.js";
@@ -15,10 +15,13 @@ import { stateKeys, type StateKeys } from "../store/keys.js";
 import { MessageRefStore } from "../store/message-refs.js";
 import { PendingReplies } from "../store/pending-replies.js";
 import { TriageStore } from "../store/triage.js";
-import { createRedis } from "../store/redis.js";
+import { createRedis, isCluster } from "../store/redis.js";
 import { SubscriptionStore } from "../store/subscriptions.js";
-import type { Redis } from "ioredis";
+import type { RedisClient as Redis } from "../store/redis.js";
 import { WeeklySchedules } from "../weekly/schedules.js";
+import { PendingDigestStore } from "../digest/pending-store.js";
+import { DigestSchedules } from "../digest/schedules.js";
+import { AlertSettingsStore } from "../alerts/settings-store.js";
 
 /** Knobs tests turn; production uses the defaults. */
 export interface RuntimeTuning extends WorkerTuning {
@@ -34,6 +37,10 @@ export interface RuntimeTuning extends WorkerTuning {
   countsDebounceMs?: number;
   /** New messages within this long go as one reply under the card (`--replies on`). */
   repliesBatchMs?: number;
+  /** Between two evaluations of the alerts; default 5 minutes. */
+  alertsIntervalMs?: number;
+  /** Shards of the deliveries, slack-out and refresh queues; default 4 on a cluster, 1 on one Redis. */
+  queueShards?: number;
 }
 
 /**
@@ -54,6 +61,13 @@ export interface Services {
   replies: PendingReplies;
   health: DeliveryHealthStore;
   schedules: WeeklySchedules;
+  /** Digest mode: the channels' pending sets and their period job schedulers. */
+  digest: {
+    pending: PendingDigestStore;
+    schedules: DigestSchedules;
+    timeZoneOf(channelId: string): Promise<string>;
+  };
+  alerts: AlertSettingsStore;
   ops: OpsNotifier;
   throttle: ChannelThrottle;
   insight: { client: InsightClient; lookup: ThreadLookup };
@@ -67,9 +81,10 @@ export function buildServices(config: Config, logger: Logger, tuning: RuntimeTun
   const metrics = createMetrics({ defaultMetrics: true });
   // Commands, stores and producers wait through short Redis blips; only the webhook receiver
   // fails fast (its own connection, webhooks/create-receiver.ts) because it has a spool to fall back on.
-  const redis = createRedis(config.redis.url, "shared", logger);
-  const keys = stateKeys(config.redis.prefix);
-  const queues = createQueues(redis, config.redis.prefix, logger);
+  const redis = createRedis(config.redis, "shared", logger);
+  const cluster = isCluster(redis);
+  const keys = stateKeys(config.redis.prefix, { cluster });
+  const queues = createQueues(redis, config.redis.prefix, logger, queueLayout(cluster, tuning.queueShards));
   const client = new InsightClient({
     baseUrl: config.insight.baseUrl,
     apiKey: config.insight.apiKey,
@@ -86,6 +101,23 @@ export function buildServices(config: Config, logger: Logger, tuning: RuntimeTun
     logger,
     metrics,
   });
+  const subscriptions = new SubscriptionStore(redis, keys);
+  const schedules = new WeeklySchedules(() => queues.weekly, redis, keys.schedules, JOB_DEFAULTS.weekly);
+  // A channel's zone is its weekly schedule's (DESIGN.md: digest periods align on it).
+  const timeZoneOf = async (channelId: string) =>
+    (await schedules.get(channelId))?.timeZone ?? config.weekly.defaultTimezone;
+  const digest = {
+    pending: new PendingDigestStore(redis, keys),
+    schedules: new DigestSchedules({
+      queue: () => queues.digest,
+      redis,
+      keys,
+      timeZoneOf,
+      subscriptions,
+      jobOptions: JOB_DEFAULTS.digest,
+    }),
+    timeZoneOf,
+  };
   const ops = new OpsNotifier(redis, keys, () => queues.slack, config.opsChannelId, logger);
   return {
     config,
@@ -94,12 +126,14 @@ export function buildServices(config: Config, logger: Logger, tuning: RuntimeTun
     redis,
     keys,
     queues,
-    subscriptions: new SubscriptionStore(redis, keys),
+    subscriptions,
     refs: new MessageRefStore(redis, keys),
     triage: new TriageStore(redis, keys),
     replies: new PendingReplies(redis, keys),
     health: new DeliveryHealthStore(redis, keys),
-    schedules: new WeeklySchedules(() => queues.weekly, redis, keys.schedules, JOB_DEFAULTS.weekly),
+    schedules,
+    digest,
+    alerts: new AlertSettingsStore(redis, keys),
     ops,
     throttle: new ChannelThrottle(redis, keys, tuning.channelGapMs),
     insight: { client, lookup: new ThreadLookup(client, { cacheMs: tuning.lookupCacheMs }) },

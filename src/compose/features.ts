@@ -1,14 +1,21 @@
 import { adminFeature } from "../admin/feature.js";
 import type { Feature } from "../feature.js";
 import { relayFeature } from "../jobs/relay-feature.js";
+import { repeatCheck } from "../webhooks/delivery-recorder.js";
 import { reconcileFeature } from "../reconcile/feature.js";
 import { Reconciler, type ReconcilerOptions } from "../reconcile/reconciler.js";
 import { commandsFeature } from "../slack/commands/feature.js";
 import type { Subcommand } from "../slack/commands/types.js";
 import { weeklyFeature } from "../weekly/feature.js";
+import { digestFeature } from "../digest/feature.js";
+import { alertsFeature } from "../alerts/feature.js";
 import type { Services } from "./build-services.js";
 import {
+  alertsCommandDeps,
+  alertsEvalDeps,
   commandsDeps,
+  digestCommandDeps,
+  digestFlushDeps,
   messageRouteDeps,
   reconcilerDeps,
   routeDeps,
@@ -31,6 +38,7 @@ export function buildFeatures(s: Services, o: FeatureOptions = {}): Feature<Subc
       route: routeDeps(s),
       messages: messageRouteDeps(s),
       health: s.health,
+      isRepeat: repeatCheck(s.redis, s.keys),
       slackOut: slackOutDeps(s),
       ...(s.tuning.workerConcurrency ? { concurrency: s.tuning.workerConcurrency } : {}),
     }),
@@ -40,6 +48,19 @@ export function buildFeatures(s: Services, o: FeatureOptions = {}): Feature<Subc
       command: weeklyCommandDeps(s),
       run: weeklyRunDeps(s),
       schedules: s.schedules,
+      logger: s.logger,
+    }),
+    digestFeature({
+      command: digestCommandDeps(s),
+      flush: digestFlushDeps(s),
+      schedules: s.digest.schedules,
+      logger: s.logger,
+    }),
+    alertsFeature({
+      command: alertsCommandDeps(s),
+      evaluate: alertsEvalDeps(s),
+      queue: () => s.queues.alerts,
+      ...(s.tuning.alertsIntervalMs ? { intervalMs: s.tuning.alertsIntervalMs } : {}),
       logger: s.logger,
     }),
     reconcileFeature({

@@ -1,4 +1,3 @@
-import { jobId } from "../jobs/queues.js";
 import type { CardEffects } from "../slack/actions/card-actions.js";
 import type { MessageRouteDeps } from "../jobs/route-message-event.js";
 import type { RouteDeps } from "../jobs/route-thread-event.js";
@@ -11,6 +10,12 @@ import { scheduleLine } from "../weekly/describe-schedule.js";
 import type { WeeklyCommandDeps } from "../weekly/command.js";
 import type { WeeklyRunDeps } from "../weekly/run-weekly.js";
 import type { Services } from "./build-services.js";
+import { digestIntake } from "../digest/intake.js";
+import type { DigestFlushDeps } from "../digest/flush.js";
+import type { DigestCommandDeps } from "../slack/commands/digest.js";
+import { jobId } from "../jobs/queues.js";
+import type { AlertsEvalDeps } from "../alerts/evaluate.js";
+import type { AlertsCommandDeps } from "../slack/commands/alerts.js";
 
 /*
  * Each feature's narrow dependencies, cut from the process's services. Tests build features
@@ -30,6 +35,36 @@ export function routeDeps(s: Services): RouteDeps {
     ops: s.ops,
     logger: s.logger,
     ...(s.tuning.refreshDelaysMs ? { refreshDelaysMs: s.tuning.refreshDelaysMs } : {}),
+    digest: digestIntake({ pending: s.digest.pending, schedules: s.digest.schedules }),
+  };
+}
+
+export function digestCommandDeps(s: Services): DigestCommandDeps {
+  return {
+    subscriptions: s.subscriptions,
+    pending: s.digest.pending,
+    flushNow: async (channelId, requestedBy) => {
+      await s.queues.digest.add(
+        "digest-now",
+        { channelId, trigger: "now", requestedBy },
+        { jobId: jobId("digest-now", channelId, Date.now()) },
+      );
+    },
+  };
+}
+
+export function digestFlushDeps(s: Services): DigestFlushDeps {
+  return {
+    redis: s.redis,
+    keys: s.keys,
+    pending: s.digest.pending,
+    subscriptions: s.subscriptions,
+    schedules: s.digest.schedules,
+    timeZoneOf: s.digest.timeZoneOf,
+    slack: s.slack,
+    throttle: s.throttle,
+    ops: s.ops,
+    logger: s.logger,
   };
 }
 
@@ -160,6 +195,25 @@ export function reconcilerDeps(s: Services): ReconcilerDeps {
     health: s.health,
     ops: s.ops,
     route,
+    reportInsightError: s.reportInsightError,
+    logger: s.logger,
+  };
+}
+
+export function alertsCommandDeps(s: Services): AlertsCommandDeps {
+  return { insight: s.insight.client, reportInsightError: s.reportInsightError, alerts: s.alerts };
+}
+
+export function alertsEvalDeps(s: Services): AlertsEvalDeps {
+  return {
+    settings: s.alerts,
+    insight: s.insight.client,
+    refs: s.refs,
+    redis: s.redis,
+    keys: s.keys,
+    slack: s.slack,
+    throttle: s.throttle,
+    ops: s.ops,
     reportInsightError: s.reportInsightError,
     logger: s.logger,
   };

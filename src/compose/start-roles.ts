@@ -41,13 +41,18 @@ export async function startRoles(
   const runs = (r: Role) => config.role === "all" || config.role === r;
   const stopSchedulers: (() => Promise<void>)[] = [];
 
-  const specs = features.flatMap((f) => f.workers ?? []).filter((w) => runs(w.role ?? "worker"));
+  // One worker per shard of a sharded queue (jobs/queues.ts): every shard has a consumer.
+  const specs = features
+    .flatMap((f) => f.workers ?? [])
+    .filter((w) => runs(w.role ?? "worker"))
+    .flatMap((w) => s.queues.namesOf(w.queue).map((queue) => ({ ...w, queue })));
   let started: StartedWorkers | undefined;
   if (specs.length > 0) {
     started = startWorkers(
       specs,
       {
         redisUrl: config.redis.url,
+        clusterNodes: config.redis.clusterNodes,
         prefix: config.redis.prefix,
         logger,
         metrics: s.metrics,
@@ -97,6 +102,8 @@ async function startWeb(
   const { config, logger, metrics } = s;
   const receiver = await openReceiver({
     redisUrl: config.redis.url,
+    clusterNodes: config.redis.clusterNodes,
+    layout: s.queues.layout,
     prefix: config.redis.prefix,
     spoolDir: config.spoolDir,
     logger,

@@ -2,7 +2,7 @@ import { Worker, type Queue } from "bullmq";
 import type { QueueWorker } from "../feature.js";
 import type { Logger } from "../log.js";
 import type { Metrics } from "../metrics.js";
-import { createRedis } from "../store/redis.js";
+import { createRedis, type RedisClient, type RedisTarget } from "../store/redis.js";
 import { WorkerHealth } from "./worker-health.js";
 
 /** Knobs tests turn; production uses BullMQ's defaults. */
@@ -10,10 +10,15 @@ export interface WorkerTuning {
   /** BullMQ lock duration: how soon a killed worker's job is picked up again. */
   lockDurationMs?: number;
   stalledIntervalMs?: number;
+  /** Readiness: see WorkerHealthOptions (tests shorten the idle threshold). */
+  stuckAfterMs?: number;
+  errorWindowMs?: number;
 }
 
 export interface WorkerContext {
   redisUrl: string;
+  /** Set: each worker's connection is a cluster one (REDIS_CLUSTER_NODES). */
+  clusterNodes?: RedisTarget["clusterNodes"];
   prefix: string;
   logger: Logger;
   metrics: Pick<Metrics, "jobs">;
@@ -26,8 +31,16 @@ export interface WorkerContext {
  * attempts, the error with its stack) and per worker error.
  */
 export function createWorker(spec: QueueWorker, ctx: WorkerContext): Worker {
+  return createWorkerAndConnection(spec, ctx).worker;
+}
+
+/** `createWorker`, with the worker's own connection: readiness watches it. */
+function createWorkerAndConnection(
+  spec: QueueWorker,
+  ctx: WorkerContext,
+): { worker: Worker; connection: RedisClient } {
   const { logger, metrics, tuning = {} } = ctx;
-  const connection = createRedis(ctx.redisUrl, "blocking", logger);
+  const connection = createRedis({ url: ctx.redisUrl, clusterNodes: ctx.clusterNodes }, "blocking", logger);
   const worker = new Worker(spec.queue, spec.processor, {
     connection,
     prefix: ctx.prefix,
@@ -43,7 +56,7 @@ export function createWorker(spec: QueueWorker, ctx: WorkerContext): Worker {
   worker.on("completed", () => metrics.jobs.inc({ queue: spec.queue, outcome: "completed" }));
   worker.on("error", (err) => logger.warn({ queue: spec.queue, err }, "worker error"));
   worker.on("closed", () => connection.disconnect());
-  return worker;
+  return { worker, connection };
 }
 
 export interface StartedWorkers {
@@ -67,12 +80,15 @@ export function startWorkers(
       return q;
     };
     queue(); // a worker of a queue the app does not have is a wiring mistake: fail at start
-    return { worker: createWorker(spec, ctx), queue };
+    return { ...createWorkerAndConnection(spec, ctx), queue };
   });
   const workers = entries.map((e) => e.worker);
   return {
     workers,
-    health: new WorkerHealth(entries),
+    health: new WorkerHealth(entries, {
+      ...(ctx.tuning?.stuckAfterMs ? { stuckAfterMs: ctx.tuning.stuckAfterMs } : {}),
+      ...(ctx.tuning?.errorWindowMs ? { errorWindowMs: ctx.tuning.errorWindowMs } : {}),
+    }),
     close: async () => {
       await Promise.all(workers.map((w) => w.close()));
     },

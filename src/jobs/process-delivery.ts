@@ -5,14 +5,26 @@ import { routeMessageEvent, type MessageRouteDeps, type MessageRouteResult } fro
 import { routeThreadEvent, type RouteDeps, type RouteResult } from "./route-thread-event.js";
 
 export type DeliveryResult =
-  { kind: "thread"; route: RouteResult } | { kind: "message"; groupId: string; cards: MessageRouteResult };
+  | { kind: "thread"; route: RouteResult }
+  | { kind: "message"; groupId: string; cards: MessageRouteResult }
+  | { kind: "repeat" };
+
+export interface ProcessDeliveryDeps extends RouteDeps {
+  health: Pick<DeliveryHealthStore, "recordMessage">;
+  /** Whether this delivery was received before, within 7 days (see webhooks' `repeatCheck`). */
+  isRepeat?: (deliveryId: string, receivedAt: string) => Promise<boolean>;
+  /** chatmessage-crud: counts edits and replies under cards. */
+  messages: MessageRouteDeps;
+}
 
 /** The deliveries worker: thread enrichment goes to routing, messages to activity counts. */
 export async function processDelivery(
   job: Job<DeliveryJob>,
-  deps: RouteDeps & { health: Pick<DeliveryHealthStore, "recordMessage">; messages: MessageRouteDeps },
+  deps: ProcessDeliveryDeps,
 ): Promise<DeliveryResult> {
-  const { event } = job.data;
+  const { event, deliveryId, receivedAt } = job.data;
+  // First step: the receiver enqueues without waiting for its de-duplication marker.
+  if (deps.isRepeat && (await deps.isRepeat(deliveryId, receivedAt))) return { kind: "repeat" };
   if (event.webhookType === "chatmessage-crud") {
     const p = event.payload;
     // messageTimestamp is only "some string" on the wire: count the message on the delivery's

@@ -13,6 +13,8 @@ export interface RelayFeatureDeps {
   messages: MessageRouteDeps;
   /** Message deliveries count towards each group's daily activity. */
   health: Pick<DeliveryHealthStore, "recordMessage">;
+  /** The deliveries job's first step: is it a repeat whose first job is gone? */
+  isRepeat?: (deliveryId: string, receivedAt: string) => Promise<boolean>;
   slackOut: SlackOutDeps;
   concurrency?: { deliveries?: number; slack?: number; refresh?: number };
 }
@@ -30,7 +32,12 @@ export function relayFeature<Command>(deps: RelayFeatureDeps): Feature<Command> 
       {
         queue: QUEUE_NAMES.deliveries,
         processor: (job: Job<DeliveryJob>) =>
-          processDelivery(job, { ...deps.route, health: deps.health, messages: deps.messages }),
+          processDelivery(job, {
+            ...deps.route,
+            health: deps.health,
+            messages: deps.messages,
+            ...(deps.isRepeat ? { isRepeat: deps.isRepeat } : {}),
+          }),
         concurrency: c.deliveries ?? 10,
       },
       {

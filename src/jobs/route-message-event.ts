@@ -1,17 +1,16 @@
-import type { Queue } from "bullmq";
 import { deliveryOf } from "../domain/subscription.js";
 import type { MessageEvent } from "../insight/schemas.js";
 import type { MessageRefStore } from "../store/message-refs.js";
 import type { PendingReplies } from "../store/pending-replies.js";
 import type { SubscriptionStore } from "../store/subscriptions.js";
-import { jobId, type SlackJob } from "./queues.js";
+import { jobId, type Producer, type SlackJob } from "./queues.js";
 
 export interface MessageRouteDeps {
   subscriptions: Pick<SubscriptionStore, "forGroup">;
   refs: Pick<MessageRefStore, "get">;
   replies: Pick<PendingReplies, "push">;
   /** A getter, not the queue: see `healingQueue`. */
-  slackQueue: () => Queue<SlackJob>;
+  slackQueue: () => Producer<SlackJob>;
   /** At most one counts edit per card per this long (default 3 minutes). */
   countsDebounceMs?: number;
   /** Messages within this long go as one reply under the card (default 1 minute). */

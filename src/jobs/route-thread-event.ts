@@ -1,14 +1,14 @@
-import type { Queue } from "bullmq";
 import { isInsightError } from "../insight/errors.js";
 import type { Thread, ThreadEvent } from "../insight/schemas.js";
 import { matchesFilters } from "../domain/filters.js";
+import type { DigestIntake } from "../digest/intake.js";
 import { buildThreadDigest, listingLagsBehind } from "../domain/thread-digest.js";
 import { deliveryOf, type Subscription } from "../domain/subscription.js";
 import type { Logger } from "../log.js";
 import type { MessageRefStore } from "../store/message-refs.js";
 import type { SubscriptionStore } from "../store/subscriptions.js";
 import type { OpsNotifier } from "../ops/ops-notifier.js";
-import { jobId, type RefreshJob, type SlackJob } from "./queues.js";
+import { jobId, type Producer, type RefreshJob, type SlackJob } from "./queues.js";
 import type { ThreadLookup } from "./thread-lookup.js";
 
 export interface RouteDeps {
@@ -17,12 +17,14 @@ export interface RouteDeps {
   refs: Pick<MessageRefStore, "get" | "postingSince">;
   lookup: Pick<ThreadLookup, "find">;
   /** Getters, not the queues: see `healingQueue`. */
-  slackQueue: () => Queue<SlackJob>;
-  refreshQueue: () => Queue<RefreshJob>;
+  slackQueue: () => Producer<SlackJob>;
+  refreshQueue: () => Producer<RefreshJob>;
   ops: Pick<OpsNotifier, "insightAuthorized" | "insightUnauthorized">;
   logger: Logger;
   /** Delays before looking again for a sentiment the listing did not have yet. */
   refreshDelaysMs?: number[];
+  /** Digest-mode subscriptions: the thread joins the channel's pending digest instead of a card. */
+  digest?: Pick<DigestIntake, "add">;
 }
 
 export const DEFAULT_REFRESH_DELAYS_MS = [30_000, 120_000, 600_000, 1_800_000];
@@ -95,9 +97,20 @@ export async function routeThreadEvent(
   let filteredOut = 0;
   let noLongerMatching = 0;
   for (const sub of subs) {
-    // `digest` mode is batched and `summary` is weekly only: one card per thread is realtime's.
-    if (deliveryOf(sub).mode !== "realtime") continue;
+    const mode = deliveryOf(sub).mode;
+    // `summary` is weekly only: nothing per thread.
+    if (mode === "summary") continue;
     const matches = matchesFilters(digest, sub.filters);
+    // `digest` mode batches: the thread joins the channel's pending digest instead of a card.
+    if (mode === "digest") {
+      if (!matches || !deps.digest) {
+        filteredOut++;
+        continue;
+      }
+      channels++;
+      await deps.digest.add(sub, digest, enrichedAtMs);
+      continue;
+    }
     if (!matches) {
       filteredOut++;
       // Rule 10: a card this channel once received is still edited to the thread's current state.

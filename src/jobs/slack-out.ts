@@ -1,5 +1,5 @@
-import { DelayedError, UnrecoverableError, type Job, type Queue } from "bullmq";
-import type { Redis } from "ioredis";
+import { DelayedError, UnrecoverableError, type Job } from "bullmq";
+import type { RedisClient as Redis } from "../store/redis.js";
 import { cardFactsOf, changeSinceCard, type TriageState } from "../domain/thread-change.js";
 import type { ThreadDigest } from "../domain/thread-digest.js";
 import { deliveryOf, type CardFormat } from "../domain/subscription.js";
@@ -25,7 +25,7 @@ import type { SubscriptionStore } from "../store/subscriptions.js";
 import { channelIncident, type OpsNotifier } from "../ops/ops-notifier.js";
 import { escapeAndTruncate } from "../slack/mrkdwn.js";
 import { EMOJI } from "../slack/render/wording.js";
-import { jobId, type SlackJob } from "./queues.js";
+import { jobId, type Producer, type SlackJob } from "./queues.js";
 
 export interface SlackOutDeps {
   /** The (channel, thread) posting lock. */
@@ -38,7 +38,7 @@ export interface SlackOutDeps {
   triage: Pick<TriageStore, "get" | "followersOf" | "noteCard">;
   replies: Pick<PendingReplies, "peek" | "drop">;
   /** Where DMs to followers and further reply batches are queued (a getter: see `healingQueue`). */
-  slackQueue: () => Queue<SlackJob>;
+  slackQueue: () => Producer<SlackJob>;
   /** The thread's current counts from the listing (the one source `threads` shows too). */
   counts: (
     groupId: string,

@@ -2,11 +2,16 @@ import type { InsightClient } from "../insight/client.js";
 import { isLastPage } from "../insight/paginate.js";
 import type { Thread } from "../insight/schemas.js";
 
-/** Groups whose newest pages are kept at most (about 300 threads each). */
+/** Groups whose newest pages are kept at most (a few hundred threads each, more during a burst). */
 const MAX_GROUPS = 100;
+const PAGE_SIZE = 100;
+/** The deepest a burst may take one walk of a group's listing (5,000 threads). */
+const MAX_BURST_PAGES = 50;
+/** Lookups of a group within this window (and the one before) make its burst. */
+const BURST_WINDOW_MS = 30_000;
 
 export interface ThreadLookupOptions {
-  /** How many of the newest pages to read before giving up (rule 3). */
+  /** How many of the newest pages to read before giving up (rule 3), outside bursts. */
   maxPages?: number;
   /** How long a fetched page set answers later lookups. */
   cacheMs?: number;
@@ -14,6 +19,7 @@ export interface ThreadLookupOptions {
 }
 
 interface GroupSnapshot {
+  /** When its first page was asked for: it cannot show anything that happened later. */
   fetchedAt: number;
   byId: Map<string, Thread>;
   pagesRead: number;
@@ -24,12 +30,21 @@ interface GroupSnapshot {
  * Finds a thread's enrichment (sentiment, keywords, question fields) in the thread listing,
  * which is the only place the interface offers it: there is no single-thread endpoint.
  *
- * Events that arrive together share one fetch (single flight per group), and a short cache
- * answers the rest; a thread not on the pages read so far extends the read up to `maxPages`.
+ * One walk of the listing at a time per group, shared by every lookup it can answer: a
+ * lookup joins the walk in flight when that walk was asked for after its enrichment, and
+ * otherwise waits for the next walk, which starts when the current one ends and serves
+ * everything that gathered meanwhile (so a burst costs a few walks, never one per event). A
+ * walk reads one page further only while some lookup has not found its thread, up to
+ * `maxPages`, or during a burst as deep as the burst's size (each enrichment pushes the
+ * earlier ones one place down the newest-first listing).
  */
 export class ThreadLookup {
   private readonly snapshots = new Map<string, GroupSnapshot>();
   private readonly inflight = new Map<string, Promise<GroupSnapshot>>();
+  /** The first-page read in flight per group, and the one queued behind it. */
+  private readonly walking = new Map<string, { askedAt: number; p: Promise<GroupSnapshot> }>();
+  private readonly queued = new Map<string, Promise<GroupSnapshot>>();
+  private readonly lookups = new Map<string, { bucket: number; n: number; prev: number }>();
   private readonly maxPages: number;
   private readonly cacheMs: number;
   private readonly now: () => number;
@@ -51,16 +66,16 @@ export class ThreadLookup {
     threadId: string,
     opts: { fresh?: boolean; notBeforeMs?: number } = {},
   ): Promise<Thread | undefined> {
+    const limit = this.pageLimit(groupId);
+    const notBefore = opts.notBeforeMs ?? -Infinity;
     let snap = this.snapshots.get(groupId);
-    // A listing read before the enrichment happened cannot show it.
-    const tooOld = (s: GroupSnapshot) =>
-      this.now() - s.fetchedAt > this.cacheMs ||
-      (opts.notBeforeMs !== undefined && s.fetchedAt < opts.notBeforeMs);
-    if (opts.fresh || !snap || tooOld(snap)) {
-      snap = await this.read(groupId, undefined, opts.fresh === true);
+    // A listing asked for before the enrichment happened cannot show it.
+    const usable = (s: GroupSnapshot) => this.now() - s.fetchedAt <= this.cacheMs && s.fetchedAt >= notBefore;
+    if (opts.fresh || !snap || !usable(snap)) {
+      snap = await this.firstPage(groupId, notBefore, opts.fresh === true);
     }
-    while (!snap.byId.has(threadId) && !snap.exhausted && snap.pagesRead < this.maxPages) {
-      snap = await this.read(groupId, snap, false);
+    while (!snap.byId.has(threadId) && !snap.exhausted && snap.pagesRead < limit) {
+      snap = await this.read(groupId, snap);
     }
     return snap.byId.get(threadId);
   }
@@ -68,20 +83,73 @@ export class ThreadLookup {
   /** Forgets everything cached (tests, and after a long outage). */
   clear(): void {
     this.snapshots.clear();
+    this.lookups.clear();
   }
 
-  private read(groupId: string, extend: GroupSnapshot | undefined, fresh: boolean): Promise<GroupSnapshot> {
-    const key = `${groupId}#${extend ? extend.pagesRead + 1 : 1}${fresh ? "#fresh" : ""}`;
+  /** `maxPages`, or during a burst of lookups of this group, enough pages to hold the burst. */
+  private pageLimit(groupId: string): number {
+    const bucket = Math.floor(this.now() / BURST_WINDOW_MS);
+    const c = this.lookups.get(groupId);
+    const next =
+      c?.bucket === bucket
+        ? { bucket, n: c.n + 1, prev: c.prev }
+        : { bucket, n: 1, prev: c?.bucket === bucket - 1 ? c.n : 0 };
+    this.lookups.delete(groupId); // re-inserted: least recently looked up first
+    this.lookups.set(groupId, next);
+    for (const oldest of this.lookups.keys()) {
+      if (this.lookups.size <= MAX_GROUPS) break;
+      this.lookups.delete(oldest);
+    }
+    const burstPages = Math.ceil((next.n + next.prev) / PAGE_SIZE) + 2;
+    return Math.max(this.maxPages, Math.min(burstPages, MAX_BURST_PAGES));
+  }
+
+  /**
+   * A first page asked for at or after `notBefore`: the walk in flight when it qualifies,
+   * else the next walk, queued behind the one in flight and shared by all who wait for it.
+   */
+  private firstPage(groupId: string, notBefore: number, fresh: boolean): Promise<GroupSnapshot> {
+    const current = this.walking.get(groupId);
+    if (!current) return this.startWalk(groupId);
+    if (!fresh && current.askedAt >= notBefore) return current.p;
+    let next = this.queued.get(groupId);
+    if (!next) {
+      next = current.p
+        .catch(() => undefined)
+        .then(() => {
+          this.queued.delete(groupId);
+          return this.startWalk(groupId);
+        });
+      this.queued.set(groupId, next);
+    }
+    return next;
+  }
+
+  private startWalk(groupId: string): Promise<GroupSnapshot> {
+    const askedAt = this.now();
+    const p = this.read(groupId, undefined);
+    const entry = { askedAt, p };
+    this.walking.set(groupId, entry);
+    const done = () => {
+      if (this.walking.get(groupId) === entry) this.walking.delete(groupId);
+    };
+    p.then(done, done);
+    return p;
+  }
+
+  private read(groupId: string, extend: GroupSnapshot | undefined): Promise<GroupSnapshot> {
+    const page = (extend?.pagesRead ?? 0) + 1;
+    // Pages of one walk are shared; a newer walk reads its own.
+    const key = extend ? `${groupId}#${extend.fetchedAt}#${page}` : `${groupId}#first#${this.now()}`;
     const existing = this.inflight.get(key);
     if (existing) return existing;
     const p = (async () => {
-      const page = (extend?.pagesRead ?? 0) + 1;
       // The listing can only show what happened before it was asked for.
       const askedAt = this.now();
       this.requests++;
       const res = await this.client.listThreads(groupId, {
         page,
-        limit: 100,
+        limit: PAGE_SIZE,
         sort: "desc",
         range: "allTime",
       });
@@ -90,10 +158,14 @@ export class ThreadLookup {
         : { fetchedAt: askedAt, byId: new Map(), pagesRead: 0, exhausted: false };
       for (const t of res.data) snap.byId.set(t.id, t);
       snap.pagesRead = page;
-      snap.exhausted = isLastPage(res, page, 100);
-      // Re-inserting keeps the map in least-recently-read order; the oldest go past the cap.
-      this.snapshots.delete(groupId);
-      this.snapshots.set(groupId, snap);
+      snap.exhausted = isLastPage(res, page, PAGE_SIZE);
+      // A newer walk's pages are never replaced by an older walk's.
+      const kept = this.snapshots.get(groupId);
+      if (!kept || kept.fetchedAt <= snap.fetchedAt) {
+        // Re-inserting keeps the map in least-recently-read order; the oldest go past the cap.
+        this.snapshots.delete(groupId);
+        this.snapshots.set(groupId, snap);
+      }
       for (const oldest of this.snapshots.keys()) {
         if (this.snapshots.size <= MAX_GROUPS) break;
         this.snapshots.delete(oldest);

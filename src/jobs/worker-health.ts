@@ -1,4 +1,5 @@
 import type { Queue, Worker } from "bullmq";
+import { withTimeout } from "../store/redis.js";
 
 export interface WorkerProbe {
   name: string;
@@ -6,46 +7,98 @@ export interface WorkerProbe {
   reason?: string;
 }
 
+export interface WorkerHealthOptions {
+  /** A queue with jobs waiting and none started for this long counts as stopped. Default 60 s. */
+  stuckAfterMs?: number;
+  /**
+   * How long a worker error (a failed fetch: CROSSSLOT, NOSCRIPT, READONLY, auth...) keeps the
+   * worker not ready when nothing succeeds after it. BullMQ retries a failed fetch every 15 s,
+   * so a fetch that keeps failing renews it; default 30 s.
+   */
+  errorWindowMs?: number;
+  /** Bound of each Redis call of a probe: readiness answers whatever Redis does. Default 500 ms. */
+  redisTimeoutMs?: number;
+  now?: () => number;
+}
+
+const LINK_ERROR = /ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|Connection is closed|connect /i;
+
+interface Entry {
+  worker: Worker;
+  queue: () => Queue;
+  /** The worker's connection: a worker cut off from Redis says nothing itself (BullMQ keeps connection errors quiet). */
+  connection?: { status: string; on?(event: "ready", listener: () => void): unknown };
+}
+
 /**
- * Whether workers are actually processing (rule 8): a worker object that says "running" can
- * still sit idle after a Redis reconnect. A queue with jobs waiting and no job started for
- * `stuckAfterMs` counts as stopped.
+ * Whether workers are actually processing (rules 8 and 11): a worker object that says
+ * "running" can still sit idle after a Redis reconnect, lose its connection, or fail every
+ * fetch (CROSSSLOT on a cluster). Each of those makes the probe say not ok, with the reason.
  */
 export class WorkerHealth {
   private readonly lastActive = new Map<string, number>();
+  private readonly failing = new Map<string, { at: number; message: string }>();
+  private readonly stuckAfterMs: number;
+  private readonly errorWindowMs: number;
+  private readonly redisTimeoutMs: number;
+  private readonly now: () => number;
 
   constructor(
-    private readonly entries: { worker: Worker; queue: () => Queue }[],
-    private readonly stuckAfterMs = 60_000,
-    private readonly now: () => number = Date.now,
+    private readonly entries: Entry[],
+    o: WorkerHealthOptions = {},
   ) {
+    this.stuckAfterMs = o.stuckAfterMs ?? 60_000;
+    this.errorWindowMs = o.errorWindowMs ?? 30_000;
+    this.redisTimeoutMs = o.redisTimeoutMs ?? 500;
+    this.now = o.now ?? Date.now;
     for (const { worker } of entries) {
-      this.lastActive.set(worker.name, now());
-      const touch = () => this.lastActive.set(worker.name, this.now());
+      this.lastActive.set(worker.name, this.now());
+      const touch = () => {
+        this.lastActive.set(worker.name, this.now());
+        this.failing.delete(worker.name);
+      };
       worker.on("active", touch);
       worker.on("completed", touch);
       worker.on("failed", touch);
       worker.on("drained", touch);
+      worker.on("error", (err: Error) =>
+        this.failing.set(worker.name, { at: this.now(), message: err.message }),
+      );
     }
   }
 
   async probe(): Promise<WorkerProbe[]> {
     return Promise.all(
-      this.entries.map(async ({ worker, queue }): Promise<WorkerProbe> => {
-        if (!worker.isRunning()) return { name: worker.name, ok: false, reason: "not running" };
-        if (worker.isPaused()) return { name: worker.name, ok: false, reason: "paused" };
-        const idleMs = this.now() - (this.lastActive.get(worker.name) ?? 0);
+      this.entries.map(async ({ worker, queue, connection }): Promise<WorkerProbe> => {
+        const name = worker.name;
+        if (!worker.isRunning()) return { name, ok: false, reason: "not running" };
+        if (worker.isPaused()) return { name, ok: false, reason: "paused" };
+        if (connection && connection.status !== "ready" && connection.status !== "connect") {
+          return { name, ok: false, reason: `no Redis connection (${connection.status})` };
+        }
+        const failed = this.failing.get(name);
+        // A connection error (ours or BullMQ's blocking duplicate's) ends once the link is back.
+        const linkError = failed && LINK_ERROR.test(failed.message) && this.now() - failed.at > 2_000;
+        if (failed && !linkError && this.now() - failed.at < this.errorWindowMs) {
+          return { name, ok: false, reason: `fetching jobs fails: ${failed.message}` };
+        }
+        const idleMs = this.now() - (this.lastActive.get(name) ?? 0);
         if (idleMs > this.stuckAfterMs) {
-          const waiting = await queue().getWaitingCount();
+          let waiting: number;
+          try {
+            waiting = await withTimeout(queue().getWaitingCount(), this.redisTimeoutMs, "Redis");
+          } catch (err) {
+            return { name, ok: false, reason: err instanceof Error ? err.message : "Redis unreachable" };
+          }
           if (waiting > 0) {
             return {
-              name: worker.name,
+              name,
               ok: false,
               reason: `${waiting} jobs waiting, none started for ${Math.round(idleMs / 1000)} s`,
             };
           }
         }
-        return { name: worker.name, ok: true };
+        return { name, ok: true };
       }),
     );
   }

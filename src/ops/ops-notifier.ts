@@ -1,8 +1,7 @@
-import type { Queue } from "bullmq";
-import type { Redis } from "ioredis";
+import type { RedisClient as Redis } from "../store/redis.js";
 import type { Logger } from "../log.js";
 import type { StateKeys } from "../store/keys.js";
-import { jobId, type SlackJob } from "../jobs/queues.js";
+import { jobId, type Producer, type SlackJob } from "../jobs/queues.js";
 
 export const INSIGHT_UNAUTHORIZED = "insight-unauthorized";
 
@@ -19,7 +18,7 @@ export class OpsNotifier {
     private readonly redis: Redis,
     private readonly keys: StateKeys,
     /** A getter, not the queue: see `healingQueue`. */
-    private readonly slackQueue: () => Queue<SlackJob>,
+    private readonly slackQueue: () => Producer<SlackJob>,
     private readonly opsChannelId: string | undefined,
     private readonly logger: Logger,
     private readonly now: () => Date = () => new Date(),

@@ -1,4 +1,4 @@
-import type { Redis } from "ioredis";
+import type { RedisClient as Redis } from "../store/redis.js";
 import type { StateKeys } from "../store/keys.js";
 import type { BaselineEntry } from "./decide-thread.js";
 

@@ -1,4 +1,4 @@
-import type { Redis } from "ioredis";
+import type { RedisClient as Redis } from "../store/redis.js";
 import type { StateKeys } from "../store/keys.js";
 
 /** What the last reconcile run found, for `/insight status` and the admin page. */

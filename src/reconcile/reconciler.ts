@@ -4,7 +4,7 @@ import { matchesFilters } from "../domain/filters.js";
 import { buildThreadDigest } from "../domain/thread-digest.js";
 import { routeThreadEvent, type RouteDeps } from "../jobs/route-thread-event.js";
 import { debugOnFailure } from "../log.js";
-import type { Redis } from "ioredis";
+import type { RedisClient as Redis } from "../store/redis.js";
 import type { InsightClient } from "../insight/client.js";
 import type { Logger } from "../log.js";
 import type { OpsNotifier } from "../ops/ops-notifier.js";

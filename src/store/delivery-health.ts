@@ -1,4 +1,4 @@
-import type { Redis } from "ioredis";
+import type { RedisClient as Redis } from "./redis.js";
 import type { StateKeys } from "./keys.js";
 
 export const DEAD_LETTER_LIMIT = 1_000;

@@ -1,16 +1,32 @@
 /**
  * Every Redis key the app writes outside BullMQ, in one place. All live under
  * `{REDIS_PREFIX}:state:` so they never meet BullMQ's `{REDIS_PREFIX}:{queue}:` keys.
+ *
+ * Slot families (Redis Cluster, rule 11): keys that one script, MULTI or pipeline touches
+ * together carry the same hash tag, so they live in one slot; everything else has no tag and
+ * spreads over the masters by its whole name. On a cluster the tag is written `{...}`; on one
+ * Redis the same text goes without braces, so a single-Redis deployment keeps its key names.
+ * - `sub`: every subscription key (one MULTI writes the group's and the channel's side);
+ * - `health`: last delivery times, counts and the de-duplication markers (the receiver's one
+ *   script marks a whole batch); `dead-letters`: the list and its counts;
+ * - `<channel>:<thread>`: a thread's message ref and its posting marker;
+ * - `<group>`: a group's daily activity counters (read in one pipeline);
+ * - `reconcile`: every baseline, the list of baselines and the reconciler's status;
+ * - no tag (one key at a time): locks, channel slots, alerts, schedules, weekly runs.
  */
-export function stateKeys(prefix: string) {
+export function stateKeys(prefix: string, o: { cluster?: boolean } = {}) {
   const s = `${prefix}:state`;
+  const tag = (inner: string) => (o.cluster ? `{${inner}}` : inner);
   return {
-    subsByGroup: (groupId: string) => `${s}:sub:g:${groupId}`,
-    subsByChannel: (channelId: string) => `${s}:sub:c:${channelId}`,
-    subscribedGroups: `${s}:sub:groups`,
-    subscribedChannels: `${s}:sub:channels`,
-    messageRef: (channelId: string, threadId: string) => `${s}:ref:${channelId}:${threadId}`,
-    posting: (channelId: string, threadId: string) => `${s}:posting:${channelId}:${threadId}`,
+    // family `sub`
+    subsByGroup: (groupId: string) => `${s}:${tag("sub")}:g:${groupId}`,
+    subsByChannel: (channelId: string) => `${s}:${tag("sub")}:c:${channelId}`,
+    subscribedGroups: `${s}:${tag("sub")}:groups`,
+    subscribedChannels: `${s}:${tag("sub")}:channels`,
+    // family `<channel>:<thread>`
+    messageRef: (channelId: string, threadId: string) => `${s}:ref:${tag(`${channelId}:${threadId}`)}`,
+    posting: (channelId: string, threadId: string) => `${s}:posting:${tag(`${channelId}:${threadId}`)}`,
+    // no tag
     lock: (name: string) => `${s}:lock:${name}`,
     /** Triage of one thread in one channel (handled, assignee): a hash. */
     triage: (channelId: string, threadId: string) => `${s}:triage:${channelId}:${threadId}`,
@@ -28,21 +44,63 @@ export function stateKeys(prefix: string) {
     pressOnce: (userId: string, channelId: string, threadId: string, action: string) =>
       `${s}:press:${userId}:${channelId}:${threadId}:${action}`,
     channelSlot: (channelId: string) => `${s}:slot:${channelId}`,
-    dedupe: (deliveryId: string) => `${s}:dedupe:${deliveryId}`,
-    lastDelivery: `${s}:health:last-delivery`,
+    // family `health`
+    dedupe: (deliveryId: string) =>
+      o.cluster ? `${s}:{health}:dedupe:${deliveryId}` : `${s}:dedupe:${deliveryId}`,
+    lastDelivery: `${s}:${tag("health")}:last-delivery`,
     /** The last `chatthread-crud` delivery per community: webhooks are set up, and disabled, per community. */
-    lastThreadDeliveryByCommunity: `${s}:health:last-thread-delivery`,
-    deliveryCounts: `${s}:health:delivery-counts`,
-    deadLetters: `${s}:dead-letters`,
-    deadLetterCounts: `${s}:dead-letters:counts`,
-    activity: (groupId: string, day: string) => `${s}:activity:${groupId}:${day}`,
+    lastThreadDeliveryByCommunity: `${s}:${tag("health")}:last-thread-delivery`,
+    deliveryCounts: `${s}:${tag("health")}:delivery-counts`,
+    // family `dead-letters`
+    deadLetters: `${s}:${tag("dead-letters")}`,
+    deadLetterCounts: `${s}:${tag("dead-letters")}:counts`,
+    // family `<group>`
+    activity: (groupId: string, day: string) => `${s}:activity:${tag(groupId)}:${day}`,
+    // no tag
     opsAlerts: `${s}:ops:alerts`,
     apiHealth: `${s}:health:api`,
     schedules: `${s}:schedules`,
-    reconcileBaseline: (groupId: string) => `${s}:reconcile:${groupId}`,
+    // family `reconcile`
+    reconcileBaseline: (groupId: string) => `${s}:${tag("reconcile")}:${groupId}`,
+    // no tag
     /** Set once a channel's weekly summary for a period went out (two schedulers, one post). */
     weeklyRun: (channelId: string, period: string) => `${s}:weekly:run:${channelId}:${period}`,
     weeklyNowCooldown: (channelId: string) => `${s}:weekly:now:${channelId}`,
+    /** A channel's pending batched digest (digest mode): one field per thread, its latest state. */
+    digestPending: (channelId: string) => `${s}:digest:pending:${channelId}`,
+    /** One flush of a channel's digest (a period, or a `digest now`): its batch, its post, done. */
+    digestRun: (channelId: string, period: string) => `${s}:digest:run:${channelId}:${period}`,
+    /** The digest job schedulers set for a channel: period -> time zone (a cheap "already set"). */
+    digestScheduled: (channelId: string) => `${s}:digest:scheduled:${channelId}`,
+    /** A channel's alert settings: groupId -> settings. */
+    alerts: (channelId: string) => `${s}:alerts:${channelId}`,
+    /** Channels that have alert settings. */
+    alertChannels: `${s}:alerts:channels`,
+    /** Set once an alert condition fired in a channel (SET NX): one alert per condition and window. */
+    alertFired: (channelId: string, condition: string) => `${s}:alerts:fired:${channelId}:${condition}`,
   };
 }
 export type StateKeys = ReturnType<typeof stateKeys>;
+
+/**
+ * Multi-workspace mode: the deployment-wide keys that find a workspace (its installation, its
+ * Insight connection, which webhook secret is its, OAuth states). Everything else of a
+ * workspace lives under `workspacePrefix`, in the same stores as single-workspace mode.
+ */
+export function installKeys(prefix: string) {
+  const s = `${prefix}:state:install`;
+  return {
+    installation: (workspaceId: string) => `${s}:ws:${workspaceId}`,
+    connection: (workspaceId: string) => `${s}:conn:${workspaceId}`,
+    workspaces: `${s}:workspaces`,
+    /** Hash: SHA-256 of a webhook secret -> workspace id. */
+    secretIndex: `${s}:secrets`,
+    oauthState: (nonce: string) => `${s}:oauth-state:${nonce}`,
+  };
+}
+export type InstallKeys = ReturnType<typeof installKeys>;
+
+/** The key prefix of one workspace's stores; single-workspace mode keeps `prefix` itself (no migration). */
+export function workspacePrefix(prefix: string, workspaceId: string): string {
+  return `${prefix}:w:${workspaceId}`;
+}

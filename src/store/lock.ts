@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { Redis } from "ioredis";
+import type { RedisClient as Redis } from "./redis.js";
 
 const RELEASE = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end`;
 

@@ -1,5 +1,5 @@
-import type { Redis } from "ioredis";
 import type { ThreadDigest } from "../domain/thread-digest.js";
+import type { RedisClient as Redis } from "./redis.js";
 import type { StateKeys } from "./keys.js";
 
 /**

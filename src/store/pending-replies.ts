@@ -1,4 +1,4 @@
-import type { Redis } from "ioredis";
+import type { RedisClient as Redis } from "./redis.js";
 import type { StateKeys } from "./keys.js";
 
 /** One new message of a posted thread, waiting to go as a reply under its card. */

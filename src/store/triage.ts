@@ -1,4 +1,4 @@
-import type { Redis } from "ioredis";
+import type { RedisClient as Redis } from "./redis.js";
 import type { TriageState } from "../domain/thread-change.js";
 import type { StateKeys } from "./keys.js";
 

@@ -1,6 +1,11 @@
-import type { Queue } from "bullmq";
-import type { Redis } from "ioredis";
-import { JOB_DEFAULTS, makeQueue, QUEUE_NAMES, type DeliveryJob } from "../jobs/queues.js";
+import type { RedisClient as Redis, RedisTarget } from "../store/redis.js";
+import {
+  deliveriesQueue,
+  SINGLE_REDIS,
+  type QueueLayout,
+  type ShardedQueue,
+  type DeliveryJob,
+} from "../jobs/queues.js";
 import type { Logger } from "../log.js";
 import type { Metrics } from "../metrics.js";
 import { DeliveryHealthStore } from "../store/delivery-health.js";
@@ -21,13 +26,15 @@ export interface ReceiverParts {
   health?: DeliveryHealthStore;
   /** How long a record may take before the delivery is spooled instead; default 1 s. */
   recordTimeoutMs?: number;
+  /** Cluster or not, and the shards of the deliveries queue; default: one Redis, one shard. */
+  layout?: QueueLayout;
 }
 
 /** Everything between the webhook route and Redis or the spool. */
 export interface Receiver {
   keys: StateKeys;
   /** The deliveries producer, over the receiver's connection (a getter: see `healingQueue`). */
-  queues: { readonly deliveries: Queue<DeliveryJob>; close(): Promise<void> };
+  queues: { readonly deliveries: ShardedQueue<DeliveryJob>; close(): Promise<void> };
   health: DeliveryHealthStore;
   recorder: DeliveryRecorder;
   ingest: DeliveryIngest;
@@ -38,20 +45,10 @@ export interface Receiver {
 
 /** The receiver's parts over a connection the caller holds (tests give a dead or a slow one). */
 export function createReceiver(p: ReceiverParts): Receiver {
-  const keys = stateKeys(p.prefix);
-  const deliveries = makeQueue<DeliveryJob>(
-    p.redis,
-    p.prefix,
-    QUEUE_NAMES.deliveries,
-    JOB_DEFAULTS.deliveries,
-    p.logger,
-  );
-  const queues = {
-    get deliveries() {
-      return deliveries();
-    },
-    close: () => deliveries.close(),
-  };
+  const layout = p.layout ?? SINGLE_REDIS;
+  const keys = stateKeys(p.prefix, { cluster: layout.cluster });
+  const deliveries = deliveriesQueue(p.redis, p.prefix, layout, p.logger);
+  const queues = { deliveries, close: () => deliveries.close() };
   const health = p.health ?? new DeliveryHealthStore(p.redis, keys);
   const recorder = new DeliveryRecorder(
     p.redis,
@@ -86,13 +83,16 @@ const READY_WAIT_MS = 2_000;
  */
 export async function openReceiver(o: {
   redisUrl: string;
+  /** Set: the receiver's connection is a cluster one (REDIS_CLUSTER_NODES). */
+  clusterNodes?: RedisTarget["clusterNodes"];
+  layout?: QueueLayout;
   prefix: string;
   spoolDir: string;
   logger: Logger;
   metrics: Metrics;
   health: DeliveryHealthStore;
 }): Promise<Receiver> {
-  const redis = createRedis(o.redisUrl, "command", o.logger);
+  const redis = createRedis({ url: o.redisUrl, clusterNodes: o.clusterNodes }, "command", o.logger);
   // Give the connection a moment before listening, so the first deliveries are recorded
   // rather than spooled; a Redis that is down does not hold up the start.
   await new Promise<void>((resolve) => {
@@ -111,6 +111,7 @@ export async function openReceiver(o: {
     logger: o.logger,
     metrics: o.metrics,
     health: o.health,
+    ...(o.layout ? { layout: o.layout } : {}),
   });
   // Replay at start-up and whenever Redis comes back.
   const replay = () =>

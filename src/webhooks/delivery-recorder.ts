@@ -1,4 +1,4 @@
-import type { Redis } from "ioredis";
+import type { RedisClient as Redis } from "../store/redis.js";
 import type { Queues } from "../jobs/queues.js";
 import type { Logger } from "../log.js";
 import type { Metrics } from "../metrics.js";
@@ -117,7 +117,11 @@ export class DeliveryRecorder {
     try {
       const mark = (this.redis as unknown as { insightMarkDeliveries: MarkDeliveriesCommand })
         .insightMarkDeliveries;
-      fresh = await mark.call(
+      // One round trip: the markers and the jobs are sent together, without waiting for the
+      // markers' answer. A valid repeat is enqueued too: while its first job is kept, the job
+      // id (= delivery id) makes the add a no-op; after that, the job's first step sees the
+      // marker of an earlier receipt and drops it (`isRepeat`).
+      const marking = mark.call(
         this.redis,
         items.length + 3,
         this.keys.lastDelivery,
@@ -127,6 +131,11 @@ export class DeliveryRecorder {
         DEDUPE_TTL_SECONDS,
         ...items.flatMap((p) => [typeOf(p.c), p.at, threadCommunity(p.c)]),
       );
+      const enqueuing = this.enqueue(items);
+      const [marked, enqueued] = await Promise.allSettled([marking, enqueuing]);
+      if (marked.status === "fulfilled") fresh = marked.value;
+      if (marked.status === "rejected") throw marked.reason;
+      if (enqueued.status === "rejected") throw enqueued.reason;
       const outcomes: RecordOutcome[] = items.map((p, i) =>
         fresh[i] === 1 || (p.fromSpool && p.c.kind === "valid")
           ? p.c.kind === "valid"
@@ -134,21 +143,6 @@ export class DeliveryRecorder {
             : "dead_letter"
           : "duplicate",
       );
-      const jobs = items
-        .filter((p, i) => outcomes[i] === "queued")
-        .map((p) => {
-          if (p.c.kind !== "valid") throw new Error("unreachable: only valid deliveries are queued");
-          return {
-            name: p.c.event.webhookType,
-            data: { deliveryId: p.c.deliveryId, receivedAt: p.at, event: p.c.event },
-            opts: { jobId: p.c.deliveryId },
-          };
-        });
-      // One job alone goes by `add`: `addBulk` builds an ioredis pipeline, which copies every
-      // script BullMQ defined on the connection (about 60 µs of a lone delivery's ack).
-      const [only] = jobs;
-      if (jobs.length === 1 && only) await this.queues.deliveries.add(only.name, only.data, only.opts);
-      else if (jobs.length > 1) await this.queues.deliveries.addBulk(jobs);
       await Promise.all(
         items.map((p, i) => (outcomes[i] === "dead_letter" ? this.keepDeadLetter(p) : undefined)),
       );
@@ -165,6 +159,26 @@ export class DeliveryRecorder {
       if (marked.length > 0) await this.redis.del(...marked).catch(() => undefined);
       for (const p of items) p.reject(err);
     }
+  }
+
+  /** The one place deliveries are enqueued: a job per valid delivery, its id the delivery id. */
+  private async enqueue(items: Pending[]): Promise<void> {
+    const jobs = items.flatMap((p) =>
+      p.c.kind === "valid"
+        ? [
+            {
+              name: p.c.event.webhookType,
+              data: { deliveryId: p.c.deliveryId, receivedAt: p.at, event: p.c.event },
+              opts: { jobId: p.c.deliveryId },
+            },
+          ]
+        : [],
+    );
+    // One job alone goes by `add`: `addBulk` builds an ioredis pipeline, which copies every
+    // script BullMQ defined on the connection (about 60 µs of a lone delivery's ack).
+    const [only] = jobs;
+    if (jobs.length === 1 && only) await this.queues.deliveries.add(only.name, only.data, only.opts);
+    else if (jobs.length > 1) await this.queues.deliveries.addBulk(jobs);
   }
 
   private async keepDeadLetter(p: Pending): Promise<void> {
@@ -184,6 +198,22 @@ export class DeliveryRecorder {
       "webhook delivery kept as a dead letter",
     );
   }
+}
+
+/**
+ * Whether a delivery job is a repeat of one received earlier (within the 7-day window) whose
+ * own job is gone: the receiver enqueues repeats without waiting for the marker (one round
+ * trip), so the job's first step asks. The marker holds the first receipt's time; a spooled
+ * copy of that same receipt carries the same time and goes ahead.
+ */
+export function repeatCheck(
+  redis: Pick<Redis, "get">,
+  keys: Pick<StateKeys, "dedupe">,
+): (deliveryId: string, receivedAt: string) => Promise<boolean> {
+  return async (deliveryId, receivedAt) => {
+    const first = await redis.get(keys.dedupe(deliveryId));
+    return first !== null && first !== receivedAt;
+  };
 }
 
 /** Bounded label values: an attacker-chosen webhookType must not mint new metric series. */

@@ -1,5 +1,5 @@
 import type { Queue } from "bullmq";
-import type { Redis } from "ioredis";
+import type { RedisClient as Redis } from "../store/redis.js";
 import { jobId } from "../jobs/queues.js";
 import { mayChangeConfig } from "../slack/authorize.js";
 import type { CommandContext, Subcommand } from "../slack/commands/types.js";
@@ -27,7 +27,7 @@ export interface WeeklyCommandDeps {
 const plural = (n: number, one: string) => `${n} ${one}${n === 1 ? "" : "s"}`;
 
 /**
- * `/insight weekly on [cron] [timezone] | off | now` (and bare `weekly`: the current schedule).
+ * `/insight weekly on [day] [time] [timezone] | on <cron> [timezone] | off | now` (and bare `weekly`: the current schedule).
  *
  * Registered as not mutating so that `now` and the bare form are open to everyone (`now` only
  * reads, like `threads`, and posts at most once per channel per cool-down); `on` and `off`

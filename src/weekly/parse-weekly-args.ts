@@ -1,6 +1,6 @@
 import { CronExpressionParser } from "cron-parser";
-import { isValidCron, isValidTimezone } from "../config.js";
 import { escapeAndTruncate } from "../slack/mrkdwn.js";
+import { describeUnderstood, parseSchedule } from "./parse-schedule.js";
 
 export type WeeklyCommand =
   | { action: "on"; cron: string; timeZone: string }
@@ -10,12 +10,14 @@ export type WeeklyCommand =
 
 export type ParseWeeklyResult = { ok: true; command: WeeklyCommand } | { ok: false; error: string };
 
-export const WEEKLY_USAGE = "weekly on [cron] [timezone] | weekly off | weekly now";
-const EXAMPLE = "`/insight weekly on 0 9 * * 1 Europe/Paris` (Mondays at 09:00, Paris time)";
+export const WEEKLY_USAGE = "weekly on [day] [time] [timezone] | weekly off | weekly now";
+const EXAMPLE = "`/insight weekly on monday 09:00 Europe/Berlin`";
+const EXAMPLES =
+  "For example `/insight weekly on monday 09:00 Europe/Berlin`, `/insight weekly on fri 5pm`, or five cron fields such as `/insight weekly on 0 9 * * 1`.";
 /** Summaries go out at most about once a day: a cron that fires more often is a typo, not a wish. */
 const MIN_GAP_MS = 23 * 3_600_000;
 /** What the user typed, echoed back: escaped and short. */
-const shown = (s: string) => escapeAndTruncate(s, 80);
+const shown = (s: string) => escapeAndTruncate(s, 200);
 
 /**
  * The shortest gap between the next few firings of a valid cron in `timeZone`, in ms (23 h
@@ -34,10 +36,10 @@ export function shortestGapMs(cron: string, timeZone: string, from: Date = new D
 }
 
 /**
- * Parses the words after `weekly`. `on` takes an optional five-field cron and an optional
- * IANA time zone, in that order ("on", "on Europe/Paris", "on 0 9 * * 1", "on 0 9 * * 1
- * Europe/Paris", the cron possibly in quotes); what is left out comes from the defaults.
- * Errors are one plain sentence with an example.
+ * Parses the words after `weekly`. `on` takes a schedule in plain words ("monday 09:00
+ * Europe/Berlin", "fri 5pm") or a five-field cron, each with an optional IANA zone (see
+ * parseSchedule); what is left out comes from the defaults. Errors say what was understood
+ * and give examples.
  */
 export function parseWeeklyArgs(
   args: string[],
@@ -59,32 +61,15 @@ export function parseWeeklyArgs(
     };
   }
 
-  // Words may arrive split ("0", "9", ...) or whole ("0 9 * * 1" in quotes): rejoin, then split.
-  const words = rest.join(" ").trim().split(/\s+/).filter(Boolean);
-  let timeZone = defaults.timeZone;
-  const last = words.at(-1);
-  if (last !== undefined && /[A-Za-z]/.test(last)) {
-    // Cron fields may hold names (MON, JAN) but never a slash or the word UTC/GMT.
-    const looksLikeZone =
-      last.includes("/") || /^(utc|gmt|z)$/i.test(last) || words.length === 1 || words.length === 6;
-    if (looksLikeZone) {
-      if (!isValidTimezone(last)) {
-        return {
-          ok: false,
-          error: `"${shown(last)}" is not a time zone I know. Use an IANA name such as Europe/Paris, America/New_York or UTC.`,
-        };
-      }
-      timeZone = last;
-      words.pop();
-    }
-  }
-  const cron = words.length === 0 ? defaults.cron : words.join(" ");
-  if (!isValidCron(cron)) {
+  // Words may arrive split ("0", "9", ...) or whole ("0 9 * * 1" in quotes): the parser rejoins them.
+  const parsed = parseSchedule(rest, defaults);
+  if (!parsed.ok) {
     return {
       ok: false,
-      error: `"${shown(cron)}" is not a five-field cron expression (minute hour day-of-month month day-of-week). Example: ${EXAMPLE}.`,
+      error: `${shown(parsed.problem)}. I understood: ${shown(describeUnderstood(parsed.understood))}. ${EXAMPLES}`,
     };
   }
+  const { cron, timeZone } = parsed;
   if (shortestGapMs(cron, timeZone, now) < MIN_GAP_MS) {
     return {
       ok: false,

@@ -1,4 +1,4 @@
-import type { Redis } from "ioredis";
+import type { RedisClient as Redis } from "../store/redis.js";
 
 // Claims one summary run. A finished run stays finished; a run in progress belongs to its job
 // (the same job id may take it again: a BullMQ retry or a stalled job picked up elsewhere)

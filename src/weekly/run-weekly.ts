@@ -1,6 +1,6 @@
 import { setTimeout as sleepFor } from "node:timers/promises";
 import { UnrecoverableError, type Job } from "bullmq";
-import type { Redis } from "ioredis";
+import type { RedisClient as Redis } from "../store/redis.js";
 import type { ChannelThrottle } from "../slack/outbound/channel-throttle.js";
 import type { OpsNotifier } from "../ops/ops-notifier.js";
 import { debugOnFailure, type Logger } from "../log.js";

@@ -1,5 +1,5 @@
 import type { JobsOptions, Queue } from "bullmq";
-import type { Redis } from "ioredis";
+import type { RedisClient as Redis } from "../store/redis.js";
 import { jobId, type WeeklyJob } from "../jobs/queues.js";
 
 export type { WeeklyJob };

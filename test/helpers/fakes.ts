@@ -143,8 +143,16 @@ export class FakeInsight {
 }
 
 /** The Slack wrapper's writing side, recording every call. */
-export class FakeSlack implements Pick<SlackApi, "postMessage" | "publishHome" | "openView" | "updateView"> {
+export class FakeSlack implements Pick<
+  SlackApi,
+  "postMessage" | "publishHome" | "openView" | "updateView" | "call" | "postEphemeral"
+> {
   readonly posts: Parameters<SlackApi["postMessage"]>[0][] = [];
+  /** Every other Web API method called (e.g. conversations.join), in order. */
+  readonly calls: { method: string; args: Record<string, unknown> }[] = [];
+  readonly views: { kind: "open" | "update"; view: unknown }[] = [];
+  /** Makes the next call of that method fail with this error. */
+  readonly failMethod = new Map<string, unknown>();
   readonly homes: Parameters<SlackApi["publishHome"]>[0][] = [];
   /** Makes the next postMessage fail with this error. */
   failNext: unknown;
@@ -158,15 +166,36 @@ export class FakeSlack implements Pick<SlackApi, "postMessage" | "publishHome" |
     this.posts.push(args);
     return { channel: args.channel, ts: `1700000000.${String(this.posts.length).padStart(6, "0")}` };
   }
+  readonly ephemerals: Parameters<SlackApi["postEphemeral"]>[0][] = [];
+  async postEphemeral(args: Parameters<SlackApi["postEphemeral"]>[0]) {
+    const err = this.failMethod.get("chat.postEphemeral");
+    if (err !== undefined) {
+      this.failMethod.delete("chat.postEphemeral");
+      throw err;
+    }
+    this.ephemerals.push(args);
+    return { message_ts: "1700000000.999999" };
+  }
   async publishHome(args: Parameters<SlackApi["publishHome"]>[0]) {
     this.homes.push(args);
     return { id: "V0HOME" };
   }
-  async openView() {
+  async openView(args: Parameters<SlackApi["openView"]>[0]) {
+    this.views.push({ kind: "open", view: args.view });
     return { id: "V0MODAL" };
   }
-  async updateView() {
+  async updateView(args: Parameters<SlackApi["updateView"]>[0]) {
+    this.views.push({ kind: "update", view: args.view });
     return { id: "V0MODAL" };
+  }
+  async call<T>(method: string, args: Record<string, unknown> = {}): Promise<T> {
+    this.calls.push({ method, args });
+    const err = this.failMethod.get(method);
+    if (err !== undefined) {
+      this.failMethod.delete(method);
+      throw err;
+    }
+    return { ok: true } as T;
   }
 }
 

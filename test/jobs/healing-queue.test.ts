@@ -49,14 +49,18 @@ describe("queues whose set-up failed", () => {
     const c = await failFastConnection();
     await stallServer(600);
     const queues = createQueues(c, "heal-made", logger);
-    const first = queues.deliveries;
+    // One Redis, one shard: the deliveries queue is that shard.
+    const shard = () => queues.deliveries.shards()[0];
+    const first = shard();
+    if (!first) throw new Error("no shard");
     await expect(first.waitUntilReady()).rejects.toThrow(/timed out/i);
     await new Promise((r) => setTimeout(r, 700));
 
-    const healed = queues.deliveries;
+    const healed = shard();
+    if (!healed) throw new Error("no shard");
     expect(healed).not.toBe(first);
     // A healthy queue is kept, not rebuilt on every use.
-    expect(queues.deliveries).toBe(healed);
+    expect(shard()).toBe(healed);
     const job = await healed.add("chatthread-crud", {
       deliveryId: "d1",
       receivedAt: new Date(0).toISOString(),

@@ -171,6 +171,32 @@ describe("ThreadLookup against the emulator", () => {
     expect(lookup.requests).toBe(3);
   });
 
+  it("a burst of lookups of one group walks as deep as the burst, once, beyond maxPages", async () => {
+    const lookup = new ThreadLookup(client, { maxPages: 3, cacheMs: 60_000, now: () => 1_000_000 });
+    // 400 enrichments together: the oldest of them is 400 places down the newest-first listing.
+    const ids = bigThreads.slice(0, 400).map((t) => t.id);
+    const found = await Promise.all(ids.map((id) => lookup.find(big, id)));
+    expect(found.every((t, i) => t?.id === ids[i])).toBe(true);
+    // One shared walk: pages 1 to 4, each read once.
+    expect(listingRequests().map((r) => r.query.page)).toEqual(["1", "2", "3", "4"]);
+  });
+
+  it("lookups whose enrichment is newer than the walk in flight share the next walk", async () => {
+    let now = 1_000_000;
+    const lookup = new ThreadLookup(client, { cacheMs: 60_000, now: () => now });
+    const ids = bigThreads.slice(0, 20).map((t) => t.id);
+    emulator.faults.set({ latencyMs: 100 });
+    const first = lookup.find(big, ids[0] ?? "", { notBeforeMs: now });
+    while (listingRequests().length === 0) await new Promise((r) => setTimeout(r, 5));
+    // Enriched while the first walk was in flight: it cannot show them.
+    now += 50;
+    const later = ids.slice(1).map((id) => lookup.find(big, id, { notBeforeMs: now - 10 }));
+    const found = await Promise.all([first, ...later]);
+    expect(found.map((t) => t?.id)).toEqual(ids);
+    // Not one walk per lookup: the first, and one more for all nineteen.
+    expect(lookup.requests).toBe(2);
+  });
+
   it("stops at the last page of a small group", async () => {
     const lookup = new ThreadLookup(client, { maxPages: 5 });
     expect(await lookup.find(SUPPORT, "no-such-thread")).toBeUndefined();

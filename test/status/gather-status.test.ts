@@ -58,6 +58,8 @@ describe("gatherStatus", () => {
       "enrich-refresh",
       "weekly",
       "reconcile",
+      "digest",
+      "alerts",
     ]);
     for (const q of r.queues ?? []) expect(q.failed).toBe(0);
     expect(r.api).toMatchObject({ reachable: true, keyValid: true, error: undefined, communities: 3 });

@@ -35,7 +35,7 @@ describe("/insight weekly (signed slash commands against the whole app)", () => 
   it("bare `weekly` says whether a summary is scheduled", async () => {
     const r = await ask(h, "weekly", as("U0BOB", "C0CMD1"));
     expect(r.text).toContain("No weekly summary is scheduled here");
-    expect(r.text).toContain("weekly on [cron] [timezone]");
+    expect(r.text).toContain("weekly on [day] [time] [timezone]");
   });
 
   it("`weekly on` uses WEEKLY_DEFAULT_CRON and DEFAULT_TIMEZONE, and `list` shows the schedule", async () => {
@@ -62,9 +62,28 @@ describe("/insight weekly (signed slash commands against the whole app)", () => 
     });
   });
 
+  it("`weekly on` takes plain words in several zones", async () => {
+    const fri = await ask(h, "weekly on fri 5pm America/Los_Angeles", as(ADMIN, "C0CMD4"));
+    expect(fri.text).toContain(
+      "Scheduled. :calendar: Weekly summary: At 17:00, only on Friday (America/Los_Angeles).",
+    );
+    expect(await queue.getJobScheduler(schedulerId("C0CMD4"))).toMatchObject({
+      pattern: "0 17 * * 5",
+      tz: "America/Los_Angeles",
+    });
+    const mon = await ask(h, "weekly on monday 09:00 Europe/Berlin", as(ADMIN, "C0CMD4"));
+    expect(mon.text).toContain(
+      "Changed. :calendar: Weekly summary: At 09:00, only on Monday (Europe/Berlin).",
+    );
+    expect(mon.text).toMatch(/Next: Mon, \w+ \d+, 09:00 \(Europe\/Berlin\)/);
+    const off = await ask(h, "weekly off", as(ADMIN, "C0CMD4"));
+    expect(off.text).toContain("Stopped");
+  });
+
   it("bad input gets a plain reply and changes nothing", async () => {
     for (const [text, words] of [
-      ["weekly on 0 9 * *", "is not a five-field cron expression"],
+      ["weekly on 0 9 * *", "a cron has five fields"],
+      ["weekly on fri 5pmm", 'I could not read "5pmm". I understood: day: Fridays. For example'],
       ["weekly on 0 9 * * 1 Mars/Olympus", "is not a time zone I know"],
       ["weekly on * * * * *", "would post more than once a day"],
       ["weekly sometimes", "Use `/insight weekly on`"],

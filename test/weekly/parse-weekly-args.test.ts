@@ -16,6 +16,12 @@ describe("parseWeeklyArgs", () => {
     ["on 0 9 * * MON", { action: "on", cron: "0 9 * * MON", timeZone: "UTC" }],
     ["on 0 17 * * 5 America/New_York", { action: "on", cron: "0 17 * * 5", timeZone: "America/New_York" }],
     ["on 0 9 * * MON UTC", { action: "on", cron: "0 9 * * MON", timeZone: "UTC" }],
+    ["on monday 09:00 Europe/Berlin", { action: "on", cron: "0 9 * * 1", timeZone: "Europe/Berlin" }],
+    ["on fri 5pm", { action: "on", cron: "0 17 * * 5", timeZone: "UTC" }],
+    [
+      "on weekdays 8:30 America/Los_Angeles",
+      { action: "on", cron: "30 8 * * 1-5", timeZone: "America/Los_Angeles" },
+    ],
     ["off", { action: "off" }],
     ["now", { action: "now" }],
   ])("%j", (text, command) => {
@@ -31,10 +37,14 @@ describe("parseWeeklyArgs", () => {
 
   it.each<[string, RegExp]>([
     ["on Paris/Nowhere", /"Paris\/Nowhere" is not a time zone I know/],
-    ["on Mars", /"Mars" is not a time zone/],
-    ["on 0 9 * *", /"0 9 \* \*" is not a five-field cron expression/],
-    ["on 0 0 9 * * 1", /is not a five-field cron/],
-    ["on 61 9 * * 1", /is not a five-field cron/],
+    [
+      "on Mars",
+      /I could not read "Mars"\. I understood: nothing yet\. For example `\/insight weekly on monday 09:00 Europe\/Berlin`/,
+    ],
+    ["on fri 5pmm", /I could not read "5pmm"\. I understood: day: Fridays\. For example/],
+    ["on 0 9 * *", /"0 9 \* \*" looks like a cron schedule, but a cron has five fields .* this has 4/],
+    ["on 0 0 9 * * 1", /a cron has five fields/],
+    ["on 61 9 * * 1", /out of range/],
     ["on */5 * * * *", /would post more than once a day/],
     ["on 0 9,17 * * 1", /would post more than once a day/],
     ["off now", /takes nothing after it/],
@@ -42,7 +52,10 @@ describe("parseWeeklyArgs", () => {
   ])("%j is refused plainly", (text, message) => {
     const r = parse(text);
     expect(r.ok).toBe(false);
-    if (!r.ok) expect(r.error).toMatch(message);
+    if (!r.ok) {
+      expect(r.error).toMatch(message);
+      expect(r.error).not.toContain("not a five-field cron");
+    }
   });
 
   it("escapes what it echoes back", () => {

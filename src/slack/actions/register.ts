@@ -13,6 +13,10 @@ import { homeOpenedEvent } from "./home-opened.js";
 import type { MessagesModalDeps } from "./messages.js";
 import { messagesPageAction } from "./messages-page.js";
 import { resumeAction, type ResumeDeps } from "./resume.js";
+import { settingsOpenAction, type SettingsOpenDeps } from "./settings-open.js";
+import { subscribeHereAction, type SubscribeHereDeps } from "./settings-subscribe-here.js";
+import { settingsSubmitView, type SettingsSubmitDeps } from "./settings-submit.js";
+import { SETTINGS_ACTIONS, SETTINGS_MODAL_CALLBACK } from "../settings-ids.js";
 import { shareAction, type ShareDeps } from "./share.js";
 import { threadsPageAction } from "./threads-page.js";
 import { viewMessagesAction } from "./view-messages.js";
@@ -23,7 +27,10 @@ export type ActionsDeps = ThreadPageDeps &
   ShareDeps &
   ResumeDeps &
   HomeDeps &
-  CardActionDeps;
+  CardActionDeps &
+  SettingsOpenDeps &
+  SettingsSubmitDeps &
+  SubscribeHereDeps;
 
 // Paging buttons carry a suffix (`insight.threads.page.next`): Slack wants unique action ids per message.
 const prefixed = (id: string) => new RegExp(`^${id.replace(/\./g, "\\.")}(?:\\.|$)`);
@@ -48,4 +55,7 @@ export function registerActions(
   app.action(DIGEST_ACTIONS.assign, cardActionListener(deps, pressAssign));
   app.action(DIGEST_ACTIONS.follow, cardActionListener(deps, pressFollow));
   app.event("app_home_opened", homeOpenedEvent(deps, help));
+  app.action(SETTINGS_ACTIONS.open, settingsOpenAction(deps));
+  app.action(SETTINGS_ACTIONS.subscribeHere, subscribeHereAction(deps));
+  app.view(SETTINGS_MODAL_CALLBACK, settingsSubmitView(deps));
 }

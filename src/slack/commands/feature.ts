@@ -3,6 +3,7 @@ import { registerActions, type ActionsDeps } from "../actions/register.js";
 import { groupsCommand, type GroupsDeps } from "./groups.js";
 import { listCommand, type ListDeps } from "./list.js";
 import { searchCommand, type SearchDeps } from "./search.js";
+import { settingsCommand, type SettingsDeps } from "./settings.js";
 import { statusCommand, type StatusCommandDeps } from "./status.js";
 import { subscribeCommand, type SubscribeDeps } from "./subscribe.js";
 import { threadsCommand, type ThreadsDeps } from "./threads.js";
@@ -17,6 +18,7 @@ export type CommandsDeps = SubscribeDeps &
   ThreadsDeps &
   SearchDeps &
   StatusCommandDeps &
+  SettingsDeps &
   ActionsDeps;
 
 /** The core subcommands, in the order `help` lists them. */
@@ -24,6 +26,7 @@ export function coreSubcommands(deps: CommandsDeps): Subcommand[] {
   return [
     subscribeCommand(deps),
     unsubscribeCommand(deps),
+    settingsCommand(deps),
     listCommand(deps),
     groupsCommand(deps),
     threadsCommand(deps),

@@ -1,4 +1,4 @@
-import { Blocks, Md } from "slack-block-builder";
+import { Blocks, Elements, Md } from "slack-block-builder";
 import type { InsightClient } from "../../insight/client.js";
 import { isInsightError } from "../../insight/errors.js";
 import type { ReportInsightError } from "../../ops/report-insight-error.js";
@@ -6,6 +6,8 @@ import { escapeAndTruncate } from "../mrkdwn.js";
 import { toKnownBlocks, type KnownBlock } from "../render/known-blocks.js";
 import { fitList } from "../render/limits.js";
 import type { RenderedMessage } from "../render/thread-digest.js";
+import { plural } from "../render/wording.js";
+import { encodeSubscribeHere, SETTINGS_ACTIONS } from "../settings-ids.js";
 import { replyForError } from "./error-replies.js";
 import type { Subcommand } from "./types.js";
 
@@ -16,36 +18,30 @@ export interface CommunityGroups {
   groups: { id: string; name: string }[] | { error: string };
 }
 
-/** Section texts stay well under the 3,000-character limit: long lists go on in another section. */
-const CHUNK_MAX = 2_800;
-
-function chunks(lines: string[]): string[] {
-  const out: string[] = [];
-  let current = "";
-  for (const line of lines) {
-    if (current && current.length + 1 + line.length > CHUNK_MAX) {
-      out.push(current);
-      current = line;
-    } else current = current ? `${current}\n${line}` : line;
-  }
-  if (current) out.push(current);
-  return out;
+function subscribeHereButton(g: { id: string; name: string }) {
+  return Elements.Button({
+    text: "Subscribe here",
+    actionId: SETTINGS_ACTIONS.subscribeHere,
+    value: encodeSubscribeHere({ g: g.id, n: g.name }),
+  });
 }
 
-function communityItem(c: CommunityGroups): KnownBlock[] {
+/**
+ * A community as list items: its title with its first group, then one item per further group,
+ * each with a **Subscribe here** button (so a long community is cut between groups, not dropped).
+ */
+function communityItems(c: CommunityGroups): KnownBlock[][] {
   const title = Md.bold(escapeAndTruncate(c.name || c.id, 150));
   if ("error" in c.groups)
-    return toKnownBlocks(Blocks.Section({ text: `${title}\n:warning: ${c.groups.error}` }));
+    return [toKnownBlocks(Blocks.Section({ text: `${title}\n:warning: ${c.groups.error}` }))];
   if (c.groups.length === 0)
-    return toKnownBlocks(Blocks.Section({ text: `${title}\n${Md.italic("No chat groups.")}` }));
-  const lines = c.groups.map(
-    (g) => `• ${escapeAndTruncate(g.name || g.id, 150)} (\`${escapeAndTruncate(g.id, 60)}\`)`,
-  );
-  const [first = "", ...rest] = chunks(lines);
-  return toKnownBlocks(
-    Blocks.Section({ text: `${title}\n${first}` }),
-    ...rest.map((text) => Blocks.Section({ text })),
-  );
+    return [toKnownBlocks(Blocks.Section({ text: `${title}\n${Md.italic("No chat groups.")}` }))];
+  return c.groups.map((g, i) => {
+    const line = `• ${escapeAndTruncate(g.name || g.id, 150)} (\`${escapeAndTruncate(g.id, 60)}\`)`;
+    return toKnownBlocks(
+      Blocks.Section({ text: i === 0 ? `${title}\n${line}` : line }).accessory(subscribeHereButton(g)),
+    );
+  });
 }
 
 /** Communities and their chat groups, as `/insight groups` shows them. Pure. */
@@ -63,19 +59,19 @@ export function renderGroups(communities: CommunityGroups[]): RenderedMessage {
   }
   const head = toKnownBlocks(
     Blocks.Section({
-      text: `${Md.bold("Chat groups the app can read")} — ${total} in ${communities.length} communit${communities.length === 1 ? "y" : "ies"} (direct-message groups left out)`,
+      text: `${Md.bold("Chat groups the app can read")} — ${plural(total, "group")} in ${plural(communities.length, "community", "communities")} (direct-message groups left out)`,
     }),
   );
   const tail = toKnownBlocks(
     Blocks.Context().elements(
-      "Use a group's id or name: `/insight subscribe <group>`, `/insight threads [range] <group>`.",
+      "*Subscribe here* follows a group in this channel with every thread; options (filters, digest mode) with `/insight subscribe &lt;group&gt; [options]`, then `/insight settings`. Listings: `/insight threads [range] &lt;group&gt;`.",
     ),
   );
   const fitted = fitList({
     head,
-    items: communities.map(communityItem),
+    items: communities.flatMap(communityItems),
     tail,
-    more: (n) => `…and ${n} more communities.`,
+    more: (n) => `…and ${plural(n, "more chat group")}: name one with \`/insight subscribe &lt;group&gt;\`.`,
   });
   return { text: `Chat groups the app can read: ${total}`, blocks: fitted.blocks };
 }

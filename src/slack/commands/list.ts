@@ -1,6 +1,6 @@
-import { describeFilters } from "../../domain/filters.js";
 import type { SubscriptionStore } from "../../store/subscriptions.js";
-import { escapeMrkdwn } from "../mrkdwn.js";
+import { mayChangeConfig } from "../authorize.js";
+import { renderSubscriptionList } from "../render/subscription-list.js";
 import type { Subcommand } from "./types.js";
 
 /** One mrkdwn line about a channel's weekly schedule, or undefined when it has none. */
@@ -10,33 +10,31 @@ export interface ListDeps {
   subscriptions: Pick<SubscriptionStore, "forChannel">;
   /** Absent when the app runs without weekly summaries. */
   describeSchedule?: ScheduleLine;
+  /** Who sees the Settings buttons; empty: everyone. */
+  adminUserIds: readonly string[];
 }
 
 export function listCommand(deps: ListDeps): Subcommand {
   return {
     name: "list",
     usage: "list",
-    summary: "the subscriptions and schedules of this channel",
+    summary:
+      "the subscriptions of this channel (delivery, filters, paused or not, a Settings button each) and its schedule",
     mutates: false,
     async run(ctx) {
       const subs = await deps.subscriptions.forChannel(ctx.channelId);
       const schedule = await deps.describeSchedule?.(ctx.channelId);
       if (subs.length === 0) {
         await ctx.respond({
-          text: "This channel follows no chat group. Start with `/insight groups`, then `/insight subscribe <group>`.",
+          text: "This channel follows no chat group. Start with `/insight groups`, then `/insight subscribe &lt;group&gt;`.",
         });
         return;
       }
-      const lines = subs.map((s) => {
-        const f = describeFilters(s.filters);
-        const paused = s.paused ? ` — :pause_button: paused (Slack said \`${s.paused.code}\`)` : "";
-        return `• *${escapeMrkdwn(s.groupName)}* (\`${s.groupId}\`)${f ? ` — ${escapeMrkdwn(f)}` : ""}${paused}`;
+      const rendered = renderSubscriptionList(subs, {
+        schedule,
+        canChange: mayChangeConfig(ctx.userId, deps.adminUserIds),
       });
-      await ctx.respond({
-        text: `This channel follows ${subs.length} chat group${subs.length === 1 ? "" : "s"}:\n${lines.join("\n")}${
-          schedule ? `\n${schedule}` : ""
-        }`,
-      });
+      await ctx.respond({ text: rendered.text, blocks: rendered.blocks });
     },
   };
 }

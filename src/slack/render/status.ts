@@ -158,8 +158,52 @@ export function healthGlance(r: StatusReport, now: Date): string[] {
   return lines;
 }
 
-/** `/insight status`: webhook health, queues, dead letters, spool, API, paused subscriptions. */
-export function renderStatus(r: StatusReport, now: Date = new Date(r.at)): RenderedMessage {
+/** What a webhook type means to people who do not run the app. */
+const DELIVERY_WORDS: Record<string, string> = {
+  "chatthread-crud": "Thread updates",
+  "chatmessage-crud": "New messages",
+};
+
+/** Deliveries in plain words: no webhook type names. */
+function plainDeliveriesText(r: StatusReport, now: Date): string {
+  if (!r.deliveries) return `${BAD} Could not read delivery health.`;
+  return r.deliveries
+    .map((d) => {
+      const what = DELIVERY_WORDS[d.type] ?? "Other updates";
+      const when = d.lastAt ? `last ${formatDate(d.lastAt, now)}` : "none received yet";
+      return `• ${what}: ${when} · ${count(d.count, "delivery", "deliveries")}`;
+    })
+    .join("\n");
+}
+
+/** Queues in one sentence: how much work waits, whether anything failed or stalls; no queue names. */
+function plainQueuesText(r: StatusReport): string {
+  if (!r.queues) return `${BAD} Could not read the work queues.`;
+  const waiting = r.queues.reduce((n, q) => n + q.waiting + q.delayed + q.active, 0);
+  const failed = r.queues.reduce((n, q) => n + q.failed, 0);
+  const stalled = r.queues.some((q) => q.workers === 0 && q.waiting > 0);
+  if (stalled) return `${WARN} Work is waiting and nothing is processing it; an operator has to look.`;
+  if (failed > 0)
+    return `${WARN} ${count(waiting, "task")} in progress; ${count(failed, "task")} failed (operators can see which).`;
+  return `${OK} ${waiting === 0 ? "Nothing waiting: all work is done." : `${count(waiting, "task")} in progress.`}`;
+}
+
+export interface StatusView {
+  /** Operator detail (queue names, incident keys, dead-letter reasons, Redis errors). */
+  detail: boolean;
+}
+
+/**
+ * `/insight status`: webhook health, queues, dead letters, spool, API, paused subscriptions.
+ * With `detail` off (people outside ADMIN_USER_IDS when it is set) the same facts in plain
+ * words, without internal names.
+ */
+export function renderStatus(
+  r: StatusReport,
+  now: Date = new Date(r.at),
+  view: StatusView = { detail: true },
+): RenderedMessage {
+  if (!view.detail) return renderPlainStatus(r, now);
   const blocks: KnownBlock[] = toKnownBlocks(
     Blocks.Header({ text: "Insight Relay status" }),
     !r.redis.ok &&
@@ -186,6 +230,10 @@ export function renderStatus(r: StatusReport, now: Date = new Date(r.at)): Rende
       ),
     Blocks.Context().elements(`Checked ${formatDate(r.at, now)}`),
   );
+  return { text: statusHeadline(r), blocks: fitBlocks(blocks) };
+}
+
+function statusHeadline(r: StatusReport): string {
   const problems = [
     !r.redis.ok,
     r.silence?.silent,
@@ -193,9 +241,41 @@ export function renderStatus(r: StatusReport, now: Date = new Date(r.at)): Rende
     r.api?.keyValid === false,
     (r.subscriptions?.paused.length ?? 0) > 0,
   ].filter(Boolean).length;
-  const text =
-    problems === 0
-      ? "Insight Relay status: all good"
-      : `Insight Relay status: ${problems} problem${problems === 1 ? "" : "s"}`;
-  return { text, blocks: fitBlocks(blocks) };
+  return problems === 0
+    ? "Insight Relay status: all good"
+    : `Insight Relay status: ${count(problems, "problem")}`;
+}
+
+function renderPlainStatus(r: StatusReport, now: Date): RenderedMessage {
+  const dead = r.deadLetters?.total ?? 0;
+  const alerts = r.openAlerts?.length ?? 0;
+  const blocks: KnownBlock[] = toKnownBlocks(
+    Blocks.Header({ text: "Insight Relay status" }),
+    !r.redis.ok &&
+      Blocks.Section({
+        text: `${BAD} *The app's storage did not answer*: parts of this report are missing.`,
+      }),
+    Blocks.Section({
+      text: `${Md.bold("Updates from the Insight Service")}\n${plainDeliveriesText(r, now)}`,
+    }),
+    Blocks.Section({ text: silenceLine(r) }),
+    Blocks.Section({ text: `${Md.bold("Work")}\n${plainQueuesText(r)}` }),
+    (dead > 0 || (r.spool ?? 0) > 0) &&
+      Blocks.Section({
+        text: `${WARN} ${[
+          dead > 0 ? `${count(dead, "update")} could not be used` : "",
+          (r.spool ?? 0) > 0 ? `${count(r.spool ?? 0, "update")} kept on disk until storage is back` : "",
+        ]
+          .filter(Boolean)
+          .join("; ")}.`,
+      }),
+    Blocks.Section({ text: apiLine(r.api, r.lastUnauthorizedAt, now) }),
+    Blocks.Section({ text: subscriptionsText(r) }),
+    alerts > 0 &&
+      Blocks.Context().elements(
+        `${count(alerts, "operator alert")} open; the app's admins see the details in \`/insight status\`.`,
+      ),
+    Blocks.Context().elements(`Checked ${formatDate(r.at, now)}`),
+  );
+  return { text: statusHeadline(r), blocks: fitBlocks(blocks) };
 }

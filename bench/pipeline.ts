@@ -1,0 +1,491 @@
+// bench:pipeline — the all-in-one app (ROLE=all) under autocannon beside two ceilings that
+// answer 200 and do nothing else (bare node:http, bare Express route), in the same run; then
+// a burst of 2,000 enrichments of one group, to measure CPU per digest and the time until
+// every card shows its sentiment.
+//
+//   npm run bench:pipeline [-- --seconds 5 --burst 2000 --app tsx|dist]
+//
+// `--app dist` runs the compiled app (`npm run build` first) instead of the TypeScript loader.
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { Redis } from "ioredis";
+import { Pool } from "undici";
+import { startEmulator, SEED, threadEvent } from "../dev/emulator/index.js";
+import { startSlackStandIn } from "../dev/slack-standin/server.js";
+import { dropPrefix, freePort, redisServerInstalled, startThrowawayRedis } from "../dev/local-redis.js";
+import { PENDING_EMOJI } from "../src/domain/sentiment.js";
+import { stateKeys } from "../src/store/keys.js";
+import { SubscriptionStore } from "../src/store/subscriptions.js";
+
+const { values: args } = parseArgs({
+  options: {
+    seconds: { type: "string", default: "5" },
+    burst: { type: "string", default: "2000" },
+    app: { type: "string", default: "tsx" },
+    connections: { type: "string", default: "1,20,100" },
+    before: { type: "string" },
+    profile: { type: "string" },
+  },
+});
+const SECONDS = Number(args.seconds);
+const BURST = Number(args.burst);
+const APP = args.app === "dist" ? "dist" : "tsx";
+const CONNECTIONS = (args.connections ?? "1,20,100")
+  .split(",")
+  .map(Number)
+  .filter((n) => n > 0);
+const SECRET = "bench-webhook-secret-0123456789";
+const CHANNEL = "C0BENCHPIPE";
+const log = (s: string) => process.stderr.write(`${s}\n`);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** The part of autocannon's API used here (loaded at run time: a dev dependency only benches use). */
+interface AutocannonResult {
+  latency: { p50: number; p99: number; max: number };
+  "2xx": number;
+  non2xx: number;
+  errors: number;
+  duration: number;
+}
+interface AutocannonRequest {
+  method: string;
+  path: string;
+  headers: Record<string, string>;
+  body?: string;
+}
+type Autocannon = (o: {
+  url: string;
+  connections: number;
+  duration: number;
+  requests: { setupRequest: (r: AutocannonRequest) => AutocannonRequest }[];
+}) => Promise<AutocannonResult>;
+
+async function loadAutocannon(): Promise<Autocannon> {
+  const name = "autocannon";
+  try {
+    const mod = (await import(name)) as { default: Autocannon };
+    return mod.default;
+  } catch {
+    throw new Error("autocannon is not installed: npm install (it is a devDependency)");
+  }
+}
+
+let seq = 0;
+/** A distinct valid chatthread-crud delivery for a group nobody follows: the receiver's and router's full work. */
+function unrouted(): string {
+  seq++;
+  return JSON.stringify({
+    webhookType: "chatthread-crud",
+    actionType: "created",
+    payload: {
+      communityId: SEED.communities.primary,
+      timestamp: new Date(Date.UTC(2026, 0, 1) + seq).toISOString(),
+      threadId: `pipe-thread-${process.pid}-${seq}`,
+      groupId: SEED.groups.rides,
+      groupName: "Bench group",
+      title: `Bench thread ${seq}`,
+      summary: "Members compare notes on an upgrade that went sideways and how they rolled back.",
+      participantCount: 4,
+      messageCount: 12,
+    },
+  });
+}
+
+/** User + system CPU of a process so far, in ms (Linux /proc; clock ticks of 10 ms). */
+function cpuMs(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+function rssMb(pid: number): number {
+  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+  return m ? Number(m[1]) / 1024 : NaN;
+}
+
+/** Total commands Redis has executed (INFO commandstats), to count commands per delivery. */
+async function redisCalls(redis: Redis): Promise<{ all: number; scripts: number }> {
+  const info = await redis.info("commandstats");
+  let all = 0;
+  let scripts = 0;
+  for (const m of info.matchAll(/^cmdstat_([a-z_|]+):calls=(\d+)/gm)) {
+    all += Number(m[2]);
+    if (/^(evalsha|eval|fcall)$/.test(m[1] ?? "")) scripts += Number(m[2]);
+  }
+  return { all, scripts };
+}
+
+function spawnReady(cmd: string[], env: NodeJS.ProcessEnv, ts: boolean, cwd?: string): Promise<ChildProcess> {
+  return new Promise((resolve, reject) => {
+    // `--profile DIR`: the apps write a CPU profile there when stopped (SIGINT).
+    const prof =
+      args.profile && cmd[0] !== "bench/targets/ceiling.ts"
+        ? ["--cpu-prof", `--cpu-prof-dir=${args.profile}`]
+        : [];
+    const child = spawn(process.execPath, [...prof, ...(ts ? ["--import", "tsx"] : []), ...cmd], {
+      env,
+      ...(cwd ? { cwd } : {}),
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    const started = performance.now();
+    const timer = setTimeout(() => reject(new Error(`${cmd.join(" ")} did not start`)), 60_000);
+    child.stdout?.on("data", (d: Buffer) => {
+      if (process.env.BENCH_DEBUG) process.stderr.write(d);
+      if (/ready port=/.test(d.toString())) {
+        clearTimeout(timer);
+        startMs.set(child, performance.now() - started);
+        resolve(child);
+      }
+    });
+    child.once("exit", (code) => reject(new Error(`${cmd.join(" ")} exited ${code}`)));
+  });
+}
+const startMs = new WeakMap<ChildProcess, number>();
+
+async function stop(child: ChildProcess): Promise<void> {
+  const exited = new Promise((r) => child.once("exit", r));
+  child.kill(args.profile ? "SIGINT" : "SIGKILL");
+  await exited;
+}
+
+/** Samples a process's RSS every 50 ms; `peak()` is the highest seen since the last reset. */
+function rssSampler(pid: number) {
+  let peak = 0;
+  const timer = setInterval(() => {
+    try {
+      peak = Math.max(peak, rssMb(pid));
+    } catch {
+      // the process is gone
+    }
+  }, 50);
+  return {
+    peak: () => peak,
+    reset: () => (peak = 0),
+    stop: () => clearInterval(timer),
+  };
+}
+
+/**
+ * Deliveries the app still has to process: the wait and active lists of every deliveries
+ * queue (found by their `meta` key, whatever the sharding). Costs 2 Redis commands a queue.
+ */
+async function deliveriesLeft(redis: Redis, prefix: string): Promise<{ left: number; commands: number }> {
+  const metas = await redis.keys(`${prefix}:*deliveries*:meta`);
+  const bases = metas.map((k) => k.slice(0, -":meta".length));
+  let left = 0;
+  for (const b of bases) left += (await redis.llen(`${b}:wait`)) + (await redis.llen(`${b}:active`));
+  return { left, commands: 1 + 2 * bases.length };
+}
+
+interface Row {
+  target: string;
+  conns: number;
+  perSecond: number;
+  p50: number;
+  p99: number;
+  max: number;
+  non2xx: number;
+  cpuPerDelivery?: number;
+  redisPerDelivery?: number;
+  scriptsPerDelivery?: number;
+}
+
+const fmt = (n: number | undefined, d = 1) => (n === undefined || Number.isNaN(n) ? "-" : n.toFixed(d));
+
+async function main(): Promise<void> {
+  const autocannon = await loadAutocannon();
+  // A Redis of its own, so INFO commandstats counts only this app's commands.
+  const own = redisServerInstalled() ? await startThrowawayRedis() : undefined;
+  const REDIS_URL = own?.url ?? process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
+  if (!own) log("redis-server not installed: using REDIS_URL; Redis commands per delivery include others'");
+  const redis = new Redis(REDIS_URL);
+  const emulator = await startEmulator();
+  const slack = await startSlackStandIn();
+  const spool = mkdtempSync(join(tmpdir(), "bench-spool-"));
+  const prefix = `bench-pipeline-${process.pid}`;
+  const appEnv = (port: number, tuning: object, appPrefix = prefix): NodeJS.ProcessEnv => ({
+    ...process.env,
+    NODE_ENV: "production",
+    SLACK_BOT_TOKEN: "xoxb-bench-token",
+    SLACK_SIGNING_SECRET: "bench-signing-secret",
+    SLACK_API_URL: slack.url,
+    INSIGHT_BASE_URL: emulator.baseUrl,
+    INSIGHT_API_KEY: emulator.apiKey,
+    WEBHOOK_SECRET: SECRET,
+    REDIS_URL,
+    REDIS_PREFIX: appPrefix,
+    PORT: String(port),
+    ROLE: "all",
+    SPOOL_DIR: spool,
+    LOG_LEVEL: process.env.BENCH_DEBUG ? "debug" : "info",
+    TEST_TUNING: JSON.stringify(tuning),
+  });
+  const startApp = (port: number, tuning: object, cwd?: string, appPrefix = prefix) =>
+    cwd
+      ? spawnReady(["test/helpers/app-process.ts"], appEnv(port, tuning, appPrefix), true, cwd)
+      : APP === "dist"
+        ? spawnReady(["bench/targets/app-dist.mjs"], appEnv(port, tuning, appPrefix), false)
+        : spawnReady(["test/helpers/app-process.ts"], appEnv(port, tuning, appPrefix), true);
+
+  const rows: Row[] = [];
+  const memory = new Map<string, { idle: number; peak: number; startMs: number }>();
+  const targets = [
+    {
+      name: "node:http (ceiling)",
+      app: false,
+      start: (p: number) =>
+        spawnReady(["bench/targets/ceiling.ts", "node-http", String(p)], process.env, true),
+    },
+    {
+      name: "express (ceiling)",
+      app: false,
+      start: (p: number) => spawnReady(["bench/targets/ceiling.ts", "express", String(p)], process.env, true),
+    },
+    // The production per-channel throttle; no channel follows the group of these deliveries.
+    {
+      name: `insight-relay all (${APP})`,
+      app: true,
+      start: (p: number, pre: string) => startApp(p, {}, undefined, pre),
+    },
+  ];
+  // `--before DIR`: the same app from another checkout (e.g. main), for a same-run before/after.
+  if (args.before) {
+    const dir = args.before;
+    targets.push({
+      name: "insight-relay all (before)",
+      app: true,
+      start: (p, pre) => startApp(p, {}, dir, pre),
+    });
+  }
+
+  // Every target runs at once (idle while another is measured), and each connection count is
+  // measured on each target in turn, so a machine whose load drifts treats them alike.
+  const running = [];
+  // `--connections ""`: the burst alone.
+  for (const [i, t] of CONNECTIONS.length > 0 ? targets.entries() : []) {
+    const port = await freePort();
+    const tPrefix = `${prefix}-${i}`;
+    const child = await t.start(port, tPrefix);
+    const pid = child.pid ?? 0;
+    const url = `http://127.0.0.1:${port}/webhooks/insight/${SECRET}`;
+    const requests = [
+      {
+        setupRequest: (r: AutocannonRequest): AutocannonRequest => ({
+          ...r,
+          method: "POST",
+          path: new URL(url).pathname,
+          headers: { "content-type": "application/json" },
+          body: unrouted(),
+        }),
+      },
+    ];
+    running.push({ t, child, pid, url, requests, prefix: tPrefix, sampler: rssSampler(pid) });
+  }
+  await sleep(2_000);
+  for (const r of running) {
+    memory.set(r.t.name, {
+      idle: r.t.app ? rssMb(r.pid) : NaN,
+      peak: NaN,
+      startMs: startMs.get(r.child) ?? NaN,
+    });
+    await autocannon({ url: r.url, connections: 10, duration: 1, requests: r.requests }); // warm-up
+  }
+  for (const conns of CONNECTIONS) {
+    for (const { t, pid, url, requests, prefix: tPrefix } of running) {
+      log(`${t.name}: ${conns} connection(s) for ${SECONDS} s`);
+      const cpu0 = cpuMs(pid);
+      const calls0 = await redisCalls(redis);
+      const r = await autocannon({ url, connections: conns, duration: SECONDS, requests });
+      const row: Row = {
+        target: t.name,
+        conns,
+        perSecond: r["2xx"] / SECONDS,
+        p50: r.latency.p50,
+        p99: r.latency.p99,
+        max: r.latency.max,
+        non2xx: r.non2xx + r.errors,
+      };
+      if (t.app) {
+        // Until the worker has processed every delivery: the app's whole cost of each. The
+        // bench's own commands (these polls, INFO) are not counted.
+        let ours = 1;
+        const deadline = Date.now() + 120_000;
+        for (;;) {
+          const d = await deliveriesLeft(redis, tPrefix);
+          ours += d.commands;
+          if (d.left === 0 || Date.now() > deadline) break;
+          await sleep(100);
+        }
+        row.cpuPerDelivery = (cpuMs(pid) - cpu0) / r["2xx"];
+        const calls = await redisCalls(redis);
+        row.redisPerDelivery = (calls.all - calls0.all - ours) / r["2xx"];
+        row.scriptsPerDelivery = (calls.scripts - calls0.scripts) / r["2xx"];
+      }
+      rows.push(row);
+    }
+  }
+  for (const r of running) {
+    const m = memory.get(r.t.name);
+    if (m) m.peak = r.sampler.peak();
+    r.sampler.stop();
+    await stop(r.child);
+    await dropPrefix(REDIS_URL, r.prefix);
+  }
+
+  // The burst: BURST threads of one group enriched at once, one channel following it, no
+  // per-channel throttle (so the time measured is the pipeline's, not Slack's pace).
+  const bursts: {
+    target: string;
+    digests: number;
+    posts: number;
+    updates: number;
+    cpuPerDigest: number;
+    cpuPerCard: number;
+    peak: number;
+    sentSeconds: number;
+    allSeconds?: number;
+    enrichedAtEnd?: number;
+  }[] = [];
+  const apps: { name: string; start: (port: number, tuning: object) => Promise<ChildProcess> }[] = [
+    { name: `insight-relay all (${APP})`, start: (p, tuning) => startApp(p, tuning) },
+  ];
+  if (args.before) {
+    const dir = args.before;
+    apps.push({ name: "insight-relay all (before)", start: (p, tuning) => startApp(p, tuning, dir) });
+  }
+  for (const t of apps) {
+    await dropPrefix(REDIS_URL, prefix);
+    const subs = new SubscriptionStore(redis, stateKeys(prefix));
+    const groupId = SEED.groups.support;
+    await subs.put({
+      channelId: CHANNEL,
+      groupId,
+      groupName: "Lumen DB Support",
+      communityId: SEED.communities.primary,
+      filters: {},
+      createdBy: "U0BENCH",
+      createdAt: new Date().toISOString(),
+    });
+    const group = emulator.store.group(groupId);
+    if (!group) throw new Error("the emulator has no support group");
+    slack.reset();
+    const port = await freePort();
+    const child = await t.start(port, { channelGapMs: 0 });
+    const pid = child.pid ?? 0;
+    await sleep(1_000);
+    const sampler = rssSampler(pid);
+    const pool = new Pool(`http://127.0.0.1:${port}`, { connections: 20 });
+    log(`${t.name}: burst of ${BURST} enrichments of one group, one channel following it`);
+    const cpu0 = cpuMs(pid);
+    const started = performance.now();
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: 20 }, async () => {
+        for (;;) {
+          if (next++ >= BURST) break;
+          // Enriched now: the newest-first listing shows it on top, and pushes the earlier
+          // ones of the burst down a place each, as a real burst does.
+          const thread = emulator.store.addThread(groupId);
+          const res = await pool.request({
+            method: "POST",
+            path: `/webhooks/insight/${SECRET}`,
+            headers: { "content-type": "application/json" },
+            body: JSON.stringify(threadEvent("updated", group, thread, new Date())),
+          });
+          await res.body.dump();
+        }
+      }),
+    );
+    const lastAck = performance.now();
+    const pending = `${PENDING_EMOJI} pending`;
+    const enriched = () =>
+      slack.messages(CHANNEL).filter((m) => !JSON.stringify(m.blocks ?? []).includes(pending)).length;
+    let allAt: number | undefined;
+    const deadline = lastAck + 60_000;
+    while (performance.now() < deadline) {
+      if (enriched() >= BURST) {
+        allAt = performance.now();
+        break;
+      }
+      await sleep(200);
+    }
+    const enrichedAtEnd = enriched();
+    await sleep(500); // let the last edits settle before reading the CPU
+    const burstCpu = cpuMs(pid) - cpu0;
+    const posts = slack.posts().length;
+    const updates = slack.posts("chat.update").length;
+    const burstPeak = sampler.peak();
+    sampler.stop();
+    await pool.close();
+    await stop(child);
+    bursts.push({
+      target: t.name,
+      digests: posts + updates,
+      posts,
+      updates,
+      cpuPerDigest: burstCpu / (posts + updates),
+      cpuPerCard: burstCpu / BURST,
+      peak: burstPeak,
+      sentSeconds: (lastAck - started) / 1000,
+      ...(allAt === undefined ? { enrichedAtEnd } : { allSeconds: (allAt - lastAck) / 1000 }),
+    });
+  }
+
+  await dropPrefix(REDIS_URL, prefix);
+  redis.disconnect();
+  await own?.close();
+  await emulator.close();
+  await slack.close();
+  rmSync(spool, { recursive: true, force: true });
+
+  console.log(
+    `\nbench:pipeline — autocannon ${SECONDS} s per row, unique deliveries, same machine, same run\n`,
+  );
+  console.log(
+    "| target | connections | deliveries/s | ack p50 ms | ack p99 ms | ack max ms | non-2xx | app CPU ms/delivery | Redis cmds/delivery | scripts/delivery |",
+  );
+  console.log("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |");
+  for (const r of rows) {
+    console.log(
+      `| ${r.target} | ${r.conns} | ${fmt(r.perSecond, 0)} | ${fmt(r.p50, 0)} | ${fmt(r.p99, 0)} | ${fmt(r.max, 0)} | ${r.non2xx} | ${fmt(r.cpuPerDelivery, 2)} | ${fmt(r.redisPerDelivery, 1)} | ${fmt(r.scriptsPerDelivery, 1)} |`,
+    );
+  }
+  console.log("\nratio all-in-one / ceiling (deliveries/s)");
+  for (const c of CONNECTIONS) {
+    const get = (name: string) =>
+      rows.find((r) => r.target.startsWith(name) && r.conns === c)?.perSecond ?? NaN;
+    for (const t of targets.filter((x) => x.app)) {
+      const app = get(t.name);
+      console.log(
+        `  ${t.name}, ${String(c).padStart(3)} connection(s): ${fmt((100 * app) / get("express"), 0)}% of express, ${fmt((100 * app) / get("node:http"), 0)}% of node:http`,
+      );
+    }
+  }
+  console.log("\n| target | start to listening ms | RSS idle MB | RSS peak under load MB |");
+  console.log("| --- | --- | --- | --- |");
+  for (const [name, m] of memory) {
+    console.log(`| ${name} | ${fmt(m.startMs, 0)} | ${fmt(m.idle, 0)} | ${fmt(m.peak, 0)} |`);
+  }
+  console.log(
+    `\nburst of ${BURST} enrichments of one group, one channel following it, no per-channel throttle`,
+  );
+  console.log(
+    "| target | sent in s | every card with sentiment, s after the last delivery | posts | edits | app CPU ms/digest | app CPU ms/card | peak RSS MB |",
+  );
+  console.log("| --- | --- | --- | --- | --- | --- | --- | --- |");
+  for (const b of bursts) {
+    const all =
+      b.allSeconds === undefined ? `not within 60 s (${b.enrichedAtEnd} of ${BURST})` : fmt(b.allSeconds, 1);
+    console.log(
+      `| ${b.target} | ${fmt(b.sentSeconds, 1)} | ${all} | ${b.posts} | ${b.updates} | ${fmt(b.cpuPerDigest, 2)} | ${fmt(b.cpuPerCard, 2)} | ${fmt(b.peak, 0)} |`,
+    );
+  }
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});

@@ -1,0 +1,47 @@
+import type { Job } from "bullmq";
+import type { Feature } from "../feature.js";
+import { QUEUE_NAMES, type DigestJob } from "../jobs/queues.js";
+import type { Logger } from "../log.js";
+import { digestCommand, type DigestCommandDeps } from "../slack/commands/digest.js";
+import type { Subcommand } from "../slack/commands/types.js";
+import { flushDigest, type DigestFlushDeps } from "./flush.js";
+import type { DigestSchedules } from "./schedules.js";
+
+export interface DigestFeatureDeps {
+  command: DigestCommandDeps;
+  flush: DigestFlushDeps;
+  schedules: Pick<DigestSchedules, "reassert">;
+  logger: Logger;
+  /** Channels flushed at once by one worker process; default 4. */
+  workerConcurrency?: number;
+}
+
+/**
+ * Digest mode: `digest now` (web), the `digest` queue's flushes (worker), and at start of the
+ * scheduler role a check that the period job schedulers match the subscriptions. Threads reach
+ * the pending sets through routing (jobs/route-thread-event.ts, with `digestIntake`).
+ */
+export function digestFeature(deps: DigestFeatureDeps): Feature<Subcommand> {
+  return {
+    name: "digest",
+    subcommands: [digestCommand(deps.command)],
+    workers: [
+      {
+        queue: QUEUE_NAMES.digest,
+        processor: (job: Job<DigestJob>) => flushDigest(job, deps.flush),
+        concurrency: deps.workerConcurrency ?? 4,
+      },
+    ],
+    async startScheduler() {
+      try {
+        const r = await deps.schedules.reassert();
+        if (r.restored.length > 0 || r.removed.length > 0)
+          deps.logger.info(r, "digest schedules re-asserted");
+      } catch (err) {
+        // Not fatal: schedulers already in BullMQ keep firing, and intake makes missing ones.
+        deps.logger.warn({ err }, "could not check digest schedules");
+      }
+      return async () => undefined;
+    },
+  };
+}

@@ -1,0 +1,86 @@
+import { questionStatusLabel } from "./sentiment.js";
+import type { DigestEvery } from "./subscription.js";
+import type { ThreadDigest } from "./thread-digest.js";
+
+/**
+ * One thread waiting in a channel's pending digest: its latest state, and whether the batch
+ * first saw it as a new thread (a thread created then re-enriched in one period is still new).
+ */
+export interface PendingEntry {
+  digest: ThreadDigest;
+  /** `digestVersion(enrichedAtMs, hasSentiment)`: the newer state wins, a known sentiment beats none. */
+  version: number;
+  isNew: boolean;
+  /** When the batch first saw this thread. */
+  firstSeenMs: number;
+}
+
+/** Same ordering as the card path (store/message-refs `digestVersion`): newer, then with sentiment. */
+export const entryVersion = (enrichedAtMs: number, hasSentiment: boolean) =>
+  enrichedAtMs * 2 + (hasSentiment ? 1 : 0);
+
+/**
+ * Latest state wins: an incoming state older than (or the same as) the stored one changes
+ * nothing; a newer one replaces it but keeps when the batch first saw the thread and whether
+ * it was new then. Pure, so that the Redis script applying it can be checked against it.
+ */
+export function mergePending(stored: PendingEntry | undefined, incoming: PendingEntry): PendingEntry {
+  if (!stored) return incoming;
+  if (incoming.version <= stored.version) return stored;
+  return { ...incoming, isNew: stored.isNew, firstSeenMs: stored.firstSeenMs };
+}
+
+export type BatchSection = "new" | "changed" | "handled";
+
+/**
+ * Which part of the batched digest a thread goes in. "Handled" is a question-led thread the
+ * community has answered since (nothing left to do); the others are new or changed threads.
+ */
+export function sectionOf(e: PendingEntry): BatchSection {
+  const q = questionStatusLabel(e.digest.questionResponseStatus).status;
+  if (e.digest.isQuestionLed !== false && q === "answered") return "handled";
+  return e.isNew ? "new" : "changed";
+}
+
+export interface DigestBatch {
+  new: PendingEntry[];
+  changed: PendingEntry[];
+  handled: PendingEntry[];
+  total: number;
+}
+
+/** Groups a batch for rendering; inside a section, the most recently enriched first. */
+export function groupBatch(entries: readonly PendingEntry[]): DigestBatch {
+  const batch: DigestBatch = { new: [], changed: [], handled: [], total: entries.length };
+  const sorted = [...entries].sort(
+    (a, b) => b.version - a.version || a.digest.threadId.localeCompare(b.digest.threadId),
+  );
+  for (const e of sorted) batch[sectionOf(e)].push(e);
+  return batch;
+}
+
+const PERIOD_HOURS: Record<DigestEvery, number> = {
+  "1h": 1,
+  "2h": 2,
+  "4h": 4,
+  "8h": 8,
+  "12h": 12,
+  "24h": 24,
+};
+/** Every period includes this local hour: a daily digest arrives at the start of the working day. */
+export const DIGEST_ANCHOR_HOUR = 9;
+
+/** The hours of the day (local) a period ends on, e.g. 8h -> 1, 9, 17. */
+export function periodHours(every: DigestEvery): number[] {
+  const n = PERIOD_HOURS[every];
+  const hours: number[] = [];
+  for (let h = 0; h < 24; h++) if ((((h - DIGEST_ANCHOR_HOUR) % n) + n) % n === 0) hours.push(h);
+  return hours;
+}
+
+/** The cron pattern of a period, to run in the channel's time zone: minute 0 of each period hour. */
+export function digestCron(every: DigestEvery): string {
+  return every === "1h" ? "0 * * * *" : `0 ${periodHours(every).join(",")} * * *`;
+}
+
+export const periodMs = (every: DigestEvery) => PERIOD_HOURS[every] * 3_600_000;

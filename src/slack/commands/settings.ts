@@ -1,0 +1,71 @@
+import { openSettingsModal, type SettingsOpenDeps } from "../actions/settings-open.js";
+import { escapeMrkdwn } from "../mrkdwn.js";
+import { renderSubscriptionList } from "../render/subscription-list.js";
+import type { SubscriptionStore } from "../../store/subscriptions.js";
+import type { Subcommand } from "./types.js";
+
+export interface SettingsDeps extends SettingsOpenDeps {
+  subscriptions: SettingsOpenDeps["subscriptions"] & Pick<SubscriptionStore, "forChannel">;
+}
+
+const USAGE = "settings [group]";
+
+/**
+ * `/insight settings [group]`: the modal of this channel's subscription to that group (by id
+ * or name among what the channel follows, without asking the API), or of its only one; with
+ * several and none named, the list with a Settings button each.
+ */
+export function settingsCommand(deps: SettingsDeps): Subcommand {
+  return {
+    name: "settings",
+    usage: USAGE,
+    summary:
+      "opens a form to change a subscription of this channel (mode, period, format, replies, every filter)",
+    mutates: true,
+    async run(ctx) {
+      const subs = await deps.subscriptions.forChannel(ctx.channelId);
+      if (subs.length === 0) {
+        await ctx.respond({
+          text: "This channel follows no chat group yet: start with `/insight subscribe &lt;group&gt;` (see `/insight groups`).",
+        });
+        return;
+      }
+      const ref = ctx.args.join(" ").trim();
+      const lower = ref.toLowerCase();
+      const matches = ref
+        ? subs.filter(
+            (s) =>
+              s.groupId === ref ||
+              s.groupName.toLowerCase() === lower ||
+              s.groupName.toLowerCase().includes(lower),
+          )
+        : subs;
+      const exact = matches.filter((s) => s.groupId === ref || s.groupName.toLowerCase() === lower);
+      const chosen = exact.length === 1 ? exact : matches;
+      const sub = chosen.length === 1 ? chosen[0] : undefined;
+      if (!sub) {
+        const rendered = renderSubscriptionList(chosen.length > 0 ? chosen : subs, { canChange: true });
+        const why =
+          chosen.length === 0
+            ? `This channel does not follow "${escapeMrkdwn(ref)}". Choose one:`
+            : "Which one? Press its Settings button, or name it: `/insight settings &lt;group&gt;`.";
+        await ctx.respond({ text: `${why}\n${rendered.text}`, blocks: rendered.blocks });
+        return;
+      }
+      if (!ctx.triggerId) {
+        await ctx.respond({
+          text: "Slack sent no way to open a form here; use the Settings button of `/insight list`.",
+        });
+        return;
+      }
+      const outcome = await openSettingsModal(deps, {
+        triggerId: ctx.triggerId,
+        channelId: ctx.channelId,
+        groupId: sub.groupId,
+        userId: ctx.userId,
+      });
+      if (outcome === "gone")
+        await ctx.respond({ text: "That subscription was just removed. See `/insight list`." });
+    },
+  };
+}

@@ -1,0 +1,89 @@
+import { Blocks, Elements, Md } from "slack-block-builder";
+import type { AlertKind, AlertSettings, HistoryThread } from "../../domain/alerts.js";
+import { questionStatusLabel, sentimentLabel } from "../../domain/sentiment.js";
+import { ACTIONS } from "../action-ids.js";
+import { encodeThreadRef } from "../button-values.js";
+import { escapeAndTruncate } from "../mrkdwn.js";
+import { toKnownBlocks, type KnownBlock } from "./known-blocks.js";
+import { fitList } from "./limits.js";
+import type { RenderedMessage } from "./thread-digest.js";
+import { EMOJI, plural, slackDate } from "./wording.js";
+
+/** What one alert message says: the rule that fired, its numbers, the threads. */
+export type AlertMessageInput = {
+  settings: Pick<AlertSettings, "groupId" | "groupName">;
+  /** threadId -> permalink of the thread's card in this channel, when it has one. */
+  permalinks: ReadonlyMap<string, string>;
+  threads: readonly HistoryThread[];
+} & (
+  | { kind: Extract<AlertKind, "unanswered">; hours: number }
+  | {
+      kind: Extract<AlertKind, "negative">;
+      negative: number;
+      known: number;
+      share: number;
+      baseShare: number;
+    }
+  | { kind: Extract<AlertKind, "volume">; lastHour: number; usualPerHour: number }
+);
+
+const TITLE_MAX = 150;
+const pct = (x: number) => `${Math.round(x * 100)}%`;
+const rate = (x: number) => (x < 0.1 ? "under 0.1" : x.toFixed(1));
+
+function headline(i: AlertMessageInput, group: string): string {
+  switch (i.kind) {
+    case "unanswered":
+      return i.threads.length === 1
+        ? `A question in ${group} has waited more than ${plural(i.hours, "hour")} for an answer`
+        : `${i.threads.length} questions in ${group} have waited more than ${plural(i.hours, "hour")} for an answer`;
+    case "negative":
+      return `Negative spike in ${group}: ${i.negative} of ${plural(i.known, "thread")} in the last 24 hours are negative (${pct(i.share)}, against ${pct(i.baseShare)} over the previous 28 days)`;
+    case "volume":
+      return `Volume spike in ${group}: ${plural(i.lastHour, "new thread")} in the last hour, against ${rate(i.usualPerHour)} an hour usually`;
+  }
+}
+
+/** A thread line: its title (a link to its card when there is one), a few facts, a View button. */
+function threadItem(t: HistoryThread, groupId: string, permalink: string | undefined): KnownBlock[] {
+  const title = t.title.trim() || "Untitled thread";
+  const escaped = escapeAndTruncate(title, TITLE_MAX);
+  const s = sentimentLabel(t.sentiment);
+  const facts = [`${s.emoji} ${escapeAndTruncate(s.label, 40)}`];
+  if (t.isQuestionLed) {
+    const q = questionStatusLabel(t.questionResponseStatus);
+    facts.push(`${q.emoji} ${escapeAndTruncate(q.label.toLowerCase(), 40)}`);
+  }
+  if (t.firstMessageDate && !Number.isNaN(Date.parse(t.firstMessageDate))) {
+    facts.push(`first message ${slackDate(Date.parse(t.firstMessageDate))}`);
+  }
+  // Our own permalink (from Slack) is safe in a link; the title inside it is escaped.
+  const name = permalink ? `<${permalink}|${escaped}>` : Md.bold(escaped);
+  return toKnownBlocks(
+    Blocks.Section({ text: `${name}\n${facts.join(" · ")}` }).accessory(
+      Elements.Button({
+        text: "View",
+        actionId: ACTIONS.viewMessages,
+        value: encodeThreadRef({ g: groupId, t: t.id, n: title }),
+      }),
+    ),
+  );
+}
+
+/** A proactive alert: what fired and why, then the threads it is about, linked to their cards. */
+export function renderAlert(i: AlertMessageInput): RenderedMessage {
+  const rawGroup = i.settings.groupName.trim() || i.settings.groupId;
+  const line = headline(i, `*${escapeAndTruncate(rawGroup, 80)}*`);
+  const head = toKnownBlocks(
+    Blocks.Section({ text: `${EMOJI.alert} ${line}` }),
+    Blocks.Context().elements(
+      `Set with \`/insight alerts\`. Turn off: \`/insight alerts off ${escapeAndTruncate(i.settings.groupId, 60)}\``,
+    ),
+  );
+  const { blocks } = fitList({
+    head,
+    items: i.threads.map((t) => threadItem(t, i.settings.groupId, i.permalinks.get(t.id))),
+    more: (hidden) => `…and ${plural(hidden, "more thread")}.`,
+  });
+  return { text: escapeAndTruncate(headline(i, rawGroup), 200), blocks };
+}
