@@ -54,7 +54,7 @@ describe("renderBatchedDigest", () => {
     expect(json).toContain(
       ":red_circle: *&lt;!channel&gt; outage*\\nNegative · :question: unanswered · 12 messages · 1 participant",
     );
-    expect(json).toContain(":hourglass_flowing_sand: sentiment pending · 12 messages");
+    expect(json).toContain(":white_circle: sentiment pending · 12 messages");
     expect(json).toContain("<!date^1795165200^");
     expect(json.match(new RegExp(`"action_id":"${ACTIONS.viewMessages}"`, "g"))).toHaveLength(3);
     expect(blocks).toMatchSnapshot();
