@@ -135,7 +135,6 @@ export function weeklyCommandDeps(s: Services): WeeklyCommandDeps {
 export function weeklyRunDeps(s: Services): WeeklyRunDeps {
   return {
     client: s.insight.client,
-    activity: (groupId, days) => s.health.activity(groupId, days),
     logger: s.logger,
     redis: s.redis,
     runKey: s.keys.weeklyRun,
