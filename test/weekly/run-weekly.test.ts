@@ -61,8 +61,8 @@ describe("runWeeklySummary through the weekly queue (real Redis, emulator, stand
     const top = posts("C1").filter((m) => m.thread_ts === undefined);
     expect(top).toHaveLength(1);
     const text = messageText(top[0] ?? { text: "" });
-    expect(text).toContain(":speech_balloon: *Lumen DB Support*");
-    expect(text).toContain(":speech_balloon: *Saturday Rides*");
+    expect(text).toContain("*Lumen DB Support*");
+    expect(text).toContain("*Saturday Rides*");
     const ts = top[0]?.ts;
     const files = rig.slack.files.filter((f) => f.channel === "C1" && f.completed);
     expect(files).toHaveLength(2);

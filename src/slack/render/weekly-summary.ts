@@ -227,7 +227,7 @@ function groupBlocks(w: GroupWeek, timeZone: string, shape: Shape): KnownBlock[]
   return [
     ...toKnownBlocks(
       shape.several && Blocks.Divider(),
-      shape.several && Blocks.Section({ text: `:speech_balloon: ${Md.bold(name(w.groupName, w.groupId))}` }),
+      shape.several && Blocks.Section({ text: Md.bold(name(w.groupName, w.groupId)) }),
       Blocks.Section().fields(countFields(w)),
       Blocks.Section({ text: sentimentSection(w) }),
       keywords !== undefined && Blocks.Section({ text: keywords }),
@@ -347,7 +347,7 @@ export function renderWeeklyReport(r: WeeklyReport): WeeklyMessage {
   });
 
   const counts = summaries.map(
-    (w) => `${w.groupName.trim() || w.groupId} ${plural(w.stats.threads, "thread")}`,
+    (w) => `${w.groupName.trim() || w.groupId}: ${plural(w.stats.threads, "thread")}`,
   );
   const text = escapeAndTruncate(
     several || !only
