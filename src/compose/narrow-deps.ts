@@ -143,6 +143,7 @@ export function weeklyRunDeps(s: Services): WeeklyRunDeps {
     throttle: s.throttle,
     ops: s.ops,
     reportInsightError: s.reportInsightError,
+    handled: (channelId, threadIds) => s.triage.handledAmong(channelId, threadIds),
   };
 }
 
