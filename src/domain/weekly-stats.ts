@@ -100,30 +100,34 @@ const toRef = (t: Thread): ThreadRef => ({
   questionResponseStatus: t.questionResponseStatus ?? undefined,
 });
 
+/** A thread in a top list, with its last activity parsed once (comparisons run often). */
+interface Ranked {
+  ref: ThreadRef;
+  last: number;
+}
+
 /** Orders by a number descending, then by id, so results never depend on arrival order. */
-const moreMessages = (a: ThreadRef, b: ThreadRef) => {
-  const d = (a.messageCount ?? -1) - (b.messageCount ?? -1);
+const moreMessages = (a: Ranked, b: Ranked) => {
+  const d = (a.ref.messageCount ?? -1) - (b.ref.messageCount ?? -1);
   if (d !== 0) return d > 0;
-  const t = timeOf(a.lastMessageDate) - timeOf(b.lastMessageDate);
+  const t = a.last - b.last;
   if (t !== 0 && !Number.isNaN(t)) return t > 0;
-  return a.id < b.id;
+  return a.ref.id < b.ref.id;
 };
 
 /** Quiet longest first: the oldest last activity; unknown dates last. */
-const quietLonger = (a: ThreadRef, b: ThreadRef) => {
-  const ta = timeOf(a.lastMessageDate);
-  const tb = timeOf(b.lastMessageDate);
-  if (Number.isNaN(ta) !== Number.isNaN(tb)) return Number.isNaN(tb);
-  if (ta !== tb && !Number.isNaN(ta)) return ta < tb;
-  return a.id < b.id;
+const quietLonger = (a: Ranked, b: Ranked) => {
+  if (Number.isNaN(a.last) !== Number.isNaN(b.last)) return Number.isNaN(b.last);
+  if (a.last !== b.last && !Number.isNaN(a.last)) return a.last < b.last;
+  return a.ref.id < b.ref.id;
 };
 
 export class WeekAccumulator {
   readonly #o: Required<WeekAccumulatorOptions>;
   readonly #seen = new Set<string>();
   readonly #keywords: KeywordCounter;
-  readonly #mostActive: TopN<ThreadRef>;
-  readonly #awaiting: TopN<ThreadRef>;
+  readonly #mostActive: TopN<Ranked>;
+  readonly #awaiting: TopN<Ranked>;
   #threads = 0;
   #messages = 0;
   #withoutCount = 0;
@@ -174,7 +178,7 @@ export class WeekAccumulator {
     counts[tone]++;
 
     this.#keywords.addThread(readKeywords(t));
-    const ref = toRef(t);
+    const ref = { ref: toRef(t), last };
     this.#mostActive.offer(ref);
     if (t.isQuestionLed === true) {
       const status = questionStatusLabel(t.questionResponseStatus).status;
@@ -202,8 +206,8 @@ export class WeekAccumulator {
       keywords: this.#keywords.top(this.#o.keywordsShown),
       keywordsApproximate: this.#keywords.approximate,
       questions: { ...this.#questions },
-      awaitingAnswer: this.#awaiting.items(),
-      mostActive: this.#mostActive.items(),
+      awaitingAnswer: this.#awaiting.items().map((r) => r.ref),
+      mostActive: this.#mostActive.items().map((r) => r.ref),
       duplicates: this.#duplicates,
       outside: this.#outside,
       undated: this.#undated.size,
