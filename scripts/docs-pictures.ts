@@ -26,7 +26,7 @@ import { webhookEventSchema, type ThreadEvent } from "../src/insight/schemas.js"
 import { cardFactsOf, changeSinceCard } from "../src/domain/thread-change.js";
 import { buildThreadDigest } from "../src/domain/thread-digest.js";
 import type { WeeklyReport } from "../src/domain/weekly-report.js";
-import { utcDay, weekWindow } from "../src/domain/weekly-window.js";
+import { weekWindow } from "../src/domain/weekly-window.js";
 import { ThreadLookup } from "../src/jobs/thread-lookup.js";
 import { silentLogger } from "../src/log.js";
 import type { KnownBlock } from "../src/slack/render/known-blocks.js";
@@ -429,39 +429,16 @@ function fillWeeks(emu: Emulator): void {
   }
 }
 
-/**
- * Messages per UTC day. The app counts chatmessage-crud deliveries in Redis; here each
- * thread's messages are spread over its span, which is what those deliveries would have been.
- */
-function activityFrom(emu: Emulator) {
-  const perDay: Record<string, number> = {};
-  for (const t of emu.store.threads(GROUP)) {
-    const first = Date.parse(t.firstMessageDate);
-    const last = Date.parse(t.lastMessageDate);
-    for (let i = 0; i < t.messageCount; i++) {
-      const at = t.messageCount === 1 ? last : first + ((last - first) * i) / (t.messageCount - 1);
-      const day = utcDay(at);
-      perDay[day] = (perDay[day] ?? 0) + 1;
-    }
-  }
-  return async (_groupId: string, days: string[]) => Object.fromEntries(days.map((d) => [d, perDay[d] ?? 0]));
-}
-
 async function weekly(emu: Emulator, client: InsightClient, clock: Clock) {
   clock.now = WEEKLY_AT;
   fillWeeks(emu);
-  const window = weekWindow(WEEKLY_AT);
+  const window = weekWindow(WEEKLY_AT, TIME_ZONE);
   const group = { groupId: GROUP, groupName: emu.store.group(GROUP)?.name ?? "Lumen DB Support" };
-  const { outcome } = await summarizeGroup(
-    { client, activity: activityFrom(emu), logger: silentLogger },
-    group,
-    window,
-  );
+  const { outcome } = await summarizeGroup({ client, logger: silentLogger }, group, window);
   if (outcome.kind !== "summary") throw new Error(`the week of ${GROUP} came out ${outcome.kind}`);
   const report: WeeklyReport = { channelId: "C0COMMUNITY", window, timeZone: TIME_ZONE, groups: [outcome] };
-  const [message] = renderWeeklyReport(report);
-  if (!message) throw new Error("the weekly summary rendered no message");
-  const chart = await renderSentimentChart(sentimentChartInput(outcome.week, window, TIME_ZONE));
+  const message = renderWeeklyReport(report);
+  const chart = await renderSentimentChart(sentimentChartInput(outcome.week, window));
   return { message, chart };
 }
 

@@ -171,7 +171,6 @@ export function weeklyCommandDeps(s: Services): WeeklyCommandDeps {
 export function weeklyRunDeps(s: Services): WeeklyRunDeps {
   return {
     client: s.insight.client,
-    activity: (groupId, days) => s.health.activity(groupId, days),
     logger: s.logger,
     redis: s.redis,
     runKey: s.keys.weeklyRun,
@@ -180,6 +179,7 @@ export function weeklyRunDeps(s: Services): WeeklyRunDeps {
     throttle: s.throttle,
     ops: s.ops,
     reportInsightError: s.reportInsightError,
+    handled: (channelId, threadIds) => s.triage.handledAmong(channelId, threadIds),
   };
 }
 

@@ -11,7 +11,7 @@ import {
 import { INSIGHT_ERROR_CODES, InsightError } from "../../src/insight/errors.js";
 import { groupOutcome } from "../../src/domain/weekly-report.js";
 import { weekStats } from "../../src/domain/weekly-stats.js";
-import { utcDaysCovering, weekWindow } from "../../src/domain/weekly-window.js";
+import { weekWindow } from "../../src/domain/weekly-window.js";
 import { buildThreadDigest } from "../../src/domain/thread-digest.js";
 import type { ViewPayload } from "../../src/slack/client.js";
 import { replyForError } from "../../src/slack/commands/error-replies.js";
@@ -264,7 +264,7 @@ describe("renderers: any input stays within Block Kit limits and inert", () => {
   });
 
   it("weekly summaries", () => {
-    const window = weekWindow(NOW);
+    const window = weekWindow(NOW, "Europe/Paris");
     const inWeek = fc
       .integer({ min: window.start, max: window.end - 1 })
       .map((ms) => new Date(ms).toISOString());
@@ -277,9 +277,8 @@ describe("renderers: any input stays within Block Kit limits and inert", () => {
       threads: fc.array(weekThread, { maxLength: 40 }),
     });
     fc.assert(
-      fc.property(fc.array(group, { maxLength: 4 }), (groups) => {
-        const days = utcDaysCovering(window.start, window.end);
-        const messages = renderWeeklyReport({
+      fc.property(fc.array(group, { maxLength: 14 }), (groups) => {
+        const m = renderWeeklyReport({
           channelId: "C1",
           window,
           timeZone: "Europe/Paris",
@@ -287,18 +286,15 @@ describe("renderers: any input stays within Block Kit limits and inert", () => {
             groupOutcome({
               groupId: g.id,
               groupName: g.name,
-              stats: weekStats(g.threads, { weekStart: window.start }),
+              stats: weekStats(g.threads, { dayStarts: window.dayStarts }),
               previous: undefined,
-              messageActivity: Object.fromEntries(days.map((d, i) => [d, i * 7])),
-              days,
+              days: window.days,
             }),
           ),
         });
-        expect(messages.length).toBeGreaterThan(0);
-        for (const m of messages) {
-          expectPostable(m);
-          expectInert(m);
-        }
+        // One message per channel, however many groups it follows.
+        expectPostable(m);
+        expectInert(m);
       }),
       { numRuns: 60 },
     );

@@ -49,7 +49,9 @@ describe("/insight weekly (signed slash commands against the whole app)", () => 
       tz: "Asia/Tokyo",
     });
     const list = await ask(h, "list", as("U0BOB", "C0CMD1"));
-    expect(list.text).toContain(":calendar: Weekly summary: At 07:30, only on Tuesday (Asia/Tokyo).");
+    expect(JSON.stringify(list.blocks ?? list.text)).toContain(
+      ":calendar: Weekly summary: At 07:30, only on Tuesday (Asia/Tokyo).",
+    );
   });
 
   it("`weekly on <cron> <zone>` changes it in place", async () => {
