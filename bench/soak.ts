@@ -451,7 +451,8 @@ async function flushAndJudgeDigests(
       const e = byN.get(Number(line[1]));
       if (!e || line[2] !== labelOf(e.rev)) v.stale++;
     }
-    v.leftPending += await redis.hlen(keys.digestPending(ch));
+    // Shown records (`s|…` fields) stay by design; pending threads are the other fields.
+    v.leftPending += (await redis.hkeys(keys.digestPending(ch))).filter((f) => !f.startsWith("s|")).length;
   }
   await deliveries.close();
   await digest.close();
