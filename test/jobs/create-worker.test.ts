@@ -92,6 +92,8 @@ describe("readiness of the whole app", () => {
         "worker:slack-out",
         "worker:weekly",
         "worker:reconcile",
+        "worker:digest",
+        "worker:alerts",
       ].sort(),
     );
   });
