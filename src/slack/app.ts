@@ -1,4 +1,4 @@
-import { App, ExpressReceiver } from "@slack/bolt";
+import { App, ExpressReceiver, type ExpressReceiverOptions } from "@slack/bolt";
 import express, { type Application, type Router } from "express";
 import type { Logger } from "../log.js";
 import { slackSdkLogger } from "./client.js";
@@ -14,7 +14,10 @@ export interface SlackAppParts {
 
 export interface SlackAppDeps {
   signingSecret: string;
+  /** Single-workspace mode's token; unused when `oauth` is set (each workspace has its own). */
   botToken: string;
+  /** Multi-workspace mode: Bolt's OAuth install routes and installation store (slack/install/). */
+  oauth?: Partial<ExpressReceiverOptions>;
   apiUrl: string;
   logger: Logger;
   /** Scrubbed from the Bolt SDK's own log lines. */
@@ -38,6 +41,7 @@ export function createSlackApp(deps: SlackAppDeps): SlackAppParts {
 
   const logger = slackSdkLogger(deps.logger, deps.secrets);
   const receiver = new ExpressReceiver({
+    ...deps.oauth,
     signingSecret: deps.signingSecret,
     endpoints: SLACK_EVENTS_PATH,
     app: http,
@@ -47,7 +51,8 @@ export function createSlackApp(deps: SlackAppDeps): SlackAppParts {
   });
   const app = new App({
     receiver,
-    token: deps.botToken,
+    // With OAuth, Bolt authorizes each request from the installation store instead.
+    ...(deps.oauth ? {} : { token: deps.botToken }),
     logger,
     // Our listeners answer through response_url and the app's one Slack wrapper
     // (slack/client.ts), not Bolt's client; should Bolt call its own, it retries little.
