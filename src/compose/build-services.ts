@@ -11,7 +11,7 @@ import { createSlackApi, type SlackApi } from "../slack/client.js";
 import { ChannelThrottle } from "../slack/outbound/channel-throttle.js";
 import { createSlackSender, type SlackSender } from "../slack/outbound/slack-sender.js";
 import { DeliveryHealthStore } from "../store/delivery-health.js";
-import { stateKeys, type StateKeys } from "../store/keys.js";
+import { installKeys, stateKeys, type StateKeys } from "../store/keys.js";
 import { MessageRefStore } from "../store/message-refs.js";
 import { PendingReplies } from "../store/pending-replies.js";
 import { TriageStore } from "../store/triage.js";
@@ -22,6 +22,9 @@ import { WeeklySchedules } from "../weekly/schedules.js";
 import { PendingDigestStore } from "../digest/pending-store.js";
 import { DigestSchedules } from "../digest/schedules.js";
 import { AlertSettingsStore } from "../alerts/settings-store.js";
+import { Sealer } from "../workspaces/encryption.js";
+import { RedisInstallationStore } from "../workspaces/installation-store.js";
+import { RedisStateStore } from "../slack/install/state-store.js";
 
 /** Knobs tests turn; production uses the defaults. */
 export interface RuntimeTuning extends WorkerTuning {
@@ -75,6 +78,8 @@ export interface Services {
   sender: SlackSender;
   reportInsightError: ReportInsightError;
   tuning: RuntimeTuning;
+  /** Multi-workspace mode only: installs and OAuth states (src/workspaces/, slack/install/). */
+  installs?: { installations: RedisInstallationStore; states: RedisStateStore; sealer: Sealer };
 }
 
 export function buildServices(config: Config, logger: Logger, tuning: RuntimeTuning = {}): Services {
@@ -119,6 +124,9 @@ export function buildServices(config: Config, logger: Logger, tuning: RuntimeTun
     timeZoneOf,
   };
   const ops = new OpsNotifier(redis, keys, () => queues.slack, config.opsChannelId, logger);
+  const mw = config.multiWorkspace;
+  const ik = installKeys(config.redis.prefix);
+  const sealer = mw ? new Sealer(mw.encryptionKey, mw.previousEncryptionKeys) : undefined;
   return {
     config,
     logger,
@@ -141,6 +149,15 @@ export function buildServices(config: Config, logger: Logger, tuning: RuntimeTun
     sender: createSlackSender(slack),
     reportInsightError: insightErrorReporter(ops),
     tuning,
+    ...(mw && sealer
+      ? {
+          installs: {
+            installations: new RedisInstallationStore(redis, ik, sealer),
+            states: new RedisStateStore(redis, ik.oauthState, mw.stateSecret),
+            sealer,
+          },
+        }
+      : {}),
   };
 }
 

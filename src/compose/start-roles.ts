@@ -9,6 +9,7 @@ import type { WorkerHealth } from "../jobs/worker-health.js";
 import { debugOnFailure } from "../log.js";
 import { createSlackApp, type SlackAppParts } from "../slack/app.js";
 import { CommandRouter } from "../slack/commands/router.js";
+import { oauthReceiverOptions } from "../slack/install/oauth-options.js";
 import type { Subcommand } from "../slack/commands/types.js";
 import { openReceiver, type Receiver } from "../webhooks/create-receiver.js";
 import { webhookHandler } from "../webhooks/route.js";
@@ -128,6 +129,21 @@ async function startWeb(
     signingSecret: config.slack.signingSecret,
     botToken: config.slack.botToken,
     apiUrl: config.slack.apiUrl,
+    ...(s.installs && config.multiWorkspace
+      ? {
+          oauth: oauthReceiverOptions({
+            clientId: config.multiWorkspace.clientId,
+            clientSecret: config.multiWorkspace.clientSecret,
+            apiUrl: config.slack.apiUrl,
+            publicUrl: config.publicUrl,
+            installationStore: s.installs.installations,
+            stateStore: s.installs.states,
+            onInstalled: (w) =>
+              logger.info({ workspace: w.id, enterprise: w.enterprise }, "workspace installed the app"),
+            onFailed: (kind, err) => logger.warn({ kind, err }, "an install did not complete"),
+          }),
+        }
+      : {}),
     logger,
     secrets: secretsOf(config),
     commands,
