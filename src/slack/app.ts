@@ -1,6 +1,7 @@
 import { App, ExpressReceiver, type ExpressReceiverOptions } from "@slack/bolt";
 import express, { type Application, type Router } from "express";
 import type { Logger } from "../log.js";
+import { workspaceIdOf } from "../workspaces/installation-store.js";
 import { slackSdkLogger } from "./client.js";
 import type { CommandRouter } from "./commands/router.js";
 
@@ -25,6 +26,11 @@ export interface SlackAppDeps {
   commands: CommandRouter;
   /** Mounted ahead of Bolt's route: health, metrics, the admin page. */
   routes: Router[];
+  /**
+   * Multi-workspace mode: runs each request's listeners as work of its workspace (team id, or
+   * enterprise id for org-wide installs); false when that workspace is not installed.
+   */
+  enterWorkspace?: (workspaceId: string, next: () => Promise<void>) => Promise<boolean>;
   /** Registers interactivity (buttons, modals) and events; added by the features that own them. */
   extend?: (app: App) => void;
 }
@@ -63,6 +69,14 @@ export function createSlackApp(deps: SlackAppDeps): SlackAppParts {
     },
     tokenVerificationEnabled: false,
   });
+
+  const enter = deps.enterWorkspace;
+  if (enter) {
+    app.use(async ({ context, next, logger: boltLogger }) => {
+      const id = workspaceIdOf(context);
+      if (!id || !(await enter(id, next))) boltLogger.debug("request of a workspace that is not installed");
+    });
+  }
 
   app.command("/insight", async ({ ack, command, respond }) => {
     await ack();
