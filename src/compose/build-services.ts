@@ -24,6 +24,7 @@ import { DigestSchedules } from "../digest/schedules.js";
 import { AlertSettingsStore } from "../alerts/settings-store.js";
 import { Sealer } from "../workspaces/encryption.js";
 import { RedisInstallationStore } from "../workspaces/installation-store.js";
+import { ConnectionStore } from "../workspaces/connection-store.js";
 import { RedisStateStore } from "../slack/install/state-store.js";
 
 /** Knobs tests turn; production uses the defaults. */
@@ -79,7 +80,14 @@ export interface Services {
   reportInsightError: ReportInsightError;
   tuning: RuntimeTuning;
   /** Multi-workspace mode only: installs and OAuth states (src/workspaces/, slack/install/). */
-  installs?: { installations: RedisInstallationStore; states: RedisStateStore; sealer: Sealer };
+  installs?: {
+    installations: RedisInstallationStore;
+    connections: ConnectionStore;
+    states: RedisStateStore;
+    sealer: Sealer;
+  };
+  /** Set on one workspace's services (compose/workspaces.ts). */
+  workspaceId?: string;
 }
 
 export function buildServices(config: Config, logger: Logger, tuning: RuntimeTuning = {}): Services {
@@ -153,6 +161,7 @@ export function buildServices(config: Config, logger: Logger, tuning: RuntimeTun
       ? {
           installs: {
             installations: new RedisInstallationStore(redis, ik, sealer),
+            connections: new ConnectionStore(redis, ik, sealer),
             states: new RedisStateStore(redis, ik.oauthState, mw.stateSecret),
             sealer,
           },

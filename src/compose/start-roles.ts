@@ -15,6 +15,9 @@ import { openReceiver, type Receiver } from "../webhooks/create-receiver.js";
 import { webhookHandler } from "../webhooks/route.js";
 import type { Services } from "./build-services.js";
 import { buildFeatures } from "./features.js";
+import { registerConnect } from "../slack/actions/connect-actions.js";
+import { scopedServices, type Workspaces } from "./workspaces.js";
+import { connectDeps, multiWorkspaces, workspaceIngests } from "./workspace-wiring.js";
 
 export interface RunningRoles {
   server?: Server;
@@ -34,11 +37,11 @@ type Role = "web" | "worker" | "scheduler";
  * one worker factory), the scheduler's repeating work, then the web role (receiver, Bolt,
  * health, metrics, the features' routes) once readiness can see every worker started here.
  */
-export async function startRoles(
-  s: Services,
-  features: readonly Feature<Subcommand>[] = buildFeatures(s),
-): Promise<RunningRoles> {
+export async function startRoles(s: Services, given?: readonly Feature<Subcommand>[]): Promise<RunningRoles> {
   const { config, logger } = s;
+  // Many workspaces: features act for the workspace of each request or job (compose/workspaces.ts).
+  const workspaces = s.installs ? multiWorkspaces(s) : undefined;
+  const features = given ?? buildFeatures(workspaces ? scopedServices(s) : s);
   const runs = (r: Role) => config.role === "all" || config.role === r;
   const stopSchedulers: (() => Promise<void>)[] = [];
 
@@ -46,7 +49,8 @@ export async function startRoles(
   const specs = features
     .flatMap((f) => f.workers ?? [])
     .filter((w) => runs(w.role ?? "worker"))
-    .flatMap((w) => s.queues.namesOf(w.queue).map((queue) => ({ ...w, queue })));
+    .flatMap((w) => s.queues.namesOf(w.queue).map((queue) => ({ ...w, queue })))
+    .map((w) => (workspaces ? { ...w, processor: workspaces.wrap(w.processor, logger) } : w));
   let started: StartedWorkers | undefined;
   if (specs.length > 0) {
     started = startWorkers(
@@ -75,7 +79,7 @@ export async function startRoles(
     ...(started ? { workerHealth: started.health } : {}),
     stop: async () => undefined,
   };
-  if (runs("web")) await startWeb(s, features, running);
+  if (runs("web")) await startWeb(s, features, running, workspaces);
 
   running.stop = async () => {
     const failed = debugOnFailure(logger, "stopping");
@@ -99,6 +103,7 @@ async function startWeb(
   s: Services,
   features: readonly Feature<Subcommand>[],
   running: RunningRoles,
+  workspaces: Workspaces | undefined,
 ): Promise<void> {
   const { config, logger, metrics } = s;
   const receiver = await openReceiver({
@@ -152,13 +157,25 @@ async function startWeb(
       healthRouter({ redis: s.redis, metrics, workers: running.workerHealth, refreshGauges }),
       ...features.flatMap((f) => f.routes?.() ?? []),
     ],
+    ...(workspaces
+      ? { enterWorkspace: (id: string, next: () => Promise<void>) => workspaces.run(id, next) }
+      : {}),
     extend: (app) => {
       for (const f of features) f.interactions?.(app, commands.all);
+      if (workspaces && s.installs) registerConnect(app, connectDeps(s, s.installs, workspaces));
     },
   });
   running.slackApp = slackApp;
   // The webhook route answers before Express; everything else is Express (Bolt included).
-  const webhooks = webhookHandler({ secret: config.webhookSecret, ingest: receiver.ingest, logger, metrics });
+  const webhooks = webhookHandler({
+    secret: config.webhookSecret,
+    ingest: receiver.ingest,
+    logger,
+    metrics,
+    ...(workspaces && s.installs
+      ? { ingestFor: workspaceIngests(s, s.installs.connections, workspaces, receiver) }
+      : {}),
+  });
   const server = createServer((req, res) => {
     if (!webhooks(req, res)) slackApp.http(req, res);
   });

@@ -1,0 +1,112 @@
+import { createHash } from "node:crypto";
+import { join } from "node:path";
+import type { ConnectDeps } from "../slack/actions/connect-actions.js";
+import { publishHome } from "../slack/home/publish-home.js";
+import { DeliveryHealthStore } from "../store/delivery-health.js";
+import { stateKeys, workspacePrefix } from "../store/keys.js";
+import type { Receiver } from "../webhooks/create-receiver.js";
+import { DeliveryRecorder } from "../webhooks/delivery-recorder.js";
+import { DeliveryIngest } from "../webhooks/ingest.js";
+import { Spool } from "../webhooks/spool.js";
+import { workspaceAdmins } from "../workspaces/admins.js";
+import { checkInsightKey } from "../workspaces/check-key.js";
+import type { ConnectionStore } from "../workspaces/connection-store.js";
+import { stampQueue } from "../workspaces/stamped-queue.js";
+import type { Services } from "./build-services.js";
+import { statusDeps } from "./narrow-deps.js";
+import { Workspaces } from "./workspaces.js";
+
+type Installs = NonNullable<Services["installs"]>;
+
+/** The deployment's workspaces: installed ones, with their token and (once connected) their key. */
+export function multiWorkspaces(s: Services): Workspaces {
+  const installs = s.installs;
+  if (!installs) throw new Error("multi-workspace mode needs the installation store");
+  return new Workspaces(
+    s,
+    async (id) => {
+      const botToken = await installs.installations.botToken(id);
+      if (!botToken) return undefined;
+      const conn = await installs.connections.get(id);
+      return { id, botToken, insight: conn ? { apiKey: conn.apiKey, baseUrl: conn.baseUrl } : undefined };
+    },
+    async () => (await installs.installations.list()).map((w) => w.id),
+  );
+}
+
+/**
+ * The webhook route's secret -> workspace: each workspace's deliveries are recorded under its
+ * own prefix (de-duplication, health, dead letters) and queued stamped with its id, over the
+ * receiver's fail-fast connection; each has its own spool directory. Known secrets are kept in
+ * memory, so a Redis outage does not turn a known sender's deliveries into 404s.
+ */
+export function workspaceIngests(
+  s: Services,
+  connections: Pick<ConnectionStore, "workspaceForSecret">,
+  workspaces: Workspaces,
+  receiver: Receiver,
+): (presented: string) => Promise<DeliveryIngest | undefined> {
+  const bySecret = new Map<string, DeliveryIngest>();
+  const byWorkspace = new Map<string, DeliveryIngest>();
+  const hash = (p: string) => createHash("sha256").update(p).digest("hex");
+  return async (presented) => {
+    const h = hash(presented);
+    const known = bySecret.get(h);
+    if (known) return known;
+    const id = await connections.workspaceForSecret(presented);
+    if (!id || !(await workspaces.get(id))) return undefined;
+    let ingest = byWorkspace.get(id);
+    if (!ingest) {
+      const keys = stateKeys(workspacePrefix(s.config.redis.prefix, id));
+      const queues = {
+        get deliveries() {
+          return stampQueue(receiver.queues.deliveries, id);
+        },
+      };
+      const health = new DeliveryHealthStore(receiver.redis, keys);
+      const recorder = new DeliveryRecorder(receiver.redis, keys, queues, health, s.metrics, s.logger);
+      ingest = new DeliveryIngest(
+        recorder,
+        new Spool(join(s.config.spoolDir, "w", id), s.logger),
+        s.logger,
+        s.metrics,
+      );
+      void ingest.replay().catch(() => undefined);
+      byWorkspace.set(id, ingest);
+    }
+    bySecret.set(h, ingest);
+    return ingest;
+  };
+}
+
+/** What Connect needs, from the deployment's config and stores. */
+export function connectDeps(s: Services, installs: Installs, workspaces: Workspaces): ConnectDeps {
+  const { config, logger } = s;
+  return {
+    connections: installs.connections,
+    checkKey: (apiKey, baseUrl) =>
+      checkInsightKey({
+        apiKey,
+        baseUrl,
+        apiVersion: config.insight.apiVersion,
+        searchParam: config.insight.searchParam,
+        logger,
+      }),
+    isAdmin: workspaceAdmins({
+      adminUserIds: config.adminUserIds,
+      apiUrl: config.slack.apiUrl,
+      botToken: (id) => installs.installations.botToken(id),
+    }),
+    fixedBaseUrl: config.insight.baseUrl || undefined,
+    publicUrl: config.publicUrl,
+    refreshHome: async (id, userId) => {
+      const ws = await workspaces.get(id);
+      if (!ws) return;
+      await publishHome({ ...statusDeps(ws), slack: ws.slack, adminUserIds: config.adminUserIds }, userId, {
+        help: [],
+      });
+    },
+    changed: (id) => workspaces.forget(id),
+    logger,
+  };
+}
