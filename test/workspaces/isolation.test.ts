@@ -1,0 +1,141 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SEED } from "../../dev/emulator/index.js";
+import { stateKeys, workspacePrefix } from "../../src/store/keys.js";
+import { SubscriptionStore } from "../../src/store/subscriptions.js";
+import { messageText, startHarness, TEST_SIGNING_SECRET, type Harness } from "../helpers/app-harness.js";
+import { postSigned, slashCommandBody } from "../helpers/slack-signing.js";
+import { teamInstall } from "./fixtures.js";
+
+const GROUP = SEED.groups.support;
+const OAUTH_ENV = {
+  SLACK_CLIENT_ID: "111.222",
+  SLACK_CLIENT_SECRET: "client-secret-0123456789",
+  SLACK_STATE_SECRET: "state-secret-0123456789abcdef",
+  ENCRYPTION_KEY: "ab".repeat(32),
+};
+
+interface Ws {
+  id: string;
+  token: string;
+  secret: string;
+  channel: string;
+}
+
+describe("two workspaces following the same chat group never see each other's state", () => {
+  let h: Harness;
+  const A: Ws = { id: "T0ALPHA", token: "", secret: "", channel: "C0ALPHA" };
+  const B: Ws = { id: "T0BRAVO", token: "", secret: "", channel: "C0BRAVO" };
+
+  const subsOf = (ws: Ws) =>
+    new SubscriptionStore(h.services.redis, stateKeys(workspacePrefix(h.config.redis.prefix, ws.id)));
+
+  async function command(ws: { id: string }, text: string, channel: string, user = "U0ADMIN") {
+    const before = h.slack.responses.length;
+    const url = h.slack.responseUrl();
+    const body = slashCommandBody({
+      text,
+      team_id: ws.id,
+      channel_id: channel,
+      user_id: user,
+      response_url: url,
+    });
+    const res = await postSigned(`${h.baseUrl}/slack/events`, TEST_SIGNING_SECRET, body);
+    expect(res.status).toBe(200);
+    const id = url.split("/").at(-1) ?? "";
+    await h.slack.waitFor(
+      () => h.slack.responses.length > before && h.slack.responses.find((r) => r.id === id),
+    );
+    return JSON.stringify(h.slack.responses.find((r) => r.id === id)?.body);
+  }
+
+  beforeAll(async () => {
+    h = await startHarness({ env: OAUTH_ENV, registerWebhook: false });
+    const installs = h.services.installs;
+    if (!installs) throw new Error("multi-workspace mode did not start");
+    for (const ws of [A, B]) {
+      const code = h.slack.oauth.grant({ teamId: ws.id, teamName: ws.id, installerId: "U0ADMIN" });
+      const r = h.slack.oauth.access({ code }, undefined, Math.floor(Date.now() / 1000));
+      ws.token = r.ok ? String(r.access_token) : "";
+      await installs.installations.storeInstallation(teamInstall(ws.id, ws.token));
+      ws.secret = await installs.connections.connect(ws.id, {
+        apiKey: h.emulator.apiKey,
+        baseUrl: h.emulator.baseUrl,
+        by: "U0ADMIN",
+      });
+      h.emulator.webhooks.register({
+        url: `${h.baseUrl}/webhooks/insight/${ws.secret}`,
+        types: ["chatthread-crud", "chatmessage-crud"],
+      });
+    }
+  });
+  afterAll(async () => {
+    await h?.stop();
+  });
+
+  it("subscribes each workspace in its own state, and each lists only its own", async () => {
+    expect(await command(A, `subscribe ${GROUP}`, A.channel)).toContain("Subscribed");
+    expect(await command(B, `subscribe ${GROUP}`, B.channel)).toContain("Subscribed");
+    expect((await subsOf(A).all()).map((s) => s.channelId)).toEqual([A.channel]);
+    expect((await subsOf(B).all()).map((s) => s.channelId)).toEqual([B.channel]);
+    // Nothing lands in the deployment's own (single-workspace) state.
+    expect(await h.services.subscriptions.all()).toEqual([]);
+    // B asks about A's channel: B's state has nothing there.
+    const listed = await command(B, "list", A.channel);
+    expect(listed).not.toContain(GROUP);
+  });
+
+  it("a thread of the shared group reaches each workspace's channel once, with that workspace's token", async () => {
+    const { thread } = await h.emulator.createThread(GROUP, {
+      title: "Shared group, two customers",
+      summary: "Both workspaces follow this group.",
+      sentiment: "neutral",
+      keywords: ["isolation"],
+    });
+    const inA = await h.slack.waitFor(
+      () => h.slack.messages(A.channel).find((m) => messageText(m).includes("Shared group, two customers")),
+      { timeoutMs: 10_000 },
+    );
+    const inB = await h.slack.waitFor(() =>
+      h.slack.messages(B.channel).find((m) => messageText(m).includes("Shared group, two customers")),
+    );
+    expect(inA.ts).not.toBe(inB.ts);
+    const posts = h.slack.posts().filter((c) => JSON.stringify(c.args).includes(thread.id));
+    expect(posts.map((c) => [c.args.channel, c.team]).sort()).toEqual([
+      [A.channel, A.id],
+      [B.channel, B.id],
+    ]);
+    // Each workspace's message refs are its own.
+    const refA = await h.services.redis.keys(`${workspacePrefix(h.config.redis.prefix, A.id)}:state:ref:*`);
+    const refB = await h.services.redis.keys(`${workspacePrefix(h.config.redis.prefix, B.id)}:state:ref:*`);
+    expect(refA.join()).toContain(A.channel);
+    expect(refA.join()).not.toContain(B.channel);
+    expect(refB.join()).toContain(B.channel);
+  });
+
+  it("a delivery on A's secret acts for A only; an unknown secret is 404", async () => {
+    const before = h.slack.posts().length;
+    const wrong = await h.deliver({ webhookType: "chatthread-crud" }, { secret: `${A.secret}x` });
+    expect(wrong.status).toBe(404);
+    // The deployment's own WEBHOOK_SECRET does not work in multi-workspace mode.
+    const env = await h.deliver({ webhookType: "chatthread-crud" }, { secret: h.config.webhookSecret });
+    expect(env.status).toBe(404);
+    expect(h.slack.posts().length).toBe(before);
+  });
+
+  it("a forged team id that never installed gets nothing, and touches nobody's state", async () => {
+    const res = await postSigned(
+      `${h.baseUrl}/slack/events`,
+      TEST_SIGNING_SECRET,
+      slashCommandBody({
+        text: `unsubscribe ${GROUP}`,
+        team_id: "T0FORGED",
+        channel_id: A.channel,
+        response_url: h.slack.responseUrl("forged"),
+      }),
+    );
+    expect(res.status).not.toBe(500);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(h.slack.responses.find((r) => r.id === "forged")).toBeUndefined();
+    expect((await subsOf(A).all()).map((s) => s.channelId)).toEqual([A.channel]);
+  });
+});
