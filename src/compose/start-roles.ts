@@ -17,7 +17,8 @@ import type { Services } from "./build-services.js";
 import { buildFeatures } from "./features.js";
 import { registerConnect } from "../slack/actions/connect-actions.js";
 import { scopedServices, type Workspaces } from "./workspaces.js";
-import { connectDeps, multiWorkspaces, workspaceIngests } from "./workspace-wiring.js";
+import { registerLifecycle } from "../workspaces/lifecycle.js";
+import { connectDeps, lifecycleDeps, multiWorkspaces, workspaceIngests } from "./workspace-wiring.js";
 
 export interface RunningRoles {
   server?: Server;
@@ -162,7 +163,10 @@ async function startWeb(
       : {}),
     extend: (app) => {
       for (const f of features) f.interactions?.(app, commands.all);
-      if (workspaces && s.installs) registerConnect(app, connectDeps(s, s.installs, workspaces));
+      if (workspaces && s.installs) {
+        registerConnect(app, connectDeps(s, s.installs, workspaces));
+        registerLifecycle(app, lifecycleDeps(s, s.installs, workspaces));
+      }
     },
   });
   running.slackApp = slackApp;

@@ -11,12 +11,16 @@ import { Spool } from "../webhooks/spool.js";
 import { workspaceAdmins } from "../workspaces/admins.js";
 import { checkInsightKey } from "../workspaces/check-key.js";
 import type { ConnectionStore } from "../workspaces/connection-store.js";
+import type { RemoveWorkspaceDeps } from "../workspaces/lifecycle.js";
 import { stampQueue } from "../workspaces/stamped-queue.js";
 import type { Services } from "./build-services.js";
 import { statusDeps } from "./narrow-deps.js";
 import { Workspaces } from "./workspaces.js";
 
 type Installs = NonNullable<Services["installs"]>;
+
+/** How long a web process trusts a secret it has seen without asking Redis again. */
+const SECRET_CACHE_MS = 30_000;
 
 /** The deployment's workspaces: installed ones, with their token and (once connected) their key. */
 export function multiWorkspaces(s: Services): Workspaces {
@@ -38,7 +42,9 @@ export function multiWorkspaces(s: Services): Workspaces {
  * The webhook route's secret -> workspace: each workspace's deliveries are recorded under its
  * own prefix (de-duplication, health, dead letters) and queued stamped with its id, over the
  * receiver's fail-fast connection; each has its own spool directory. Known secrets are kept in
- * memory, so a Redis outage does not turn a known sender's deliveries into 404s.
+ * memory for a short while, so a Redis blip does not turn a known sender's deliveries into
+ * 404s; a rotated, disconnected or uninstalled secret is dropped at once in this process and
+ * within SECRET_CACHE_MS in the others.
  */
 export function workspaceIngests(
   s: Services,
@@ -46,13 +52,18 @@ export function workspaceIngests(
   workspaces: Workspaces,
   receiver: Receiver,
 ): (presented: string) => Promise<DeliveryIngest | undefined> {
-  const bySecret = new Map<string, DeliveryIngest>();
+  const bySecret = new Map<string, { id: string; ingest: DeliveryIngest; until: number }>();
   const byWorkspace = new Map<string, DeliveryIngest>();
   const hash = (p: string) => createHash("sha256").update(p).digest("hex");
+  workspaces.onForget((id) => {
+    for (const [h, e] of bySecret) if (e.id === id) bySecret.delete(h);
+    byWorkspace.get(id)?.close();
+    byWorkspace.delete(id);
+  });
   return async (presented) => {
     const h = hash(presented);
     const known = bySecret.get(h);
-    if (known) return known;
+    if (known && known.until > Date.now()) return known.ingest;
     const id = await connections.workspaceForSecret(presented);
     if (!id || !(await workspaces.get(id))) return undefined;
     let ingest = byWorkspace.get(id);
@@ -74,7 +85,7 @@ export function workspaceIngests(
       void ingest.replay().catch(() => undefined);
       byWorkspace.set(id, ingest);
     }
-    bySecret.set(h, ingest);
+    bySecret.set(h, { id, ingest, until: Date.now() + SECRET_CACHE_MS });
     return ingest;
   };
 }
@@ -108,5 +119,30 @@ export function connectDeps(s: Services, installs: Installs, workspaces: Workspa
     },
     changed: (id) => workspaces.forget(id),
     logger,
+  };
+}
+
+/** What removing a workspace (uninstall, revoked token) needs. */
+export function lifecycleDeps(s: Services, installs: Installs, workspaces: Workspaces): RemoveWorkspaceDeps {
+  return {
+    redis: s.redis,
+    prefixOf: (id) => workspacePrefix(s.config.redis.prefix, id),
+    removeSchedules: async (id) => {
+      const ws = await workspaces.get(id);
+      if (!ws) return 0;
+      const all = await ws.schedules.all();
+      for (const sched of all) await ws.schedules.remove(sched.channelId);
+      return all.length;
+    },
+    deleteInstallation: (id) =>
+      // Installations are keyed by workspace id (team or enterprise): this query names it.
+      installs.installations.deleteInstallation({
+        teamId: id,
+        enterpriseId: undefined,
+        isEnterpriseInstall: false,
+      }),
+    disconnect: (id) => installs.connections.disconnect(id),
+    forget: (id) => workspaces.forget(id),
+    logger: s.logger,
   };
 }

@@ -157,6 +157,7 @@ export function scopedServices(base: Services): Services {
 /** Finds (and caches) each workspace's services from its installation and connection. */
 export class Workspaces {
   private readonly cache = new Map<string, Promise<Services | undefined>>();
+  private readonly forgetters: ((id: string) => void)[] = [];
 
   constructor(
     private readonly base: Services,
@@ -180,9 +181,15 @@ export class Workspaces {
 
   /** After connect, disconnect, rotation or uninstall: rebuilt on next use. */
   forget(id: string): void {
+    for (const f of this.forgetters) f(id);
     const hit = this.cache.get(id);
     this.cache.delete(id);
     void hit?.then((s) => s?.insight.client.close()).catch(() => undefined);
+  }
+
+  /** Called with the id of each workspace forgotten (caches keyed otherwise drop it too). */
+  onForget(f: (id: string) => void): void {
+    this.forgetters.push(f);
   }
 
   /** Runs `fn` as that workspace's work; false when the workspace is not installed. */

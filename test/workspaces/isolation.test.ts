@@ -138,4 +138,44 @@ describe("two workspaces following the same chat group never see each other's st
     expect(h.slack.responses.find((r) => r.id === "forged")).toBeUndefined();
     expect((await subsOf(A).all()).map((s) => s.channelId)).toEqual([A.channel]);
   });
+
+  it("app_uninstalled deletes that workspace's tokens, connection and state; its queued jobs end without a Slack call", async () => {
+    await command(B, "weekly on monday 09:00", B.channel);
+    const prefixB = workspacePrefix(h.config.redis.prefix, B.id);
+    expect((await h.services.redis.keys(`${prefixB}:*`)).length).toBeGreaterThan(0);
+    const event = JSON.stringify({
+      type: "event_callback",
+      team_id: B.id,
+      api_app_id: "A0STANDIN",
+      event: { type: "app_uninstalled", event_ts: "1700000000.000100" },
+      event_id: "Ev0UNINSTALL",
+      event_time: 1700000000,
+    });
+    const res = await postSigned(`${h.baseUrl}/slack/events`, TEST_SIGNING_SECRET, event, "application/json");
+    expect(res.status).toBe(200);
+    const installs = h.services.installs;
+    await expect
+      .poll(async () => (await h.services.redis.keys(`${prefixB}:*`)).length, { timeout: 5_000 })
+      .toBe(0);
+    expect(await installs?.installations.has(B.id)).toBe(false);
+    expect(await installs?.connections.get(B.id)).toBeUndefined();
+    expect(await installs?.connections.workspaceForSecret(B.secret)).toBeUndefined();
+    const schedulers = await h.services.queues.weekly.getJobSchedulers(0, -1);
+    expect(schedulers.map((j) => j.key).join()).not.toContain(B.id);
+    // B's webhook URL is gone; A is untouched.
+    expect((await h.deliver({ webhookType: "chatthread-crud" }, { secret: B.secret })).status).toBe(404);
+    expect((await subsOf(A).all()).map((s) => s.channelId)).toEqual([A.channel]);
+    expect(await installs?.installations.has(A.id)).toBe(true);
+
+    // A job queued for B before it left: ends, nothing sent with any token.
+    const calls = h.slack.calls.length;
+    const job = await h.services.queues.slack.add("notice", {
+      kind: "notice",
+      channelId: B.channel,
+      text: "left over",
+      workspaceId: B.id,
+    } as never);
+    await expect.poll(async () => await job.getState(), { timeout: 5_000 }).toBe("completed");
+    expect(h.slack.calls.slice(calls).filter((c) => c.method === "chat.postMessage")).toEqual([]);
+  });
 });
