@@ -116,6 +116,7 @@ export function commandsDeps(s: Services): CommandsDeps {
     slack: s.slack,
     adminUserIds: s.config.adminUserIds,
     describeSchedule: scheduleLine(s.schedules),
+    ...(s.homeTop ? { homeTop: s.homeTop } : {}),
   };
 }
 

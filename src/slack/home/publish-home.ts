@@ -4,6 +4,7 @@ import { mayChangeConfig } from "../authorize.js";
 import type { SlackApi } from "../client.js";
 import type { ScheduleLine } from "../commands/list.js";
 import { renderHome } from "../render/home.js";
+import type { KnownBlock } from "../render/known-blocks.js";
 
 /** The Home tab's live API check waits at most this long (the event is acked already). */
 const HOME_PROBE_TIMEOUT_MS = 3_000;
@@ -14,6 +15,8 @@ export interface HomeDeps extends StatusDeps {
   adminUserIds: readonly string[];
   /** Absent when the app runs without weekly summaries. */
   describeSchedule?: ScheduleLine;
+  /** Multi-workspace mode: the workspace's Insight connection (Connect, its webhook URL) on top. */
+  homeTop?: (userId: string) => Promise<KnownBlock[]>;
 }
 
 export interface PublishHomeOptions {
@@ -51,5 +54,9 @@ export async function publishHome(deps: HomeDeps, userId: string, o: PublishHome
     ...(o.notice !== undefined ? { notice: o.notice } : {}),
     now,
   });
-  await deps.slack.publishHome({ user_id: userId, view });
+  const top = deps.homeTop ? await deps.homeTop(userId).catch((): KnownBlock[] => []) : [];
+  const blocks = Array.isArray(view.blocks) ? (view.blocks as unknown[]) : [];
+  // Home tabs take 100 blocks: the connection section stays, the end of the tab gives way.
+  const withTop = top.length > 0 ? { ...view, blocks: [...top, ...blocks].slice(0, 100) } : view;
+  await deps.slack.publishHome({ user_id: userId, view: withTop });
 }
