@@ -18,6 +18,7 @@ import { TriageStore } from "../store/triage.js";
 import { createRedis, isCluster } from "../store/redis.js";
 import { SubscriptionStore } from "../store/subscriptions.js";
 import type { RedisClient as Redis } from "../store/redis.js";
+import type { KnownBlock } from "../slack/render/known-blocks.js";
 import { WeeklySchedules } from "../weekly/schedules.js";
 import { PendingDigestStore } from "../digest/pending-store.js";
 import { DigestSchedules } from "../digest/schedules.js";
@@ -88,6 +89,8 @@ export interface Services {
   };
   /** Set on one workspace's services (compose/workspaces.ts). */
   workspaceId?: string;
+  /** Multi-workspace mode: the Home tab's connection section (Connect). */
+  homeTop?: (userId: string) => Promise<KnownBlock[]>;
 }
 
 export function buildServices(config: Config, logger: Logger, tuning: RuntimeTuning = {}): Services {

@@ -15,8 +15,8 @@ import { openReceiver, type Receiver } from "../webhooks/create-receiver.js";
 import { webhookHandler } from "../webhooks/route.js";
 import type { Services } from "./build-services.js";
 import { buildFeatures } from "./features.js";
-import { registerConnect } from "../slack/actions/connect-actions.js";
-import { scopedServices, type Workspaces } from "./workspaces.js";
+import { connectionBlocks, registerConnect } from "../slack/actions/connect-actions.js";
+import { currentWorkspaceId, scopedServices, type Workspaces } from "./workspaces.js";
 import { registerLifecycle } from "../workspaces/lifecycle.js";
 import { connectDeps, lifecycleDeps, multiWorkspaces, workspaceIngests } from "./workspace-wiring.js";
 
@@ -33,6 +33,11 @@ export interface RunningRoles {
 
 type Role = "web" | "worker" | "scheduler";
 
+const installs = (s: Services) => {
+  if (!s.installs) throw new Error("multi-workspace mode needs the installation store");
+  return s.installs;
+};
+
 /**
  * Starts the roles `config.role` asks for: the features' workers of those roles (through the
  * one worker factory), the scheduler's repeating work, then the web role (receiver, Bolt,
@@ -42,7 +47,17 @@ export async function startRoles(s: Services, given?: readonly Feature<Subcomman
   const { config, logger } = s;
   // Many workspaces: features act for the workspace of each request or job (compose/workspaces.ts).
   const workspaces = s.installs ? multiWorkspaces(s) : undefined;
-  const features = given ?? buildFeatures(workspaces ? scopedServices(s) : s);
+  const features =
+    given ??
+    buildFeatures(
+      workspaces && s.installs
+        ? {
+            ...scopedServices(s),
+            homeTop: (userId) =>
+              connectionBlocks(connectDeps(s, installs(s), workspaces), currentWorkspaceId() ?? "", userId),
+          }
+        : s,
+    );
   const runs = (r: Role) => config.role === "all" || config.role === r;
   const stopSchedulers: (() => Promise<void>)[] = [];
 

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { join } from "node:path";
-import type { ConnectDeps } from "../slack/actions/connect-actions.js";
+import { connectionBlocks, type ConnectDeps } from "../slack/actions/connect-actions.js";
 import { publishHome } from "../slack/home/publish-home.js";
 import { DeliveryHealthStore } from "../store/delivery-health.js";
 import { stateKeys, workspacePrefix } from "../store/keys.js";
@@ -93,7 +93,7 @@ export function workspaceIngests(
 /** What Connect needs, from the deployment's config and stores. */
 export function connectDeps(s: Services, installs: Installs, workspaces: Workspaces): ConnectDeps {
   const { config, logger } = s;
-  return {
+  const deps: ConnectDeps = {
     connections: installs.connections,
     checkKey: (apiKey, baseUrl) =>
       checkInsightKey({
@@ -120,6 +120,7 @@ export function connectDeps(s: Services, installs: Installs, workspaces: Workspa
     changed: (id) => workspaces.forget(id),
     logger,
   };
+  return deps;
 }
 
 /** What removing a workspace (uninstall, revoked token) needs. */

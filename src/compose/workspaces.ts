@@ -111,6 +111,11 @@ export function runAs<T>(ws: Services, fn: () => T): T {
   return current.run(ws, fn);
 }
 
+/** The id of the workspace whose work is in progress, if any. */
+export function currentWorkspaceId(): string | undefined {
+  return current.getStore()?.workspaceId;
+}
+
 function need(): Services {
   const s = current.getStore();
   if (!s) throw new Error("no workspace for this work (multi-workspace mode)");

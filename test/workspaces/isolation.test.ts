@@ -104,12 +104,13 @@ describe("two workspaces following the same chat group never see each other's st
       [A.channel, A.id],
       [B.channel, B.id],
     ]);
-    // Each workspace's message refs are its own.
-    const refA = await h.services.redis.keys(`${workspacePrefix(h.config.redis.prefix, A.id)}:state:ref:*`);
-    const refB = await h.services.redis.keys(`${workspacePrefix(h.config.redis.prefix, B.id)}:state:ref:*`);
-    expect(refA.join()).toContain(A.channel);
-    expect(refA.join()).not.toContain(B.channel);
-    expect(refB.join()).toContain(B.channel);
+    // Each workspace's message refs are its own (recorded just after the post).
+    const refs = async (ws: Ws) =>
+      (await h.services.redis.keys(`${workspacePrefix(h.config.redis.prefix, ws.id)}:state:ref:*`)).join();
+    await expect.poll(() => refs(A), { timeout: 5_000 }).toContain(A.channel);
+    await expect.poll(() => refs(B), { timeout: 5_000 }).toContain(B.channel);
+    expect(await refs(A)).not.toContain(B.channel);
+    expect(await refs(B)).not.toContain(A.channel);
   });
 
   it("a delivery on A's secret acts for A only; an unknown secret is 404", async () => {
@@ -137,6 +138,47 @@ describe("two workspaces following the same chat group never see each other's st
     await new Promise((r) => setTimeout(r, 300));
     expect(h.slack.responses.find((r) => r.id === "forged")).toBeUndefined();
     expect((await subsOf(A).all()).map((s) => s.channelId)).toEqual([A.channel]);
+  });
+
+  it("the Home tab shows each workspace's admin its own webhook URL, and members no URL", async () => {
+    const open = (ws: Ws, user: string) =>
+      postSigned(
+        `${h.baseUrl}/slack/events`,
+        TEST_SIGNING_SECRET,
+        JSON.stringify({
+          type: "event_callback",
+          team_id: ws.id,
+          api_app_id: "A0STANDIN",
+          event: {
+            type: "app_home_opened",
+            user,
+            channel: "D0HOME",
+            tab: "home",
+            event_ts: "1700000000.000200",
+          },
+          event_id: `Ev0HOME${ws.id}${user}`,
+          event_time: 1700000000,
+        }),
+        "application/json",
+      );
+    await open(A, "U0ADMIN");
+    const home = await h.slack.waitFor(() =>
+      h.slack.calls.find(
+        (c) => c.method === "views.publish" && c.team === A.id && c.args.user_id === "U0ADMIN",
+      ),
+    );
+    const shown = JSON.stringify(home.args.view);
+    expect(shown).toContain("Insight Service connected");
+    expect(shown).toContain(`/webhooks/insight/${A.secret}`);
+    expect(shown).not.toContain(B.secret);
+    expect(shown).not.toContain(h.emulator.apiKey);
+    await open(A, "U0MEMBER");
+    const member = await h.slack.waitFor(() =>
+      h.slack.calls.find(
+        (c) => c.method === "views.publish" && c.team === A.id && c.args.user_id === "U0MEMBER",
+      ),
+    );
+    expect(JSON.stringify(member.args.view)).not.toContain(A.secret);
   });
 
   it("app_uninstalled deletes that workspace's tokens, connection and state; its queued jobs end without a Slack call", async () => {
