@@ -113,9 +113,13 @@ export function connectDeps(s: Services, installs: Installs, workspaces: Workspa
     refreshHome: async (id, userId) => {
       const ws = await workspaces.get(id);
       if (!ws) return;
-      await publishHome({ ...statusDeps(ws), slack: ws.slack, adminUserIds: config.adminUserIds }, userId, {
-        help: [],
-      });
+      const home = {
+        ...statusDeps(ws),
+        slack: ws.slack,
+        adminUserIds: config.adminUserIds,
+        homeTop: (u: string) => connectionBlocks(deps, id, u),
+      };
+      await publishHome(home, userId, { help: [] });
     },
     changed: (id) => workspaces.forget(id),
     logger,
