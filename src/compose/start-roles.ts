@@ -145,6 +145,12 @@ async function startWeb(
       const counts = await q.getJobCounts("waiting", "active", "delayed", "failed");
       for (const [state, n] of Object.entries(counts)) metrics.queueDepth.set({ queue: q.name, state }, n);
     }
+    if (s.installs) {
+      const installed = await s.installs.installations.list();
+      const connected = await Promise.all(installed.map((w) => s.installs?.connections.isConnected(w.id)));
+      metrics.workspaces.set({ state: "installed" }, installed.length);
+      metrics.workspaces.set({ state: "connected" }, connected.filter(Boolean).length);
+    }
   };
   const slackApp = createSlackApp({
     signingSecret: config.slack.signingSecret,
@@ -159,9 +165,14 @@ async function startWeb(
             publicUrl: config.publicUrl,
             installationStore: s.installs.installations,
             stateStore: s.installs.states,
-            onInstalled: (w) =>
-              logger.info({ workspace: w.id, enterprise: w.enterprise }, "workspace installed the app"),
-            onFailed: (kind, err) => logger.warn({ kind, err }, "an install did not complete"),
+            onInstalled: (w) => {
+              metrics.installs.inc({ outcome: "installed" });
+              logger.info({ workspace: w.id, enterprise: w.enterprise }, "workspace installed the app");
+            },
+            onFailed: (kind, err) => {
+              metrics.installs.inc({ outcome: kind });
+              logger.warn({ kind, err }, "an install did not complete");
+            },
           }),
         }
       : {}),

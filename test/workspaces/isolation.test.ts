@@ -181,6 +181,14 @@ describe("two workspaces following the same chat group never see each other's st
     expect(JSON.stringify(member.args.view)).not.toContain(A.secret);
   });
 
+  it("/metrics counts installed and connected workspaces without naming them", async () => {
+    const text = await (await fetch(`${h.baseUrl}/metrics`)).text();
+    expect(text).toMatch(/^insight_relay_workspaces\{state="installed"\} 2$/m);
+    expect(text).toMatch(/^insight_relay_workspaces\{state="connected"\} 2$/m);
+    expect(text).not.toContain(A.id);
+    expect(text).not.toContain(B.id);
+  });
+
   it("app_uninstalled deletes that workspace's tokens, connection and state; its queued jobs end without a Slack call", async () => {
     await command(B, "weekly on monday 09:00", B.channel);
     const prefixB = workspacePrefix(h.config.redis.prefix, B.id);
