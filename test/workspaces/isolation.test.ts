@@ -181,6 +181,61 @@ describe("two workspaces following the same chat group never see each other's st
     expect(JSON.stringify(member.args.view)).not.toContain(A.secret);
   });
 
+  it("fuzz: forged team ids, altered and reused secrets and mixed payloads never cross over", async () => {
+    let seed = 42;
+    const rnd = (n: number) => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+      return seed % n;
+    };
+    const forgedTeams = [
+      "t0alpha",
+      "T0ALPHA ",
+      " T0ALPHA",
+      "E0ALPHA",
+      "T0ALPHAX",
+      "T0BRAV",
+      "",
+      "T0ALPHA\u0000",
+    ];
+    const badSecrets = [
+      A.secret.toUpperCase(),
+      `${A.secret}/`,
+      A.secret.slice(1),
+      encodeURIComponent(`${B.secret} `),
+      h.config.webhookSecret,
+      `${A.secret}${B.secret}`,
+    ];
+    const postsBefore = h.slack.posts().length;
+    for (let i = 0; i < 40; i++) {
+      if (rnd(2) === 0) {
+        const team = forgedTeams[rnd(forgedTeams.length)] ?? "";
+        const body = slashCommandBody({
+          text: rnd(2) ? `unsubscribe ${GROUP}` : `subscribe ${GROUP} --sentiment negative`,
+          team_id: team,
+          channel_id: rnd(2) ? A.channel : B.channel,
+          user_id: "U0ADMIN",
+          response_url: h.slack.responseUrl(`fuzz-${i}`),
+        });
+        await postSigned(`${h.baseUrl}/slack/events`, TEST_SIGNING_SECRET, body);
+      } else {
+        const secret = badSecrets[rnd(badSecrets.length)] ?? "";
+        const envelope = {
+          webhookType: rnd(2) ? "chatthread-crud" : "chatmessage-crud",
+          webhookAction: "created",
+          payload: { chatgroupId: GROUP, channelId: A.channel, teamId: A.id },
+        };
+        const res = await h.deliver(envelope, { secret });
+        expect(res.status, `secret variant ${badSecrets.indexOf(secret)}`).toBe(404);
+      }
+    }
+    await new Promise((r) => setTimeout(r, 300));
+    expect(h.slack.responses.filter((r) => r.id.startsWith("fuzz-"))).toEqual([]);
+    expect(h.slack.posts().length).toBe(postsBefore);
+    const a = await subsOf(A).all();
+    expect(a.map((x) => [x.channelId, x.filters])).toEqual([[A.channel, {}]]);
+    expect((await subsOf(B).all()).map((x) => x.channelId)).toEqual([B.channel]);
+  });
+
   it("/metrics counts installed and connected workspaces without naming them", async () => {
     const text = await (await fetch(`${h.baseUrl}/metrics`)).text();
     expect(text).toMatch(/^insight_relay_workspaces\{state="installed"\} 2$/m);
