@@ -12,6 +12,12 @@ import { DeliveryHealthStore } from "../store/delivery-health.js";
 import { stateKeys, workspacePrefix } from "../store/keys.js";
 import { MessageRefStore } from "../store/message-refs.js";
 import { SubscriptionStore } from "../store/subscriptions.js";
+import { PendingReplies } from "../store/pending-replies.js";
+import { TriageStore } from "../store/triage.js";
+import { isCluster } from "../store/redis.js";
+import { PendingDigestStore } from "../digest/pending-store.js";
+import { DigestSchedules } from "../digest/schedules.js";
+import { AlertSettingsStore } from "../alerts/settings-store.js";
 import { WeeklySchedules } from "../weekly/schedules.js";
 import { JOB_DEFAULTS } from "../jobs/queues.js";
 import { stampQueue } from "../workspaces/stamped-queue.js";
@@ -39,6 +45,16 @@ export interface WorkspaceCredentials {
 
 function stampQueues(q: Queues, id: string): Queues {
   return {
+    get layout() {
+      return q.layout;
+    },
+    get digest() {
+      return stampQueue(q.digest, id);
+    },
+    get alerts() {
+      return stampQueue(q.alerts, id);
+    },
+    namesOf: (name) => q.namesOf(name),
     get deliveries() {
       return stampQueue(q.deliveries, id);
     },
@@ -66,7 +82,7 @@ function stampQueues(q: Queues, id: string): Queues {
 /** One workspace's services: the base's connections and queues, everything else its own. */
 export function buildWorkspaceServices(base: Services, ws: WorkspaceCredentials): Services {
   const { config, logger, metrics, redis, tuning } = base;
-  const keys = stateKeys(workspacePrefix(config.redis.prefix, ws.id));
+  const keys = stateKeys(workspacePrefix(config.redis.prefix, ws.id), { cluster: isCluster(redis) });
   const queues = stampQueues(base.queues, ws.id);
   const wsLogger = logger.child({ workspace: ws.id });
   const client = new InsightClient({
@@ -87,15 +103,34 @@ export function buildWorkspaceServices(base: Services, ws: WorkspaceCredentials)
   });
   // Operational alerts of a workspace never go to the deployment's ops channel (another customer's).
   const ops = new OpsNotifier(redis, keys, () => queues.slack, undefined, wsLogger);
+  const subscriptions = new SubscriptionStore(redis, keys);
+  const schedules = new WeeklySchedules(() => queues.weekly, redis, keys.schedules, JOB_DEFAULTS.weekly);
+  const timeZoneOf = async (channelId: string) =>
+    (await schedules.get(channelId))?.timeZone ?? config.weekly.defaultTimezone;
   return {
     ...base,
     logger: wsLogger,
     keys,
     queues,
-    subscriptions: new SubscriptionStore(redis, keys),
+    subscriptions,
     refs: new MessageRefStore(redis, keys),
+    triage: new TriageStore(redis, keys),
+    replies: new PendingReplies(redis, keys),
     health: new DeliveryHealthStore(redis, keys),
-    schedules: new WeeklySchedules(() => queues.weekly, redis, keys.schedules, JOB_DEFAULTS.weekly),
+    schedules,
+    digest: {
+      pending: new PendingDigestStore(redis, keys),
+      schedules: new DigestSchedules({
+        queue: () => queues.digest,
+        redis,
+        keys,
+        timeZoneOf,
+        subscriptions,
+        jobOptions: JOB_DEFAULTS.digest,
+      }),
+      timeZoneOf,
+    },
+    alerts: new AlertSettingsStore(redis, keys),
     ops,
     throttle: new ChannelThrottle(redis, keys, tuning.channelGapMs),
     insight: { client, lookup: new ThreadLookup(client, { cacheMs: tuning.lookupCacheMs }) },
@@ -148,6 +183,14 @@ export function scopedServices(base: Services): Services {
     queues: scoped((s) => s.queues),
     subscriptions: scoped((s) => s.subscriptions),
     refs: scoped((s) => s.refs),
+    triage: scoped((s) => s.triage),
+    replies: scoped((s) => s.replies),
+    digest: {
+      pending: scoped((s) => s.digest.pending),
+      schedules: scoped((s) => s.digest.schedules),
+      timeZoneOf: (channelId) => need().digest.timeZoneOf(channelId),
+    },
+    alerts: scoped((s) => s.alerts),
     health: scoped((s) => s.health),
     schedules: scoped((s) => s.schedules),
     ops: scoped((s) => s.ops),

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from "node:crypto";
-import type { Redis } from "ioredis";
+import type { RedisClient as Redis } from "../store/redis.js";
 import type { InstallKeys } from "../store/keys.js";
 import type { Sealer } from "./encryption.js";
 

@@ -1,5 +1,5 @@
 import type { App } from "@slack/bolt";
-import type { Redis } from "ioredis";
+import type { RedisClient as Redis } from "../store/redis.js";
 import type { Logger } from "../log.js";
 import { workspaceIdOf } from "./installation-store.js";
 

@@ -14,38 +14,40 @@ const scopedId = (workspaceId: string, id: string) => jobId("w", workspaceId, id
  * thread or delivery id) never collide or de-duplicate each other. Schedulers it lists are its own.
  * Everything else passes through to the shared queue.
  */
-export function stampQueue<Q extends Queue>(queue: Q, workspaceId: string): Q {
+export function stampQueue<Q extends object>(queue: Q, workspaceId: string): Q {
+  // Queue or ShardedQueue: only the members this queue has are overridden.
+  const q = queue as unknown as Queue & { queueFor?: (key: string) => Queue };
   const own = jobId("w", workspaceId, "");
   const stampData = (data: unknown) => ({ ...(data as object), workspaceId });
   const stampOpts = (opts: JobsOptions | undefined) =>
     opts?.jobId ? { ...opts, jobId: scopedId(workspaceId, opts.jobId) } : opts;
   const overrides: Record<string, unknown> = {
-    add: (name: string, data: unknown, opts?: JobsOptions) =>
-      queue.add(name, stampData(data), stampOpts(opts)),
+    add: (name: string, data: unknown, opts?: JobsOptions) => q.add(name, stampData(data), stampOpts(opts)),
     addBulk: (jobs: { name: string; data: unknown; opts?: JobsOptions }[]) =>
-      queue.addBulk(jobs.map((j) => ({ ...j, data: stampData(j.data), opts: stampOpts(j.opts) }))),
-    getJob: (id: string) => queue.getJob(scopedId(workspaceId, id)),
+      q.addBulk(jobs.map((j) => ({ ...j, data: stampData(j.data), opts: stampOpts(j.opts) }))),
+    getJob: (id: string) => q.getJob(scopedId(workspaceId, id)),
     upsertJobScheduler: (
       id: string,
       repeat: Parameters<Queue["upsertJobScheduler"]>[1],
       template?: { name?: string; data?: unknown; opts?: JobsOptions },
     ) =>
-      queue.upsertJobScheduler(scopedId(workspaceId, id), repeat, {
+      q.upsertJobScheduler(scopedId(workspaceId, id), repeat, {
         ...template,
         data: stampData(template?.data ?? {}),
       }),
-    getJobScheduler: (id: string) => queue.getJobScheduler(scopedId(workspaceId, id)),
+    getJobScheduler: (id: string) => q.getJobScheduler(scopedId(workspaceId, id)),
     removeJobScheduler: (id: string) =>
-      id.startsWith(own) ? queue.removeJobScheduler(id) : queue.removeJobScheduler(scopedId(workspaceId, id)),
+      id.startsWith(own) ? q.removeJobScheduler(id) : q.removeJobScheduler(scopedId(workspaceId, id)),
+    queueFor: (key: string) => (q.queueFor ? stampQueue(q.queueFor(key), workspaceId) : undefined),
     getJobSchedulers: async (start?: number, end?: number, asc?: boolean) => {
-      const all = await queue.getJobSchedulers(start, end, asc);
+      const all = await q.getJobSchedulers(start, end, asc);
       // Its own only, under their unprefixed ids (what the caller scheduled).
       return all.filter((j) => j.key.startsWith(own)).map((j) => ({ ...j, key: j.key.slice(own.length) }));
     },
   };
   return new Proxy(queue, {
     get(target, prop, receiver) {
-      if (typeof prop === "string" && prop in overrides) return overrides[prop];
+      if (typeof prop === "string" && prop in overrides && prop in target) return overrides[prop];
       const v: unknown = Reflect.get(target, prop, receiver);
       return typeof v === "function" ? (v as (...a: unknown[]) => unknown).bind(target) : v;
     },

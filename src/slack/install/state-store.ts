@@ -1,6 +1,6 @@
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import type { InstallURLOptions, StateStore } from "@slack/bolt";
-import type { Redis } from "ioredis";
+import type { RedisClient as Redis } from "../../store/redis.js";
 
 /** How long an "Add to Slack" click stays good: as long as Bolt's state cookie. */
 export const STATE_TTL_SECONDS = 600;
