@@ -132,6 +132,7 @@ export function commandsDeps(s: Services): CommandsDeps {
     triage: s.triage,
     refs: s.refs,
     cards: cardEffects(s),
+    ...(s.homeTop ? { homeTop: s.homeTop } : {}),
   };
 }
 

@@ -6,6 +6,7 @@ import { mayChangeConfig } from "../authorize.js";
 import type { SlackApi } from "../client.js";
 import type { ScheduleLine } from "../commands/list.js";
 import { renderHome, type HomeCard, type HomeThreads } from "../render/home.js";
+import type { KnownBlock } from "../render/known-blocks.js";
 
 /** The Home tab's live API check waits at most this long (the event is acked already). */
 const HOME_PROBE_TIMEOUT_MS = 3_000;
@@ -18,6 +19,8 @@ export interface HomeDeps extends StatusDeps {
   describeSchedule?: ScheduleLine;
   triage: Pick<TriageStore, "forHome" | "get">;
   refs: Pick<MessageRefStore, "get">;
+  /** Multi-workspace mode: the workspace's Insight connection (Connect, its webhook URL) on top. */
+  homeTop?: (userId: string) => Promise<KnownBlock[]>;
 }
 
 /** How many threads of each kind Home lists. */
@@ -91,5 +94,9 @@ export async function publishHome(deps: HomeDeps, userId: string, o: PublishHome
     ...(threads ? { threads } : {}),
     now,
   });
-  await deps.slack.publishHome({ user_id: userId, view });
+  const top = deps.homeTop ? await deps.homeTop(userId).catch((): KnownBlock[] => []) : [];
+  const blocks = Array.isArray(view.blocks) ? (view.blocks as unknown[]) : [];
+  // Home tabs take 100 blocks: the connection section stays, the end of the tab gives way.
+  const withTop = top.length > 0 ? { ...view, blocks: [...top, ...blocks].slice(0, 100) } : view;
+  await deps.slack.publishHome({ user_id: userId, view: withTop });
 }
