@@ -8,5 +8,7 @@ export const INSTALL_SCOPES = [
   "channels:history",
   "groups:history",
   "files:write",
+  "channels:join",
+  "im:write",
   "users:read",
 ] as const;
