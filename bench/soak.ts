@@ -1,10 +1,13 @@
-// npm run soak [-- --minutes 10 --rate 200 --channels 40 --sample-seconds 30]
+// npm run soak [-- --minutes 10 --rate 200 --channels 40 --sample-seconds 30 --digest-share 0.5]
 //
 // The whole app in a child process (ROLE=all, production timings and per-channel throttle, the
 // reconciler every 60 s) under a steady open-loop load of webhook deliveries for N minutes,
 // with digests flowing to the stand-in Slack. Prints the app's memory over time, the ack
 // latency, and checks at the end that every thread has exactly one digest showing its latest
 // enrichment: lost and duplicated digests must both be 0 (the exit code says whether they are).
+// A share of the channels (half by default) follow their group in `digest` mode (24h): their
+// threads wait in the pending sets; at the end each is flushed once (as `digest now` does) and
+// its one batched message must count every thread of the channel, each line in its latest state.
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -17,6 +20,9 @@ import { startSlackStandIn } from "../dev/slack-standin/server.js";
 import { stateKeys } from "../src/store/keys.js";
 import { SubscriptionStore } from "../src/store/subscriptions.js";
 import { Redis } from "ioredis";
+import { Queue } from "bullmq";
+import { QUEUE_NAMES, type DigestJob } from "../src/jobs/queues.js";
+import { BATCH_EVENT_TYPE } from "../src/digest/flush.js";
 
 const { values: args } = parseArgs({
   options: {
@@ -26,6 +32,7 @@ const { values: args } = parseArgs({
     "thread-share": { type: "string", default: "0.1" },
     "sample-seconds": { type: "string", default: "30" },
     "reconcile-seconds": { type: "string", default: "60" },
+    "digest-share": { type: "string", default: "0.5" },
   },
 });
 const MINUTES = Number(args.minutes);
@@ -33,6 +40,11 @@ const RATE = Number(args.rate);
 const CHANNELS = Number(args.channels);
 const THREAD_SHARE = Number(args["thread-share"]);
 const SAMPLE_S = Number(args["sample-seconds"]);
+const DIGEST_SHARE = Math.min(1, Math.max(0, Number(args["digest-share"])));
+const channelId = (i: number) => `C0SOAK${String(i).padStart(4, "0")}`;
+/** Every k-th channel in digest mode, spread evenly: a share of 0.5 is every other one. */
+const isDigestChannel = (i: number) =>
+  DIGEST_SHARE > 0 && Math.floor((i + 1) * DIGEST_SHARE) > Math.floor(i * DIGEST_SHARE);
 const SECRET = "soak-webhook-secret-0123456789";
 const log = (s: string) => process.stderr.write(`${s}\n`);
 if (!(MINUTES > 0 && RATE > 0 && CHANNELS > 0))
@@ -113,16 +125,17 @@ async function main(): Promise<void> {
     const g = emulator.store.addGroup(community._id, { name: `Soak group ${i}` });
     groups.push(g);
     await subs.put({
-      channelId: `C0SOAK${String(i).padStart(4, "0")}`,
+      channelId: channelId(i),
       groupId: g._id,
       groupName: g.name,
       communityId: community._id,
       filters: {},
       createdBy: "U0SOAK",
       createdAt: new Date().toISOString(),
+      // 24h: no period ends during a soak; the end flushes each digest channel once.
+      ...(isDigestChannel(i) ? { delivery: { mode: "digest" as const, every: "24h" as const } } : {}),
     });
   }
-  redis.disconnect();
 
   const port = await freePort();
   const app = await spawnApp({
@@ -281,6 +294,12 @@ async function main(): Promise<void> {
   log(`load done in ${loadSeconds.toFixed(1)} s; waiting for the digests to settle`);
 
   // Lost: no digest, or one not showing the latest enrichment. Duplicated: more than one.
+  const digestChannels = new Set(
+    groups
+      .map((_, i) => i)
+      .filter(isDigestChannel)
+      .map(channelId),
+  );
   const judge = () => {
     const byThread = new Map<string, string[]>();
     for (const m of slack.messages()) {
@@ -295,6 +314,7 @@ async function main(): Promise<void> {
     let lost = 0;
     let duplicated = 0;
     for (const [id, e] of expected) {
+      if (digestChannels.has(e.channel)) continue;
       const shown = byThread.get(id) ?? [];
       if (shown.length > 1) duplicated++;
       if (!shown.some((s) => s.startsWith(`${e.channel}\n`) && s.includes(marker(e.n, e.rev)))) lost++;
@@ -309,6 +329,7 @@ async function main(): Promise<void> {
   }
   // A moment for any late duplicate (a reconciler pass included) to show.
   await new Promise((r) => setTimeout(r, 5_000));
+  const digestVerdict = await flushAndJudgeDigests(redisUrl, prefix, redis, expected, digestChannels, slack);
   await sample();
   clearInterval(sampler);
   clearInterval(prober);
@@ -333,7 +354,9 @@ answered non-2xx      ${non2xx}   connection errors ${errors}   most in flight $
 ack latency           p50 ${pct(sorted, 50).toFixed(2)} ms   p99 ${pct(sorted, 99).toFixed(2)} ms   p99.9 ${pct(sorted, 99.9).toFixed(2)} ms   max ${(sorted.at(-1) ?? 0).toFixed(1)} ms
 digests               ${slack.posts().length} posted, ${edits} edits, for ${expected.size} threads
 lost digests          ${verdict.lost}
-duplicated digests    ${verdict.duplicated}`);
+duplicated digests    ${verdict.duplicated}
+digest-mode channels  ${digestChannels.size} of ${CHANNELS}: ${digestVerdict.threads} threads batched, ${digestVerdict.batches} batched messages (flushed in ${digestVerdict.flushMs.toFixed(0)} ms), ${digestVerdict.linesShown} lines shown
+batched: miscounted   ${digestVerdict.miscounted} channels   stale lines ${digestVerdict.stale}   extra batches ${digestVerdict.extraBatches}   left pending ${digestVerdict.leftPending}`);
 
   await pool.close();
   const exited = new Promise((r) => app.once("exit", r));
@@ -344,7 +367,97 @@ duplicated digests    ${verdict.duplicated}`);
   await dropPrefix(redisUrl, prefix);
   await own?.close();
   rmSync(spool, { recursive: true, force: true });
-  process.exitCode = verdict.lost === 0 && verdict.duplicated === 0 && non2xx === 0 && errors === 0 ? 0 : 1;
+  redis.disconnect();
+  const digestOk =
+    digestVerdict.miscounted === 0 &&
+    digestVerdict.stale === 0 &&
+    digestVerdict.extraBatches === 0 &&
+    digestVerdict.leftPending === 0;
+  process.exitCode =
+    verdict.lost === 0 && verdict.duplicated === 0 && non2xx === 0 && errors === 0 && digestOk ? 0 : 1;
+}
+
+/** The sentiment label a batched line shows for a revision (the load alternates them). */
+const labelOf = (rev: number) => (rev === 0 ? "Neutral" : rev % 2 ? "Positive" : "Mixed");
+
+/**
+ * Digest-mode channels: once every delivery is routed, flush each channel (the job `digest now`
+ * queues) and check its one batched message: the count in its header is the channel's number
+ * of threads, each line shown is in its latest state, and nothing is left pending.
+ */
+async function flushAndJudgeDigests(
+  redisUrl: string,
+  prefix: string,
+  redis: Redis,
+  expected: Map<string, Expected>,
+  channels: Set<string>,
+  slack: Awaited<ReturnType<typeof startSlackStandIn>>,
+) {
+  const none = {
+    threads: 0,
+    batches: 0,
+    linesShown: 0,
+    miscounted: 0,
+    stale: 0,
+    extraBatches: 0,
+    leftPending: 0,
+    flushMs: 0,
+  };
+  if (channels.size === 0) return none;
+  const connection = new Redis(redisUrl, { maxRetriesPerRequest: null });
+  const deliveries = new Queue(QUEUE_NAMES.deliveries, { connection, prefix });
+  const digest = new Queue<DigestJob>(QUEUE_NAMES.digest, { connection, prefix });
+  const drainedBy = performance.now() + 120_000;
+  while (performance.now() < drainedBy) {
+    const c = await deliveries.getJobCounts("waiting", "active", "delayed");
+    if ((c.waiting ?? 0) + (c.active ?? 0) + (c.delayed ?? 0) === 0) break;
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  const keys = stateKeys(prefix);
+  const wanted = new Map<string, Expected[]>();
+  for (const e of expected.values())
+    if (channels.has(e.channel)) wanted.set(e.channel, [...(wanted.get(e.channel) ?? []), e]);
+  const batchesOf = (ch: string) =>
+    slack
+      .messages(ch)
+      .filter((m) => (m.metadata as { event_type?: string } | undefined)?.event_type === BATCH_EVENT_TYPE);
+  const t0 = performance.now();
+  for (const ch of wanted.keys()) {
+    await digest.add(
+      "digest-now",
+      { channelId: ch, trigger: "now", requestedBy: "U0SOAK" },
+      { jobId: `soak-flush|${ch}` },
+    );
+  }
+  const doneBy = performance.now() + 120_000;
+  while (performance.now() < doneBy && [...wanted.keys()].some((ch) => batchesOf(ch).length === 0)) {
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  const flushMs = performance.now() - t0;
+  await new Promise((r) => setTimeout(r, 2_000));
+  const v = { ...none, flushMs };
+  for (const [ch, threads] of wanted) {
+    v.threads += threads.length;
+    const batches = batchesOf(ch);
+    v.batches += batches.length;
+    v.extraBatches += Math.max(0, batches.length - 1);
+    const m = batches[0];
+    const header = /Digest: ([\d,]+) thread/.exec(m?.text ?? "");
+    if (Number((header?.[1] ?? "0").replace(/,/g, "")) !== threads.length) v.miscounted++;
+    const texts = (m?.blocks ?? []).map((b) => JSON.stringify(b)).join("\n");
+    const byN = new Map(threads.map((e) => [e.n, e]));
+    for (const line of texts.matchAll(/\*Soak thread (\d+)\*\\n(\w+)/g)) {
+      v.linesShown++;
+      const e = byN.get(Number(line[1]));
+      if (!e || line[2] !== labelOf(e.rev)) v.stale++;
+    }
+    // Shown records (`s|…` fields) stay by design; pending threads are the other fields.
+    v.leftPending += (await redis.hkeys(keys.digestPending(ch))).filter((f) => !f.startsWith("s|")).length;
+  }
+  await deliveries.close();
+  await digest.close();
+  connection.disconnect();
+  return v;
 }
 
 main().catch((err: unknown) => {

@@ -148,7 +148,7 @@ function spawnReady(cmd: string[], env: NodeJS.ProcessEnv): Promise<ChildProcess
       env,
       stdio: ["ignore", "pipe", "inherit"],
     });
-    const timer = setTimeout(() => reject(new Error(`${cmd.join(" ")} did not start`)), 30_000);
+    const timer = setTimeout(() => reject(new Error(`${cmd.join(" ")} did not start`)), 120_000);
     child.stdout?.on("data", (d: Buffer) => {
       if (process.env.BENCH_DEBUG) process.stderr.write(d);
       if (/ready port=/.test(d.toString())) {

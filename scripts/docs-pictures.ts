@@ -23,9 +23,10 @@ import { chromium, type BrowserContext } from "playwright-core";
 import { startEmulator, SEED, type Emulator } from "../dev/emulator/index.js";
 import { InsightClient } from "../src/insight/client.js";
 import { webhookEventSchema, type ThreadEvent } from "../src/insight/schemas.js";
+import { cardFactsOf, changeSinceCard } from "../src/domain/thread-change.js";
 import { buildThreadDigest } from "../src/domain/thread-digest.js";
 import type { WeeklyReport } from "../src/domain/weekly-report.js";
-import { utcDay, weekWindow } from "../src/domain/weekly-window.js";
+import { weekWindow } from "../src/domain/weekly-window.js";
 import { ThreadLookup } from "../src/jobs/thread-lookup.js";
 import { silentLogger } from "../src/log.js";
 import type { KnownBlock } from "../src/slack/render/known-blocks.js";
@@ -52,6 +53,11 @@ const WIDTH = 700;
 /** The shortcodes the renderers use (grep `:[a-z_]+:` in src/slack/render and src/domain). */
 const EMOJI: Record<string, string> = {
   arrows_counterclockwise: "🔄",
+  ballot_box_with_check: "☑️",
+  bell: "🔔",
+  bust_in_silhouette: "👤",
+  clock3: "🕒",
+  information_source: "ℹ️",
   busts_in_silhouette: "👥",
   calendar: "📆",
   grey_question: "❔",
@@ -118,11 +124,27 @@ function inline(text: string): string {
     .join("");
 }
 
-/** A `<…>` token: links show their label, channel and user ids show as mentions. */
+/** The people of the pictures: Slack shows a user mention as the person's name. */
+const PEOPLE: Record<string, string> = { U0MAYA: "Maya", U0SAM: "Sam" };
+
+/** `<!date^…>` as a reader in TIME_ZONE sees it ("Mar 13 at 16:31"). */
+function slackDateText(seconds: number, format: string): string {
+  const at = new Date(seconds * 1000);
+  const part = (o: Intl.DateTimeFormatOptions) =>
+    new Intl.DateTimeFormat("en-US", { timeZone: TIME_ZONE, ...o }).format(at);
+  return format
+    .replace("{date_short_pretty}", part({ month: "short", day: "numeric" }))
+    .replace("{time}", part({ hour: "2-digit", minute: "2-digit", hourCycle: "h23" }));
+}
+
+/** A `<…>` token: links show their label, channel and user ids show as mentions, dates as dates. */
 function token(t: string): string {
   const [target = "", label] = t.slice(1, -1).split("|");
+  const date = /^!date\^(\d+)\^([^|]*)$/.exec(target);
+  if (date) return html(slackDateText(Number(date[1]), date[2] ?? ""));
   if (target.startsWith("#")) return `<span class="mention">#${html(label ?? "channel")}</span>`;
-  if (target.startsWith("@")) return `<span class="mention">@${html(label ?? "user")}</span>`;
+  if (target.startsWith("@"))
+    return `<span class="mention">@${html(label ?? PEOPLE[target.slice(1)] ?? "user")}</span>`;
   return `<span class="link">${inline(label ?? target)}</span>`;
 }
 
@@ -149,6 +171,14 @@ function elementHtml(e: unknown): string {
   const el = e as { type?: string; text?: unknown; style?: string };
   if (el.type === "button" && isText(el.text)) {
     return `<span class="button ${html(el.style ?? "")}">${textHtml(el.text)}</span>`;
+  }
+  // A users_select: the chosen person, or its placeholder.
+  if (el.type === "users_select") {
+    const sel = e as { initial_user?: string; placeholder?: { text?: string } };
+    const shownName = sel.initial_user
+      ? (PEOPLE[sel.initial_user] ?? "someone")
+      : (sel.placeholder?.text ?? "");
+    return `<span class="button select">${html(shownName)} ▾</span>`;
   }
   // Nothing is fetched while photographing: an image shows as a placeholder.
   if (el.type === "image") return `<span class="thumb"></span>`;
@@ -219,6 +249,7 @@ code{font:12px/1.5 Monaco,Menlo,"DejaVu Sans Mono",monospace;color:#e01e5a;backg
 .thumb{display:inline-block;width:20px;height:20px;border-radius:4px;background:#e8e8e8}
 .button.primary{background:#007a5a;border-color:#007a5a;color:#fff}
 .button.danger{color:#e01e5a}
+.button.select{font-weight:400;min-width:90px;justify-content:space-between}
 .actions{display:flex;gap:8px;margin:8px 0}
 hr{border:0;border-top:1px solid rgba(29,28,29,.13);margin:12px 0}
 .edited{display:block;font-size:12px;line-height:1.2;color:#616061;margin-top:-2px}
@@ -315,9 +346,20 @@ async function digests(emu: Emulator, client: InsightClient, clock: Clock) {
       inbox.last(thread.id),
       await lookup.find(GROUP, thread.id, { fresh: true }),
     );
+    // Between the two enrichments Maya marked it handled and assigned it to Sam; Sam follows it.
+    const triage = {
+      handled: { by: "U0MAYA", atMs: DIGEST_AT + 40 * 60_000 },
+      assignee: { user: "U0SAM", by: "U0MAYA", atMs: DIGEST_AT + 41 * 60_000 },
+      followers: 1,
+    };
+    const change = changeSinceCard(cardFactsOf(created), cardFactsOf(updated), {
+      triage,
+      enrichedAtMs: UPDATED_AT,
+    });
     return {
       created: renderThreadDigest(created, { now: new Date(DIGEST_AT) }),
-      updated: renderThreadDigest(updated, { now: new Date(UPDATED_AT) }),
+      updated: renderThreadDigest(updated, { now: new Date(UPDATED_AT), triage, change }),
+      compact: renderThreadDigest(updated, { format: "compact", triage: { followers: 0 } }),
     };
   } finally {
     await inbox.close();
@@ -387,39 +429,16 @@ function fillWeeks(emu: Emulator): void {
   }
 }
 
-/**
- * Messages per UTC day. The app counts chatmessage-crud deliveries in Redis; here each
- * thread's messages are spread over its span, which is what those deliveries would have been.
- */
-function activityFrom(emu: Emulator) {
-  const perDay: Record<string, number> = {};
-  for (const t of emu.store.threads(GROUP)) {
-    const first = Date.parse(t.firstMessageDate);
-    const last = Date.parse(t.lastMessageDate);
-    for (let i = 0; i < t.messageCount; i++) {
-      const at = t.messageCount === 1 ? last : first + ((last - first) * i) / (t.messageCount - 1);
-      const day = utcDay(at);
-      perDay[day] = (perDay[day] ?? 0) + 1;
-    }
-  }
-  return async (_groupId: string, days: string[]) => Object.fromEntries(days.map((d) => [d, perDay[d] ?? 0]));
-}
-
 async function weekly(emu: Emulator, client: InsightClient, clock: Clock) {
   clock.now = WEEKLY_AT;
   fillWeeks(emu);
-  const window = weekWindow(WEEKLY_AT);
+  const window = weekWindow(WEEKLY_AT, TIME_ZONE);
   const group = { groupId: GROUP, groupName: emu.store.group(GROUP)?.name ?? "Lumen DB Support" };
-  const { outcome } = await summarizeGroup(
-    { client, activity: activityFrom(emu), logger: silentLogger },
-    group,
-    window,
-  );
+  const { outcome } = await summarizeGroup({ client, logger: silentLogger }, group, window);
   if (outcome.kind !== "summary") throw new Error(`the week of ${GROUP} came out ${outcome.kind}`);
   const report: WeeklyReport = { channelId: "C0COMMUNITY", window, timeZone: TIME_ZONE, groups: [outcome] };
-  const [message] = renderWeeklyReport(report);
-  if (!message) throw new Error("the weekly summary rendered no message");
-  const chart = await renderSentimentChart(sentimentChartInput(outcome.week, window, TIME_ZONE));
+  const message = renderWeeklyReport(report);
+  const chart = await renderSentimentChart(sentimentChartInput(outcome.week, window));
   return { message, chart };
 }
 
@@ -485,11 +504,13 @@ async function main(): Promise<void> {
     const files = {
       digest: join(OUT, "digest.png"),
       updated: join(OUT, "digest-updated.png"),
+      compact: join(OUT, "digest-compact.png"),
       weekly: join(OUT, "weekly-summary.png"),
       chart: join(OUT, "weekly-chart.png"),
     };
     await shoot(browser, { blocks: d.created.blocks, postedAt: DIGEST_AT }, files.digest);
     await shoot(browser, { blocks: d.updated.blocks, postedAt: DIGEST_AT, edited: true }, files.updated);
+    await shoot(browser, { blocks: d.compact.blocks, postedAt: UPDATED_AT }, files.compact);
     await shoot(browser, { blocks: w.message.blocks, postedAt: WEEKLY_AT }, files.weekly);
     writeFileSync(files.chart, w.chart);
     console.log("Pictures written:");

@@ -150,7 +150,10 @@ const envSchema = z.object({
     z
       .string()
       .trim()
-      .refine((v) => decodeKey(v) !== undefined, { message: "must be 32 bytes, as 64 hex digits or base64" }),
+      // "NEW,OLD" while rotating: the first encrypts, the others still decrypt (README).
+      .refine((v) => v.split(",").every((k) => decodeKey(k) !== undefined), {
+        message: "must be 32 bytes, as 64 hex digits or base64 (comma-separated while rotating)",
+      }),
   ),
 });
 
@@ -189,8 +192,10 @@ export interface MultiWorkspaceConfig {
   clientId: string;
   clientSecret: string;
   stateSecret: string;
-  /** The decoded 32-byte ENCRYPTION_KEY. */
+  /** The decoded 32-byte ENCRYPTION_KEY: it encrypts everything written from now on. */
   encryptionKey: Buffer;
+  /** Older keys listed after it while rotating: they only decrypt (values are re-encrypted on read). */
+  previousEncryptionKeys: Buffer[];
 }
 
 export interface Config {
@@ -246,7 +251,10 @@ export function loadConfig(env: NodeJS.ProcessEnv): ConfigResult {
     return { ok: false, errors: lines.map(([, line]) => line) };
   }
   const e = parsed.data;
-  const key = e.ENCRYPTION_KEY === undefined ? undefined : decodeKey(e.ENCRYPTION_KEY);
+  const [key, ...previousKeys] = (e.ENCRYPTION_KEY ?? "")
+    .split(",")
+    .map(decodeKey)
+    .filter((k) => k !== undefined);
   const multiWorkspace =
     e.SLACK_CLIENT_ID && e.SLACK_CLIENT_SECRET && e.SLACK_STATE_SECRET && key
       ? {
@@ -254,6 +262,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): ConfigResult {
           clientSecret: e.SLACK_CLIENT_SECRET,
           stateSecret: e.SLACK_STATE_SECRET,
           encryptionKey: key,
+          previousEncryptionKeys: previousKeys,
         }
       : undefined;
   return {

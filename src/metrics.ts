@@ -39,6 +39,18 @@ export function createMetrics(opts: { defaultMetrics?: boolean } = {}) {
       help: "Deliveries waiting in the local spool for Redis to come back",
       registers: r,
     }),
+    workspaces: new Gauge({
+      name: "insight_relay_workspaces",
+      help: "Multi-workspace mode: installed workspaces, and those with the Insight Service connected (no workspace names in labels)",
+      labelNames: ["state"] as const,
+      registers: r,
+    }),
+    installs: new Counter({
+      name: "insight_relay_installs_total",
+      help: "Multi-workspace mode: Add to Slack attempts by outcome (installed, denied, bad_state, expired_state, failed)",
+      labelNames: ["outcome"] as const,
+      registers: r,
+    }),
     queueDepth: new Gauge({
       name: "insight_relay_queue_jobs",
       help: "Jobs per queue and state",

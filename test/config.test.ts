@@ -133,6 +133,13 @@ describe("loadConfig: many workspaces", () => {
     expect(r.ok && r.config.multiWorkspace?.encryptionKey).toEqual(Buffer.alloc(32, 7));
   });
 
+  it("reads NEW,OLD while a key is rotated: the first encrypts, the others only decrypt", () => {
+    const r = loadConfig({ ...oauth, ENCRYPTION_KEY: `${"cd".repeat(32)}, ${"ab".repeat(32)}` });
+    if (!r.ok) throw new Error(r.errors.join("\n"));
+    expect(r.config.multiWorkspace?.encryptionKey).toEqual(Buffer.alloc(32, 0xcd));
+    expect(r.config.multiWorkspace?.previousEncryptionKeys).toEqual([Buffer.alloc(32, 0xab)]);
+  });
+
   it("requires ENCRYPTION_KEY in multi-workspace mode, in one line", () => {
     const r = loadConfig({ ...oauth, ENCRYPTION_KEY: "" });
     expect(r.ok).toBe(false);
@@ -169,7 +176,9 @@ describe("loadConfig: many workspaces", () => {
     const r = loadConfig({ ...oauth, ENCRYPTION_KEY: "too-short-key" });
     expect(r.ok).toBe(false);
     if (r.ok) return;
-    expect(r.errors).toEqual(["ENCRYPTION_KEY must be 32 bytes, as 64 hex digits or base64"]);
+    expect(r.errors).toEqual([
+      "ENCRYPTION_KEY must be 32 bytes, as 64 hex digits or base64 (comma-separated while rotating)",
+    ]);
     expect(r.errors.join("\n")).not.toContain("too-short-key");
   });
 

@@ -109,7 +109,15 @@ describe("manifest.yml", () => {
 
   it("asks for exactly the bot scopes the app uses, each justified by a comment", () => {
     expect([...m.oauth_config.scopes.bot].sort()).toEqual(
-      ["channels:history", "chat:write", "commands", "files:write", "groups:history"].sort(),
+      [
+        "channels:history",
+        "channels:join",
+        "chat:write",
+        "commands",
+        "files:write",
+        "groups:history",
+        "im:write",
+      ].sort(),
     );
     expect(m.oauth_config.scopes.user).toBeUndefined();
     const doc = parseDocument(manifestText);

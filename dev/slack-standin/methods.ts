@@ -59,6 +59,11 @@ const str = (v: unknown): string | undefined => (typeof v === "string" && v !== 
 const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
 const key = (channel: string, ts: string) => `${channel}\u0000${ts}`;
 
+/** The stand-in's DM channel with a user: `D` + the user id without its first letter. */
+export function dmChannelOf(userId: string): string {
+  return `D${userId.slice(1)}`;
+}
+
 function channelInfo(id: string) {
   return {
     id,
@@ -267,6 +272,15 @@ const handlers: Record<string, Handler> = {
         next_cursor: hasMore ? Buffer.from(String(offset + limit)).toString("base64") : "",
       },
     };
+  },
+
+  // A DM with one user: Slack answers with the IM channel (`D…`); the same one every time.
+  "conversations.open": (args) => {
+    const users = str(args.users) ?? str(args.user);
+    if (!users) return fail("users_list_not_supplied");
+    const list = users.split(",").map((u) => u.trim());
+    if (list.length !== 1 || !/^[UW][A-Z0-9]+$/.test(list[0] ?? "")) return fail("user_not_found");
+    return { ok: true, channel: { ...channelInfo(dmChannelOf(list[0] ?? "")), user: list[0] } };
   },
 
   "conversations.join": (args, ctx) => {

@@ -17,7 +17,7 @@ import {
 import type { FailureRule, RecordedCall, RecordedResponse, StoredMessage, UploadedFile } from "./types.js";
 
 export type { RecordedCall, RecordedResponse, StoredMessage, UploadedFile, MessageVersion } from "./types.js";
-export { STANDIN_BOT, STANDIN_TEAM, STANDIN_METHODS } from "./methods.js";
+export { STANDIN_BOT, STANDIN_TEAM, STANDIN_METHODS, dmChannelOf } from "./methods.js";
 export type { StandInWorkspace, OAuthRegistry } from "./oauth.js";
 
 export interface SlackStandInOptions {

@@ -36,12 +36,10 @@ export class AlertSettingsStore {
     private readonly keys: Pick<StateKeys, "alerts" | "alertChannels">,
   ) {}
 
+  /** Two commands, not a MULTI: the two keys may sit in different Redis Cluster slots. */
   async put(channelId: string, s: AlertSettings): Promise<void> {
-    await this.redis
-      .multi()
-      .hset(this.keys.alerts(channelId), s.groupId, JSON.stringify(s))
-      .sadd(this.keys.alertChannels, channelId)
-      .exec();
+    await this.redis.hset(this.keys.alerts(channelId), s.groupId, JSON.stringify(s));
+    await this.redis.sadd(this.keys.alertChannels, channelId);
   }
 
   async get(channelId: string, groupId: string): Promise<AlertSettings | undefined> {

@@ -11,17 +11,22 @@ import { createSlackApi, type SlackApi } from "../slack/client.js";
 import { ChannelThrottle } from "../slack/outbound/channel-throttle.js";
 import { createSlackSender, type SlackSender } from "../slack/outbound/slack-sender.js";
 import { DeliveryHealthStore } from "../store/delivery-health.js";
-import { stateKeys, type StateKeys } from "../store/keys.js";
+import { installKeys, stateKeys, type StateKeys } from "../store/keys.js";
 import { MessageRefStore } from "../store/message-refs.js";
 import { PendingReplies } from "../store/pending-replies.js";
 import { TriageStore } from "../store/triage.js";
 import { createRedis, isCluster } from "../store/redis.js";
 import { SubscriptionStore } from "../store/subscriptions.js";
 import type { RedisClient as Redis } from "../store/redis.js";
+import type { KnownBlock } from "../slack/render/known-blocks.js";
 import { WeeklySchedules } from "../weekly/schedules.js";
 import { PendingDigestStore } from "../digest/pending-store.js";
 import { DigestSchedules } from "../digest/schedules.js";
 import { AlertSettingsStore } from "../alerts/settings-store.js";
+import { Sealer } from "../workspaces/encryption.js";
+import { RedisInstallationStore } from "../workspaces/installation-store.js";
+import { ConnectionStore } from "../workspaces/connection-store.js";
+import { RedisStateStore } from "../slack/install/state-store.js";
 
 /** Knobs tests turn; production uses the defaults. */
 export interface RuntimeTuning extends WorkerTuning {
@@ -77,6 +82,17 @@ export interface Services {
   sender: SlackSender;
   reportInsightError: ReportInsightError;
   tuning: RuntimeTuning;
+  /** Multi-workspace mode only: installs and OAuth states (src/workspaces/, slack/install/). */
+  installs?: {
+    installations: RedisInstallationStore;
+    connections: ConnectionStore;
+    states: RedisStateStore;
+    sealer: Sealer;
+  };
+  /** Set on one workspace's services (compose/workspaces.ts). */
+  workspaceId?: string;
+  /** Multi-workspace mode: the Home tab's connection section (Connect). */
+  homeTop?: (userId: string) => Promise<KnownBlock[]>;
 }
 
 export function buildServices(config: Config, logger: Logger, tuning: RuntimeTuning = {}): Services {
@@ -121,6 +137,9 @@ export function buildServices(config: Config, logger: Logger, tuning: RuntimeTun
     timeZoneOf,
   };
   const ops = new OpsNotifier(redis, keys, () => queues.slack, config.opsChannelId, logger);
+  const mw = config.multiWorkspace;
+  const ik = installKeys(config.redis.prefix, { cluster });
+  const sealer = mw ? new Sealer(mw.encryptionKey, mw.previousEncryptionKeys) : undefined;
   return {
     config,
     logger,
@@ -143,6 +162,16 @@ export function buildServices(config: Config, logger: Logger, tuning: RuntimeTun
     sender: createSlackSender(slack),
     reportInsightError: insightErrorReporter(ops),
     tuning,
+    ...(mw && sealer
+      ? {
+          installs: {
+            installations: new RedisInstallationStore(redis, ik, sealer),
+            connections: new ConnectionStore(redis, ik, sealer),
+            states: new RedisStateStore(redis, ik.oauthState, mw.stateSecret),
+            sealer,
+          },
+        }
+      : {}),
   };
 }
 

@@ -16,6 +16,7 @@ import {
   commandsDeps,
   digestCommandDeps,
   digestFlushDeps,
+  messageRouteDeps,
   reconcilerDeps,
   routeDeps,
   slackOutDeps,
@@ -35,6 +36,7 @@ export function buildFeatures(s: Services, o: FeatureOptions = {}): Feature<Subc
   return [
     relayFeature({
       route: routeDeps(s),
+      messages: messageRouteDeps(s),
       health: s.health,
       isRepeat: repeatCheck(s.redis, s.keys),
       slackOut: slackOutDeps(s),

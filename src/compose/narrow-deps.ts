@@ -1,3 +1,5 @@
+import type { CardEffects } from "../slack/actions/card-actions.js";
+import type { MessageRouteDeps } from "../jobs/route-message-event.js";
 import type { RouteDeps } from "../jobs/route-thread-event.js";
 import type { SlackOutDeps } from "../jobs/slack-out.js";
 import type { ReconcilerDeps } from "../reconcile/reconciler.js";
@@ -66,6 +68,17 @@ export function digestFlushDeps(s: Services): DigestFlushDeps {
   };
 }
 
+export function messageRouteDeps(s: Services): MessageRouteDeps {
+  return {
+    subscriptions: s.subscriptions,
+    refs: s.refs,
+    replies: s.replies,
+    slackQueue: () => s.queues.slack,
+    ...(s.tuning.countsDebounceMs ? { countsDebounceMs: s.tuning.countsDebounceMs } : {}),
+    ...(s.tuning.repliesBatchMs ? { repliesBatchMs: s.tuning.repliesBatchMs } : {}),
+  };
+}
+
 export function slackOutDeps(s: Services): SlackOutDeps {
   return {
     redis: s.redis,
@@ -116,6 +129,30 @@ export function commandsDeps(s: Services): CommandsDeps {
     slack: s.slack,
     adminUserIds: s.config.adminUserIds,
     describeSchedule: scheduleLine(s.schedules),
+    triage: s.triage,
+    refs: s.refs,
+    cards: cardEffects(s),
+    ...(s.homeTop ? { homeTop: s.homeTop } : {}),
+  };
+}
+
+/** Card edits and DMs that button presses ask for, through the outbound queue and its throttle. */
+export function cardEffects(s: Services): CardEffects {
+  return {
+    async refresh(channelId, threadId, key) {
+      await s.queues.slack.add(
+        "card",
+        { kind: "card", channelId, threadId, reason: "triage" },
+        { jobId: jobId("card", channelId, threadId, key) },
+      );
+    },
+    async dm({ userId, text, card, key }) {
+      await s.queues.slack.add(
+        "dm",
+        { kind: "dm", channelId: userId, userId, text, ...(card ? { card } : {}) },
+        { jobId: jobId("dm", userId, key) },
+      );
+    },
   };
 }
 
@@ -135,7 +172,6 @@ export function weeklyCommandDeps(s: Services): WeeklyCommandDeps {
 export function weeklyRunDeps(s: Services): WeeklyRunDeps {
   return {
     client: s.insight.client,
-    activity: (groupId, days) => s.health.activity(groupId, days),
     logger: s.logger,
     redis: s.redis,
     runKey: s.keys.weeklyRun,
@@ -144,6 +180,7 @@ export function weeklyRunDeps(s: Services): WeeklyRunDeps {
     throttle: s.throttle,
     ops: s.ops,
     reportInsightError: s.reportInsightError,
+    handled: (channelId, threadIds) => s.triage.handledAmong(channelId, threadIds),
   };
 }
 

@@ -11,11 +11,16 @@ import { startHealthWatch } from "../ops/health-watch.js";
 import { withTimeout } from "../store/redis.js";
 import { createSlackApp, type SlackAppParts } from "../slack/app.js";
 import { CommandRouter } from "../slack/commands/router.js";
+import { oauthReceiverOptions } from "../slack/install/oauth-options.js";
 import type { Subcommand } from "../slack/commands/types.js";
 import { openReceiver, type Receiver } from "../webhooks/create-receiver.js";
 import { webhookHandler } from "../webhooks/route.js";
 import type { Services } from "./build-services.js";
 import { buildFeatures } from "./features.js";
+import { connectionBlocks, registerConnect } from "../slack/actions/connect-actions.js";
+import { currentWorkspaceId, scopedServices, type Workspaces } from "./workspaces.js";
+import { registerLifecycle } from "../workspaces/lifecycle.js";
+import { connectDeps, lifecycleDeps, multiWorkspaces, workspaceIngests } from "./workspace-wiring.js";
 
 export interface RunningRoles {
   server?: Server;
@@ -30,16 +35,31 @@ export interface RunningRoles {
 
 type Role = "web" | "worker" | "scheduler";
 
+const installs = (s: Services) => {
+  if (!s.installs) throw new Error("multi-workspace mode needs the installation store");
+  return s.installs;
+};
+
 /**
  * Starts the roles `config.role` asks for: the features' workers of those roles (through the
  * one worker factory), the scheduler's repeating work, then the web role (receiver, Bolt,
  * health, metrics, the features' routes) once readiness can see every worker started here.
  */
-export async function startRoles(
-  s: Services,
-  features: readonly Feature<Subcommand>[] = buildFeatures(s),
-): Promise<RunningRoles> {
+export async function startRoles(s: Services, given?: readonly Feature<Subcommand>[]): Promise<RunningRoles> {
   const { config, logger } = s;
+  // Many workspaces: features act for the workspace of each request or job (compose/workspaces.ts).
+  const workspaces = s.installs ? multiWorkspaces(s) : undefined;
+  const features =
+    given ??
+    buildFeatures(
+      workspaces && s.installs
+        ? {
+            ...scopedServices(s),
+            homeTop: (userId) =>
+              connectionBlocks(connectDeps(s, installs(s), workspaces), currentWorkspaceId() ?? "", userId),
+          }
+        : s,
+    );
   const runs = (r: Role) => config.role === "all" || config.role === r;
   const stopSchedulers: (() => Promise<void>)[] = [];
 
@@ -47,7 +67,8 @@ export async function startRoles(
   const specs = features
     .flatMap((f) => f.workers ?? [])
     .filter((w) => runs(w.role ?? "worker"))
-    .flatMap((w) => s.queues.namesOf(w.queue).map((queue) => ({ ...w, queue })));
+    .flatMap((w) => s.queues.namesOf(w.queue).map((queue) => ({ ...w, queue })))
+    .map((w) => (workspaces ? { ...w, processor: workspaces.wrap(w.processor, logger) } : w));
   let started: StartedWorkers | undefined;
   if (specs.length > 0) {
     started = startWorkers(
@@ -76,7 +97,7 @@ export async function startRoles(
     ...(started ? { workerHealth: started.health } : {}),
     stop: async () => undefined,
   };
-  if (runs("web")) await startWeb(s, features, running);
+  if (runs("web")) await startWeb(s, features, running, workspaces);
   // Workers that cannot fetch, or a spool that only grows while Redis answers, go to the ops channel.
   if (running.workerHealth || running.receiver) {
     const { workerHealth, receiver } = running;
@@ -120,6 +141,7 @@ async function startWeb(
   s: Services,
   features: readonly Feature<Subcommand>[],
   running: RunningRoles,
+  workspaces: Workspaces | undefined,
 ): Promise<void> {
   const { config, logger, metrics } = s;
   const receiver = await openReceiver({
@@ -145,11 +167,37 @@ async function startWeb(
       const counts = await q.getJobCounts("waiting", "active", "delayed", "failed");
       for (const [state, n] of Object.entries(counts)) metrics.queueDepth.set({ queue: q.name, state }, n);
     }
+    if (s.installs) {
+      const installed = await s.installs.installations.list();
+      const connected = await Promise.all(installed.map((w) => s.installs?.connections.isConnected(w.id)));
+      metrics.workspaces.set({ state: "installed" }, installed.length);
+      metrics.workspaces.set({ state: "connected" }, connected.filter(Boolean).length);
+    }
   };
   const slackApp = createSlackApp({
     signingSecret: config.slack.signingSecret,
     botToken: config.slack.botToken,
     apiUrl: config.slack.apiUrl,
+    ...(s.installs && config.multiWorkspace
+      ? {
+          oauth: oauthReceiverOptions({
+            clientId: config.multiWorkspace.clientId,
+            clientSecret: config.multiWorkspace.clientSecret,
+            apiUrl: config.slack.apiUrl,
+            publicUrl: config.publicUrl,
+            installationStore: s.installs.installations,
+            stateStore: s.installs.states,
+            onInstalled: (w) => {
+              metrics.installs.inc({ outcome: "installed" });
+              logger.info({ workspace: w.id, enterprise: w.enterprise }, "workspace installed the app");
+            },
+            onFailed: (kind, err) => {
+              metrics.installs.inc({ outcome: kind });
+              logger.warn({ kind, err }, "an install did not complete");
+            },
+          }),
+        }
+      : {}),
     logger,
     secrets: secretsOf(config),
     commands,
@@ -158,13 +206,28 @@ async function startWeb(
       healthRouter({ redis: s.redis, metrics, workers: running.workerHealth, refreshGauges }),
       ...features.flatMap((f) => f.routes?.() ?? []),
     ],
+    ...(workspaces
+      ? { enterWorkspace: (id: string, next: () => Promise<void>) => workspaces.run(id, next) }
+      : {}),
     extend: (app) => {
       for (const f of features) f.interactions?.(app, commands.all);
+      if (workspaces && s.installs) {
+        registerConnect(app, connectDeps(s, s.installs, workspaces));
+        registerLifecycle(app, lifecycleDeps(s, s.installs, workspaces));
+      }
     },
   });
   running.slackApp = slackApp;
   // The webhook route answers before Express; everything else is Express (Bolt included).
-  const webhooks = webhookHandler({ secret: config.webhookSecret, ingest: receiver.ingest, logger, metrics });
+  const webhooks = webhookHandler({
+    secret: config.webhookSecret,
+    ingest: receiver.ingest,
+    logger,
+    metrics,
+    ...(workspaces && s.installs
+      ? { ingestFor: workspaceIngests(s, s.installs.connections, workspaces, receiver) }
+      : {}),
+  });
   const server = createServer((req, res) => {
     if (!webhooks(req, res)) slackApp.http(req, res);
   });

@@ -138,7 +138,7 @@ export async function flushDigest(job: Job<DigestJob>, deps: DigestFlushDeps): P
       }
       await guard.markPart("post", ts);
     }
-    const removed = await deps.pending.removeShown(channelId, batch.entries);
+    const removed = await deps.pending.removeShown(channelId, batch.entries, now());
     await guard.finish();
     log.info({ period, threads: batch.entries.length, removed, ts }, "digest posted");
     return { status: "posted", threads: batch.entries.length, ts };

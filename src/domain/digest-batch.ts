@@ -22,10 +22,20 @@ export const entryVersion = (enrichedAtMs: number, hasSentiment: boolean) =>
 /**
  * Latest state wins: an incoming state older than (or the same as) the stored one changes
  * nothing; a newer one replaces it but keeps when the batch first saw the thread and whether
- * it was new then. Pure, so that the Redis script applying it can be checked against it.
+ * it was new then. Undefined: nothing pending. Pure, so that the Redis script applying it can
+ * be checked against it.
  */
-export function mergePending(stored: PendingEntry | undefined, incoming: PendingEntry): PendingEntry {
-  if (!stored) return incoming;
+export function mergePending(
+  stored: PendingEntry | undefined,
+  incoming: PendingEntry,
+  /** The version an earlier digest of this channel showed, if any. */
+  shownVersion?: number,
+): PendingEntry | undefined {
+  // Already shown in this state (a reconciler pass or a repeated delivery after the post):
+  // nothing changed for this channel, so nothing is pending.
+  if (!stored && shownVersion !== undefined && incoming.version <= shownVersion) return undefined;
+  // A thread an earlier digest showed comes back as changed, whatever its event said.
+  if (!stored) return shownVersion === undefined ? incoming : { ...incoming, isNew: false };
   if (incoming.version <= stored.version) return stored;
   return { ...incoming, isNew: stored.isNew, firstSeenMs: stored.firstSeenMs };
 }

@@ -70,19 +70,3 @@ export function takeRange(words: readonly string[]): RangeTake {
 
 /** The ranges in the words people read, for help and error replies. */
 export const RANGE_HELP = "`7d` (default), `30d`, `3m`, `6m`, `all`, or `last 30 days`, `last30Days`…";
-
-/** The service's range in plain words ("the last 30 days"). */
-export function rangeWords(r: Range): string {
-  switch (r) {
-    case "last7Days":
-      return "the last 7 days";
-    case "last30Days":
-      return "the last 30 days";
-    case "last3Months":
-      return "the last 3 months";
-    case "last6Months":
-      return "the last 6 months";
-    case "allTime":
-      return "all time";
-  }
-}

@@ -1,5 +1,5 @@
 import { sentimentChange, type SentimentChange } from "./weekly-compare.js";
-import { busiestDays, type BusiestDays } from "./weekly-days.js";
+import { busiestDays, type DayCount } from "./weekly-days.js";
 import type { WeekStats } from "./weekly-stats.js";
 import type { WeekWindow } from "./weekly-window.js";
 
@@ -12,7 +12,22 @@ export interface GroupWeek {
   previous: WeekStats | undefined;
   previousError?: string | undefined;
   change: SentimentChange;
-  busiest: BusiestDays;
+  /** Busiest calendar days, by threads' last activity (the chart's counts). */
+  busiest: DayCount[];
+  /**
+   * Set when the threads of the week's first hours could not be read (the older listing
+   * failed): the week's counts start at this instant instead of at the first midnight.
+   */
+  countedFrom?: number | undefined;
+  /** Threads of the week marked handled in this channel; undefined when unknown. */
+  handled?: HandledInWeek | undefined;
+}
+
+export interface HandledInWeek {
+  /** How many of the week's threads are marked handled in this channel. */
+  count: number;
+  /** Which (so they leave "Still open"). */
+  ids: ReadonlySet<string>;
 }
 
 export type GroupFailure = "forbidden" | "not_found" | "unavailable";
@@ -26,7 +41,7 @@ export type GroupOutcome =
 export interface WeeklyReport {
   channelId: string;
   window: WeekWindow;
-  /** IANA zone the dates are shown in (the schedule's). */
+  /** IANA zone of the week's calendar days and of every date shown (the schedule's). */
   timeZone: string;
   groups: GroupOutcome[];
 }
@@ -38,17 +53,13 @@ export function groupOutcome(input: {
   stats: WeekStats;
   previous: WeekStats | undefined;
   previousError?: string | undefined;
-  /** Messages per UTC day for the days the week touches. */
-  messageActivity: Record<string, number>;
-  /** The UTC days the week touches (keys of the activity counts). */
-  days: string[];
+  /** The week's calendar days (WeekWindow.days), oldest first. */
+  days: readonly string[];
+  countedFrom?: number | undefined;
+  handled?: HandledInWeek | undefined;
 }): GroupOutcome {
   const { groupId, groupName, stats, previous } = input;
   if (stats.threads === 0) return { kind: "empty", groupId, groupName };
-  const inWeek = new Set(input.days);
-  const threadsByDay = Object.fromEntries(
-    Object.entries(stats.threadsByUtcDay).filter(([d]) => inWeek.has(d)),
-  );
   return {
     kind: "summary",
     week: {
@@ -58,7 +69,9 @@ export function groupOutcome(input: {
       previous,
       previousError: input.previousError,
       change: sentimentChange(stats.sentiment, previous?.sentiment),
-      busiest: busiestDays(input.messageActivity, threadsByDay),
+      busiest: busiestDays(input.days, stats.threadsByDay),
+      countedFrom: input.countedFrom,
+      handled: input.handled,
     },
   };
 }

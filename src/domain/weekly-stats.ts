@@ -2,12 +2,17 @@ import { readKeywords, type Thread } from "../insight/schemas.js";
 import { questionStatusLabel, sentimentLabel, type QuestionStatus, type Tone } from "./sentiment.js";
 import { KeywordCounter } from "./weekly-keywords.js";
 import { TopN } from "./weekly-top.js";
-import { DAY_MS, dayIndex, timeOf, utcDay, WEEK_DAYS } from "./weekly-window.js";
+import { dayIndex, timeOf, WEEK_DAYS } from "./weekly-window.js";
 
 /*
  * A week of threads folded into counts, one thread at a time: the listing is streamed page by
  * page and nothing but these counters and a few top-N lists is kept (plus the ids seen, so a
  * thread that pages shifting sent twice counts once: ~100 bytes a thread).
+ *
+ * Every count of a summary comes from this one pass over the same threads: a thread counts
+ * when its last activity falls in one of the week's calendar days, and it counts in that day.
+ * So the header's threads, the per-day counts (busiest days, chart) and the sentiment counts
+ * always add up to each other.
  */
 
 /** Display order of tones: good news first, "not rated" last. */
@@ -37,16 +42,21 @@ export interface ThreadRef {
 }
 
 export interface WeekStats {
+  /** Threads whose last activity falls in the week. */
   threads: number;
   /** Sum of the threads' message counts. */
   messages: number;
   /** Threads whose listing item had no message count (left out of `messages`). */
   threadsWithoutCount: number;
   sentiment: ToneCounts;
-  /** Tone counts per day of the week (0 = oldest), by each thread's last activity. */
+  /** Tone counts per calendar day of the week (0 = oldest), by each thread's last activity. */
   sentimentByDay: ToneCounts[];
-  /** Threads per UTC calendar day of last activity: the busiest-days fallback. */
-  threadsByUtcDay: Record<string, number>;
+  /** Threads per calendar day of last activity (the sum of each day's tone counts). */
+  threadsByDay: number[];
+  /** Ids of the threads counted, for per-channel lookups (handled in Slack). */
+  threadIds: string[];
+  /** Ids of the question-led threads not answered (what "Still open" is drawn from). */
+  openQuestionIds: string[];
   keywords: { keyword: string; count: number }[];
   /** True when there were so many distinct keywords that counts are lower bounds. */
   keywordsApproximate: boolean;
@@ -58,20 +68,22 @@ export interface WeekStats {
   mostActive: ThreadRef[];
   /** Items sent twice by the listing (pages shift while new threads arrive); counted once. */
   duplicates: number;
-  /** Items left out by the date filter. */
+  /** Items whose last activity lies outside the week. */
   outside: number;
+  /** Items without a readable last activity date: they cannot be placed in a day, so are left out. */
+  undated: number;
 }
 
 export interface WeekAccumulatorOptions {
-  /** First instant of the week whose days `sentimentByDay` counts. */
-  weekStart: number;
   /**
-   * Count only threads whose last activity lies in [from, to): for the previous week, read
-   * from `last30Days`. Without it every thread given counts (the listing's range decides).
+   * The week's eight day boundaries (WeekWindow.dayStarts or prevDayStarts): a thread counts
+   * only when its last activity lies in [dayStarts[0], dayStarts[7]), in the day it falls in.
    */
-  filter?: { from: number; to: number };
-  /** How many threads the top lists keep; default 10. */
+  dayStarts: readonly number[];
+  /** How many threads the "most active" list keeps; default 10. */
   topN?: number;
+  /** How many open questions are kept, so that some remain once handled ones leave; default 50. */
+  awaitingKept?: number;
   /** How many keywords the result lists; default 10. */
   keywordsShown?: number;
   /** Distinct keywords counted exactly; default 5,000. */
@@ -88,56 +100,66 @@ const toRef = (t: Thread): ThreadRef => ({
   questionResponseStatus: t.questionResponseStatus ?? undefined,
 });
 
+/** A thread in a top list, with its last activity parsed once (comparisons run often). */
+interface Ranked {
+  ref: ThreadRef;
+  last: number;
+}
+
 /** Orders by a number descending, then by id, so results never depend on arrival order. */
-const moreMessages = (a: ThreadRef, b: ThreadRef) => {
-  const d = (a.messageCount ?? -1) - (b.messageCount ?? -1);
+const moreMessages = (a: Ranked, b: Ranked) => {
+  const d = (a.ref.messageCount ?? -1) - (b.ref.messageCount ?? -1);
   if (d !== 0) return d > 0;
-  const t = timeOf(a.lastMessageDate) - timeOf(b.lastMessageDate);
+  const t = a.last - b.last;
   if (t !== 0 && !Number.isNaN(t)) return t > 0;
-  return a.id < b.id;
+  return a.ref.id < b.ref.id;
 };
 
 /** Quiet longest first: the oldest last activity; unknown dates last. */
-const quietLonger = (a: ThreadRef, b: ThreadRef) => {
-  const ta = timeOf(a.lastMessageDate);
-  const tb = timeOf(b.lastMessageDate);
-  if (Number.isNaN(ta) !== Number.isNaN(tb)) return Number.isNaN(tb);
-  if (ta !== tb && !Number.isNaN(ta)) return ta < tb;
-  return a.id < b.id;
+const quietLonger = (a: Ranked, b: Ranked) => {
+  if (Number.isNaN(a.last) !== Number.isNaN(b.last)) return Number.isNaN(b.last);
+  if (a.last !== b.last && !Number.isNaN(a.last)) return a.last < b.last;
+  return a.ref.id < b.ref.id;
 };
 
 export class WeekAccumulator {
-  readonly #o: Required<Omit<WeekAccumulatorOptions, "filter">> & Pick<WeekAccumulatorOptions, "filter">;
+  readonly #o: Required<WeekAccumulatorOptions>;
   readonly #seen = new Set<string>();
   readonly #keywords: KeywordCounter;
-  readonly #mostActive: TopN<ThreadRef>;
-  readonly #awaiting: TopN<ThreadRef>;
+  readonly #mostActive: TopN<Ranked>;
+  readonly #awaiting: TopN<Ranked>;
   #threads = 0;
   #messages = 0;
   #withoutCount = 0;
   #duplicates = 0;
   #outside = 0;
+  readonly #undated = new Set<string>();
+  readonly #open: string[] = [];
   readonly #sentiment = emptyTones();
   readonly #byDay: ToneCounts[] = Array.from({ length: WEEK_DAYS }, emptyTones);
-  readonly #byUtcDay: Record<string, number> = {};
   readonly #questions = emptyQuestions();
 
   constructor(o: WeekAccumulatorOptions) {
-    this.#o = { topN: 10, keywordsShown: 10, keywordCapacity: 5_000, ...o };
+    this.#o = { topN: 10, awaitingKept: 50, keywordsShown: 10, keywordCapacity: 5_000, ...o };
     this.#keywords = new KeywordCounter(this.#o.keywordCapacity);
     this.#mostActive = new TopN(this.#o.topN, moreMessages);
-    this.#awaiting = new TopN(this.#o.topN, quietLonger);
+    this.#awaiting = new TopN(this.#o.awaitingKept, quietLonger);
   }
 
   get threads(): number {
     return this.#threads;
   }
 
-  /** Folds one thread in; false when it was a repeat or outside the filter. */
+  /** Folds one thread in; false when it was a repeat, undated or outside the week. */
   add(t: Thread): boolean {
     const last = timeOf(t.lastMessageDate);
-    const f = this.#o.filter;
-    if (f && !(last >= f.from && last < f.to)) {
+    if (Number.isNaN(last)) {
+      this.#undated.add(t.id);
+      return false;
+    }
+    const day = dayIndex(last, this.#o.dayStarts);
+    const counts = day === undefined ? undefined : this.#byDay[day];
+    if (counts === undefined) {
       this.#outside++;
       return false;
     }
@@ -153,25 +175,19 @@ export class WeekAccumulator {
     // Only a real value is a tone; "Pending" (absent) and unrecognised labels are "not rated".
     const tone = sentimentLabel(t.sentiment).tone;
     this.#sentiment[tone]++;
-    if (!Number.isNaN(last)) {
-      // The listing's clock may differ slightly from ours: edge threads go to the edge day.
-      const week = this.#o.weekStart;
-      const clamped = Math.min(Math.max(last, week), week + WEEK_DAYS * DAY_MS - 1);
-      const i = dayIndex(clamped, week);
-      const day = i === undefined ? undefined : this.#byDay[i];
-      if (day) day[tone]++;
-      const d = utcDay(last);
-      this.#byUtcDay[d] = (this.#byUtcDay[d] ?? 0) + 1;
-    }
+    counts[tone]++;
 
     this.#keywords.addThread(readKeywords(t));
-    const ref = toRef(t);
+    const ref = { ref: toRef(t), last };
     this.#mostActive.offer(ref);
     if (t.isQuestionLed === true) {
       const status = questionStatusLabel(t.questionResponseStatus).status;
       this.#questions.total++;
       this.#questions[status]++;
-      if (status !== "answered") this.#awaiting.offer(ref);
+      if (status !== "answered") {
+        this.#awaiting.offer(ref);
+        this.#open.push(t.id);
+      }
     }
     return true;
   }
@@ -183,14 +199,18 @@ export class WeekAccumulator {
       threadsWithoutCount: this.#withoutCount,
       sentiment: { ...this.#sentiment },
       sentimentByDay: this.#byDay.map((d) => ({ ...d })),
-      threadsByUtcDay: { ...this.#byUtcDay },
+      threadsByDay: this.#byDay.map((d) => TONES.reduce((n, tone) => n + d[tone], 0)),
+      // Sorted: results never depend on the order pages arrived in.
+      threadIds: [...this.#seen].sort(),
+      openQuestionIds: [...this.#open].sort(),
       keywords: this.#keywords.top(this.#o.keywordsShown),
       keywordsApproximate: this.#keywords.approximate,
       questions: { ...this.#questions },
-      awaitingAnswer: this.#awaiting.items(),
-      mostActive: this.#mostActive.items(),
+      awaitingAnswer: this.#awaiting.items().map((r) => r.ref),
+      mostActive: this.#mostActive.items().map((r) => r.ref),
       duplicates: this.#duplicates,
       outside: this.#outside,
+      undated: this.#undated.size,
     };
   }
 }

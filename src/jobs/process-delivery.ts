@@ -1,15 +1,20 @@
 import type { Job } from "bullmq";
 import type { DeliveryHealthStore } from "../store/delivery-health.js";
 import type { DeliveryJob } from "./queues.js";
+import { routeMessageEvent, type MessageRouteDeps, type MessageRouteResult } from "./route-message-event.js";
 import { routeThreadEvent, type RouteDeps, type RouteResult } from "./route-thread-event.js";
 
 export type DeliveryResult =
-  { kind: "thread"; route: RouteResult } | { kind: "message"; groupId: string } | { kind: "repeat" };
+  | { kind: "thread"; route: RouteResult }
+  | { kind: "message"; groupId: string; cards: MessageRouteResult }
+  | { kind: "repeat" };
 
 export interface ProcessDeliveryDeps extends RouteDeps {
   health: Pick<DeliveryHealthStore, "recordMessage">;
   /** Whether this delivery was received before, within 7 days (see webhooks' `repeatCheck`). */
   isRepeat?: (deliveryId: string, receivedAt: string) => Promise<boolean>;
+  /** chatmessage-crud: counts edits and replies under cards. */
+  messages: MessageRouteDeps;
 }
 
 /** The deliveries worker: thread enrichment goes to routing, messages to activity counts. */
@@ -27,7 +32,8 @@ export async function processDelivery(
     const at =
       p.messageTimestamp && !Number.isNaN(Date.parse(p.messageTimestamp)) ? p.messageTimestamp : p.timestamp;
     await deps.health.recordMessage(p.groupId, p.messageId, at);
-    return { kind: "message", groupId: p.groupId };
+    // Cards of the thread: counts follow, and replies go under them when asked for.
+    return { kind: "message", groupId: p.groupId, cards: await routeMessageEvent(event, deps.messages) };
   }
   return { kind: "thread", route: await routeThreadEvent(event, deps) };
 }

@@ -3,11 +3,14 @@ import type { Feature } from "../feature.js";
 import type { DeliveryHealthStore } from "../store/delivery-health.js";
 import { processDelivery } from "./process-delivery.js";
 import { cappedBackoff, QUEUE_NAMES, type DeliveryJob, type RefreshJob, type SlackJob } from "./queues.js";
+import type { MessageRouteDeps } from "./route-message-event.js";
 import { routeThreadEvent, type RouteDeps } from "./route-thread-event.js";
 import { processSlackJob, type SlackOutDeps } from "./slack-out.js";
 
 export interface RelayFeatureDeps {
   route: RouteDeps;
+  /** chatmessage-crud: counts edits and replies under cards. */
+  messages: MessageRouteDeps;
   /** Message deliveries count towards each group's daily activity. */
   health: Pick<DeliveryHealthStore, "recordMessage">;
   /** The deliveries job's first step: is it a repeat whose first job is gone? */
@@ -32,6 +35,7 @@ export function relayFeature<Command>(deps: RelayFeatureDeps): Feature<Command> 
           processDelivery(job, {
             ...deps.route,
             health: deps.health,
+            messages: deps.messages,
             ...(deps.isRepeat ? { isRepeat: deps.isRepeat } : {}),
           }),
         concurrency: c.deliveries ?? 10,

@@ -7,8 +7,12 @@ const MAX_GROUPS = 100;
 const PAGE_SIZE = 100;
 /** The deepest a burst may take one walk of a group's listing (5,000 threads). */
 const MAX_BURST_PAGES = 50;
-/** Lookups of a group within this window (and the one before) make its burst. */
+/** Lookups of a group within this window (and the one before) make its burst... */
 const BURST_WINDOW_MS = 30_000;
+/** ...from this many on. */
+const BURST_LOOKUPS = 50;
+/** Pages read at once past `maxPages`, so a deep walk does not take one round trip a page. */
+const PAGES_AT_ONCE = 4;
 
 export interface ThreadLookupOptions {
   /** How many of the newest pages to read before giving up (rule 3), outside bursts. */
@@ -35,8 +39,9 @@ interface GroupSnapshot {
  * otherwise waits for the next walk, which starts when the current one ends and serves
  * everything that gathered meanwhile (so a burst costs a few walks, never one per event). A
  * walk reads one page further only while some lookup has not found its thread, up to
- * `maxPages`, or during a burst as deep as the burst's size (each enrichment pushes the
- * earlier ones one place down the newest-first listing).
+ * `maxPages`, or during a burst (many lookups of the group within a minute) up to 5,000
+ * threads deep, several pages at a time (each enrichment pushes the earlier ones one place
+ * down the newest-first listing).
  */
 export class ThreadLookup {
   private readonly snapshots = new Map<string, GroupSnapshot>();
@@ -75,7 +80,8 @@ export class ThreadLookup {
       snap = await this.firstPage(groupId, notBefore, opts.fresh === true);
     }
     while (!snap.byId.has(threadId) && !snap.exhausted && snap.pagesRead < limit) {
-      snap = await this.read(groupId, snap);
+      const pages = snap.pagesRead < this.maxPages ? 1 : Math.min(PAGES_AT_ONCE, limit - snap.pagesRead);
+      snap = await this.read(groupId, snap, pages);
     }
     return snap.byId.get(threadId);
   }
@@ -86,7 +92,7 @@ export class ThreadLookup {
     this.lookups.clear();
   }
 
-  /** `maxPages`, or during a burst of lookups of this group, enough pages to hold the burst. */
+  /** `maxPages`, or during a burst of lookups of this group, as deep as a burst may push a thread. */
   private pageLimit(groupId: string): number {
     const bucket = Math.floor(this.now() / BURST_WINDOW_MS);
     const c = this.lookups.get(groupId);
@@ -100,8 +106,9 @@ export class ThreadLookup {
       if (this.lookups.size <= MAX_GROUPS) break;
       this.lookups.delete(oldest);
     }
-    const burstPages = Math.ceil((next.n + next.prev) / PAGE_SIZE) + 2;
-    return Math.max(this.maxPages, Math.min(burstPages, MAX_BURST_PAGES));
+    // In a burst the worker may run behind the deliveries: a thread is then pushed down by
+    // every enrichment received since, not only by those looked up so far.
+    return next.n + next.prev >= BURST_LOOKUPS ? MAX_BURST_PAGES : this.maxPages;
   }
 
   /**
@@ -137,28 +144,33 @@ export class ThreadLookup {
     return p;
   }
 
-  private read(groupId: string, extend: GroupSnapshot | undefined): Promise<GroupSnapshot> {
-    const page = (extend?.pagesRead ?? 0) + 1;
+  private read(groupId: string, extend: GroupSnapshot | undefined, pages = 1): Promise<GroupSnapshot> {
+    const first = (extend?.pagesRead ?? 0) + 1;
     // Pages of one walk are shared; a newer walk reads its own.
-    const key = extend ? `${groupId}#${extend.fetchedAt}#${page}` : `${groupId}#first#${this.now()}`;
+    const key = extend
+      ? `${groupId}#${extend.fetchedAt}#${first}+${pages}`
+      : `${groupId}#first#${this.now()}`;
     const existing = this.inflight.get(key);
     if (existing) return existing;
     const p = (async () => {
       // The listing can only show what happened before it was asked for.
       const askedAt = this.now();
-      this.requests++;
-      const res = await this.client.listThreads(groupId, {
-        page,
-        limit: PAGE_SIZE,
-        sort: "desc",
-        range: "allTime",
-      });
+      const numbers = Array.from({ length: pages }, (_, i) => first + i);
+      this.requests += pages;
+      const answers = await Promise.all(
+        numbers.map((page) =>
+          this.client.listThreads(groupId, { page, limit: PAGE_SIZE, sort: "desc", range: "allTime" }),
+        ),
+      );
       const snap: GroupSnapshot = extend
         ? { ...extend, byId: new Map(extend.byId) }
         : { fetchedAt: askedAt, byId: new Map(), pagesRead: 0, exhausted: false };
-      for (const t of res.data) snap.byId.set(t.id, t);
-      snap.pagesRead = page;
-      snap.exhausted = isLastPage(res, page, PAGE_SIZE);
+      for (const [i, res] of answers.entries()) {
+        if (snap.exhausted) break;
+        for (const t of res.data) snap.byId.set(t.id, t);
+        snap.pagesRead = first + i;
+        snap.exhausted = isLastPage(res, first + i, PAGE_SIZE);
+      }
       // A newer walk's pages are never replaced by an older walk's.
       const kept = this.snapshots.get(groupId);
       if (!kept || kept.fetchedAt <= snap.fetchedAt) {

@@ -23,14 +23,15 @@ export const BASELINE_MAX_ENTRIES = 2_000;
  * `keys.reconcileBaseline`; the `~` names cannot clash with a group id.
  */
 export class BaselineStore {
-  readonly groupsKey: string;
-
   constructor(
     private readonly redis: Redis,
     private readonly keys: StateKeys,
     private readonly maxEntries = BASELINE_MAX_ENTRIES,
-  ) {
-    this.groupsKey = keys.reconcileBaseline("~groups");
+  ) {}
+
+  // Read at each use: in multi-workspace mode `keys` are the current workspace's.
+  get groupsKey(): string {
+    return this.keys.reconcileBaseline("~groups");
   }
 
   async load(groupId: string): Promise<GroupBaseline> {

@@ -1,6 +1,7 @@
-import { App, ExpressReceiver } from "@slack/bolt";
+import { App, ExpressReceiver, type ExpressReceiverOptions } from "@slack/bolt";
 import express, { type Application, type Router } from "express";
 import type { Logger } from "../log.js";
+import { workspaceIdOf } from "../workspaces/installation-store.js";
 import { slackSdkLogger } from "./client.js";
 import type { CommandRouter } from "./commands/router.js";
 
@@ -14,7 +15,10 @@ export interface SlackAppParts {
 
 export interface SlackAppDeps {
   signingSecret: string;
+  /** Single-workspace mode's token; unused when `oauth` is set (each workspace has its own). */
   botToken: string;
+  /** Multi-workspace mode: Bolt's OAuth install routes and installation store (slack/install/). */
+  oauth?: Partial<ExpressReceiverOptions>;
   apiUrl: string;
   logger: Logger;
   /** Scrubbed from the Bolt SDK's own log lines. */
@@ -22,6 +26,11 @@ export interface SlackAppDeps {
   commands: CommandRouter;
   /** Mounted ahead of Bolt's route: health, metrics, the admin page. */
   routes: Router[];
+  /**
+   * Multi-workspace mode: runs each request's listeners as work of its workspace (team id, or
+   * enterprise id for org-wide installs); false when that workspace is not installed.
+   */
+  enterWorkspace?: (workspaceId: string, next: () => Promise<void>) => Promise<boolean>;
   /** Registers interactivity (buttons, modals) and events; added by the features that own them. */
   extend?: (app: App) => void;
 }
@@ -38,6 +47,7 @@ export function createSlackApp(deps: SlackAppDeps): SlackAppParts {
 
   const logger = slackSdkLogger(deps.logger, deps.secrets);
   const receiver = new ExpressReceiver({
+    ...deps.oauth,
     signingSecret: deps.signingSecret,
     endpoints: SLACK_EVENTS_PATH,
     app: http,
@@ -47,7 +57,8 @@ export function createSlackApp(deps: SlackAppDeps): SlackAppParts {
   });
   const app = new App({
     receiver,
-    token: deps.botToken,
+    // With OAuth, Bolt authorizes each request from the installation store instead.
+    ...(deps.oauth ? {} : { token: deps.botToken }),
     logger,
     // Our listeners answer through response_url and the app's one Slack wrapper
     // (slack/client.ts), not Bolt's client; should Bolt call its own, it retries little.
@@ -58,6 +69,14 @@ export function createSlackApp(deps: SlackAppDeps): SlackAppParts {
     },
     tokenVerificationEnabled: false,
   });
+
+  const enter = deps.enterWorkspace;
+  if (enter) {
+    app.use(async ({ context, next, logger: boltLogger }) => {
+      const id = workspaceIdOf(context);
+      if (!id || !(await enter(id, next))) boltLogger.debug("request of a workspace that is not installed");
+    });
+  }
 
   app.command("/insight", async ({ ack, command, respond }) => {
     await ack();

@@ -16,9 +16,23 @@ const range = z.enum(RANGES);
 const page = z.number().int().min(1).max(100_000);
 const id = z.string().min(1).max(100);
 
+/** A listing's filters (the options of `subscribe`), carried so that every page applies them. */
+const listingFiltersSchema = z.object({
+  sentiments: z.array(z.string().max(20)).max(8).optional(),
+  excludeSentiments: z.array(z.string().max(20)).max(8).optional(),
+  questions: z.boolean().optional(),
+  unanswered: z.boolean().optional(),
+  minMessages: z.number().int().min(1).optional(),
+  minParticipants: z.number().int().min(1).optional(),
+  keywords: z.array(z.string().max(100)).max(20).optional(),
+  excludeKeywords: z.array(z.string().max(100)).max(20).optional(),
+});
+
 export const threadsStateSchema = z
   .object({
     r: range,
+    /** Filters of `threads … --sentiment …`; absent: every thread. */
+    f: listingFiltersSchema.optional(),
     p: page,
     /** Index of the current group in `g`. */
     i: z.number().int().min(0),
@@ -79,6 +93,7 @@ const cut = (s: string, max: number) => (s.length > max ? `${s.slice(0, max - 1)
 /** A threads state as a button value, always within Slack's 2,000-character limit. */
 export function encodeThreadsState(s: {
   r: Range;
+  f?: ThreadsState["f"];
   p: number;
   i: number;
   g: ReadonlyArray<readonly [string, string]>;
@@ -87,7 +102,7 @@ export function encodeThreadsState(s: {
     .slice(0, MAX_STATE_GROUPS)
     .map(([gid, name]) => [gid, cut(name, STATE_NAME_MAX)] as [string, string]);
   let i = Math.max(0, Math.min(s.i, groups.length - 1));
-  const json = () => JSON.stringify({ r: s.r, p: s.p, i, g: groups });
+  const json = () => JSON.stringify({ r: s.r, ...(s.f ? { f: s.f } : {}), p: s.p, i, g: groups });
   if (json().length <= LIMITS.buttonValue) return json();
   // Names are only labels: drop them before dropping any group.
   groups = groups.map(([gid]) => [gid, ""]);

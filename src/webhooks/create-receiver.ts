@@ -32,6 +32,8 @@ export interface ReceiverParts {
 
 /** Everything between the webhook route and Redis or the spool. */
 export interface Receiver {
+  /** The receiver's connection (multi-workspace mode records each workspace's deliveries over it too). */
+  redis: Redis;
   keys: StateKeys;
   /** The deliveries producer, over the receiver's connection (a getter: see `healingQueue`). */
   queues: { readonly deliveries: ShardedQueue<DeliveryJob>; close(): Promise<void> };
@@ -61,6 +63,7 @@ export function createReceiver(p: ReceiverParts): Receiver {
   );
   const ingest = new DeliveryIngest(recorder, p.spool, p.logger, p.metrics);
   return {
+    redis: p.redis,
     keys,
     queues,
     health,

@@ -32,6 +32,11 @@ export type NodeHandler = (req: IncomingMessage, res: ServerResponse) => boolean
 export function webhookHandler(opts: {
   secret: string;
   ingest: DeliveryIngest;
+  /**
+   * Multi-workspace mode: the ingest of the workspace whose secret this is (undefined: none).
+   * Replaces the single secret; each workspace's deliveries are recorded in its own state.
+   */
+  ingestFor?: (presented: string) => Promise<DeliveryIngest | undefined>;
   logger: Logger;
   metrics?: Metrics;
   limiter?: WrongSecretLimiter;
@@ -67,7 +72,12 @@ export function webhookHandler(opts: {
   };
 
   const handle = async (req: IncomingMessage, res: ServerResponse, presented: string, reqId: string) => {
-    if (!matches(presented)) {
+    const ingest = opts.ingestFor
+      ? await opts.ingestFor(presented)
+      : matches(presented)
+        ? opts.ingest
+        : undefined;
+    if (!ingest) {
       // Only wrong secrets count against an address: behind a proxy the real sender shares
       // its address with everyone else, and must never be refused.
       const address = req.socket.remoteAddress ?? "unknown";
@@ -94,7 +104,7 @@ export function webhookHandler(opts: {
     if (!raw) return refuse(res, 413);
     const started = process.hrtime.bigint();
     try {
-      const { outcome, deliveryId } = await opts.ingest.ingest(raw.toString("utf8"));
+      const { outcome, deliveryId } = await ingest.ingest(raw.toString("utf8"));
       send(res, 200, JSON.stringify({ ok: true, outcome, deliveryId }));
       // Accepted deliveries are counted in metrics; a line each is for debugging only.
       opts.logger.debug({ reqId, deliveryId, outcome }, "webhook delivery");

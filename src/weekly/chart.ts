@@ -5,7 +5,7 @@ import type { ChartConfiguration, ChartDataset } from "chart.js";
 import type { GroupWeek } from "../domain/weekly-report.js";
 import type { Tone } from "../domain/sentiment.js";
 import { TONES, type ToneCounts } from "../domain/weekly-stats.js";
-import { dayLabels, type WeekWindow } from "../domain/weekly-window.js";
+import { dayLabel, type WeekWindow } from "../domain/weekly-window.js";
 
 /*
  * The weekly chart: threads per day by sentiment, this week against the week before, drawn by
@@ -19,8 +19,10 @@ export const CHART_SIZE = { width: 1000, height: 520 } as const;
 export interface SentimentChartInput {
   /** Shown as the chart's title (a group name: plain text in pixels, nothing to escape). */
   title: string;
-  /** Seven day labels, oldest first. */
+  /** Seven day labels, oldest first: the calendar days of the summary's header. */
   labels: string[];
+  /** The zone of those days, named in the subtitle. */
+  timeZone: string;
   thisWeek: ToneCounts[];
   /** Undefined when the week before could not be read. */
   lastWeek: ToneCounts[] | undefined;
@@ -43,12 +45,16 @@ const TONE_NAMES: Record<Tone, string> = {
 const FONT = "Inter, 'DejaVu Sans', 'Liberation Sans', sans-serif";
 const TITLE_MAX = 80;
 
-/** The chart's data for one group's week; pure. */
-export function sentimentChartInput(w: GroupWeek, window: WeekWindow, timeZone: string): SentimentChartInput {
+/**
+ * The chart's data for one group's week; pure. The bars are the very per-day counts of the
+ * summary's text (threads by calendar day of last activity, in the window's zone).
+ */
+export function sentimentChartInput(w: GroupWeek, window: WeekWindow): SentimentChartInput {
   const name = w.groupName.trim() || w.groupId;
   return {
     title: `${name.length > TITLE_MAX ? `${name.slice(0, TITLE_MAX - 1)}…` : name}: threads by sentiment per day`,
-    labels: dayLabels(window.start, timeZone),
+    labels: window.days.map(dayLabel),
+    timeZone: window.timeZone,
     thisWeek: w.stats.sentimentByDay,
     lastWeek: w.previous?.sentimentByDay,
   };
@@ -97,8 +103,8 @@ export function chartConfig(input: SentimentChartInput): ChartConfiguration<"bar
         subtitle: {
           display: true,
           text: input.lastWeek
-            ? "Each day: the week before (faded, left) and this week (right)"
-            : "This week (the week before could not be read)",
+            ? `Threads by day of last activity (${input.timeZone}): the week before (faded, left) and this week (right)`
+            : `Threads by day of last activity (${input.timeZone}); the week before could not be read`,
           font: { family: FONT, size: 14 },
           padding: { bottom: 8 },
         },

@@ -2,6 +2,7 @@ import type { Queue } from "bullmq";
 import type { RedisClient as Redis } from "../store/redis.js";
 import { jobId } from "../jobs/queues.js";
 import { mayChangeConfig } from "../slack/authorize.js";
+import { escapeMrkdwn } from "../slack/mrkdwn.js";
 import type { CommandContext, Subcommand } from "../slack/commands/types.js";
 import type { SubscriptionStore } from "../store/subscriptions.js";
 import { describeSchedule } from "./describe-schedule.js";
@@ -133,6 +134,7 @@ async function runNow(ctx: CommandContext, deps: WeeklyCommandDeps, defaultZone:
     return;
   }
   const schedule = await deps.schedules.get(ctx.channelId);
+  const zone = schedule?.timeZone ?? defaultZone;
   const at = (deps.now ?? Date.now)();
   try {
     await deps.queue().add(
@@ -140,7 +142,7 @@ async function runNow(ctx: CommandContext, deps: WeeklyCommandDeps, defaultZone:
       {
         channelId: ctx.channelId,
         trigger: "now",
-        timeZone: schedule?.timeZone ?? defaultZone,
+        timeZone: zone,
         requestedBy: ctx.userId,
       },
       { jobId: jobId("weekly-now", ctx.channelId, at) },
@@ -151,6 +153,6 @@ async function runNow(ctx: CommandContext, deps: WeeklyCommandDeps, defaultZone:
     throw err;
   }
   await ctx.respond({
-    text: `:hourglass_flowing_sand: A summary of the last 7 days in the ${plural(groups, "chat group")} this channel follows is on its way to this channel.`,
+    text: `:hourglass_flowing_sand: A summary of the 7 calendar days before today (${escapeMrkdwn(zone)}) in the ${plural(groups, "chat group")} this channel follows is on its way to this channel.`,
   });
 }

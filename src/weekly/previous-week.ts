@@ -11,15 +11,16 @@ export interface PreviousWeekRead {
 
 /**
  * Feeds `onThread` every thread of `last30Days` whose last activity may fall in the week
- * before `window` (the caller filters by date and drops repeats).
+ * before `window`, or in the first hours of this week that the rolling `last7Days` listing
+ * (from `window.listedFrom`) misses (the caller filters by date and drops repeats).
  *
  * The listing is asked newest first (`sort=desc`). The field it sorts on is not shown, so the
  * shortcut is verified, never assumed: when the pages do come in descending order of
- * `lastMessageDate`, the first `thisWeekTotal` items are this week's threads (already read
- * from `last7Days`) and are skipped, less one page of margin for threads that moved
+ * `lastMessageDate`, the first `thisWeekTotal` items are the threads of `last7Days` (already
+ * read) and are skipped, less one page of margin for threads that moved
  * meanwhile, and reading stops at the first thread older than the previous week; for 20,000
  * threads that is 2 requests instead of 200. If the order is not descending, or the first
- * page read already starts before this week (something may have been skipped), every page of
+ * page read already starts before `listedFrom` (something may have been skipped), every page of
  * `last30Days` is read instead.
  */
 export async function readPreviousWeek(
@@ -54,7 +55,7 @@ export async function readPreviousWeek(
           const ms = timeOf(t.lastMessageDate);
           if (Number.isNaN(ms) || ms > newest) verified = false;
           else newest = ms;
-          if (n === startPage && j === 0 && startPage > 1 && ms < window.start) verified = false;
+          if (n === startPage && j === 0 && startPage > 1 && ms < window.listedFrom) verified = false;
           onThread(t);
         }
         if (!verified) break outer;

@@ -5,11 +5,11 @@ import type { ChannelThrottle } from "../slack/outbound/channel-throttle.js";
 import type { OpsNotifier } from "../ops/ops-notifier.js";
 import { debugOnFailure, type Logger } from "../log.js";
 import { isInsightError } from "../insight/errors.js";
-import type { GroupOutcome, WeeklyReport } from "../domain/weekly-report.js";
+import type { GroupOutcome, HandledInWeek, WeeklyReport } from "../domain/weekly-report.js";
 import { weekWindow } from "../domain/weekly-window.js";
 import type { SlackApi } from "../slack/client.js";
 import { sendInTurn } from "../slack/outbound/send-in-turn.js";
-import { renderWeeklyReport, type WeeklyMessage } from "../slack/render/weekly-summary.js";
+import { renderWeeklyReport } from "../slack/render/weekly-summary.js";
 import type { Subscription } from "../store/subscriptions.js";
 import { renderSentimentChart, sentimentChartInput, type SentimentChartInput } from "./chart.js";
 import { RunGuard } from "./run-guard.js";
@@ -25,6 +25,11 @@ export interface WeeklyRunDeps extends SummarizeDeps {
   throttle: Pick<ChannelThrottle, "reserve" | "pushBack">;
   ops: Pick<OpsNotifier, "alert">;
   reportInsightError(err: unknown): Promise<void>;
+  /**
+   * Which of these threads are marked handled in this channel (the triage store); optional:
+   * without it the summary has no "Handled in Slack" line.
+   */
+  handled?: (channelId: string, threadIds: string[]) => Promise<Set<string>>;
   /** Replaceable so tests can make the chart fail. */
   renderChart?: (input: SentimentChartInput) => Promise<Buffer>;
   /** Thread pages in flight per group; default 4. */
@@ -58,8 +63,9 @@ export function runPeriod(job: Pick<Job<WeeklyJob>, "id" | "data" | "opts" | "ti
 }
 
 /**
- * One channel's weekly summary: read every followed group's week, render, post each message
- * and its chart once. Insight failures that may pass are retried by the queue (nothing has
+ * One channel's weekly summary: read every followed group's week (subscriptions in any
+ * delivery mode, `summary` included), render one message, post it and then each group's
+ * chart in its thread, each part once. Insight failures that may pass are retried by the queue (nothing has
  * been posted yet); on the last attempt, and always for 403/404, the group is named in the
  * summary instead. A chart that cannot be drawn or uploaded is left out.
  */
@@ -82,7 +88,10 @@ export async function runWeeklySummary(job: Job<WeeklyJob>, deps: WeeklyRunDeps)
     return { status: "no_subscriptions" };
   }
 
-  const window = weekWindow(now());
+  // The week is the 7 calendar days before the run day in the schedule's zone; a scheduled
+  // run's day is its tick's, so a job that starts late still summarises the week it was for.
+  const runAt = job.data.trigger === "schedule" ? (job.opts.prevMillis ?? now()) : now();
+  const window = weekWindow(runAt, job.data.timeZone);
   const finalAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
   const groups: GroupOutcome[] = [];
   for (const s of subs) {
@@ -94,6 +103,9 @@ export async function runWeeklySummary(job: Job<WeeklyJob>, deps: WeeklyRunDeps)
         { concurrency: deps.concurrency },
       );
       log.info({ groupId: s.groupId, kind: outcome.kind, ...cost }, "weekly summary: group read");
+      if (outcome.kind === "summary") {
+        outcome.week.handled = await handledIn(deps, log, channelId, outcome.week.stats.threadIds);
+      }
       groups.push(outcome);
     } catch (err) {
       const reason = failureOf(err, finalAttempt);
@@ -113,46 +125,68 @@ export async function runWeeklySummary(job: Job<WeeklyJob>, deps: WeeklyRunDeps)
   }
 
   const report: WeeklyReport = { channelId, window, timeZone: job.data.timeZone, groups };
-  const messages = renderWeeklyReport(report);
+  const message = renderWeeklyReport(report);
   const done = await guard.parts();
   let posted = 0;
   let charts = 0;
-  for (const m of messages) {
-    if (!done.has(m.part)) {
-      const ts = await send(deps, log, channelId, "summary", () =>
-        deps.slack.postMessage({
-          channel: channelId,
-          text: m.text,
-          blocks: m.blocks,
-          unfurl_links: false,
-          unfurl_media: false,
-        }),
-      );
-      await guard.markPart(m.part, ts.ts);
-      posted++;
-    }
-    const chartPart = m.groupId === undefined ? undefined : `chart:${m.groupId}`;
-    if (chartPart !== undefined && !done.has(chartPart)) {
-      const fileId = await postChart(deps, log, report, m);
-      await guard.markPart(chartPart, fileId ?? "failed");
-      if (fileId) charts++;
-    }
+  let ts = done.get(message.part);
+  if (ts === undefined) {
+    const sent = await send(deps, log, channelId, "summary", () =>
+      deps.slack.postMessage({
+        channel: channelId,
+        text: message.text,
+        blocks: message.blocks,
+        unfurl_links: false,
+        unfurl_media: false,
+      }),
+    );
+    ts = sent.ts;
+    await guard.markPart(message.part, ts);
+    posted++;
+  }
+  // The charts go in the summary's thread: one top-level post per channel and week.
+  for (const groupId of message.chartGroupIds) {
+    const part = `chart:${groupId}`;
+    if (done.has(part)) continue;
+    const fileId = await postChart(deps, log, report, groupId, ts);
+    await guard.markPart(part, fileId ?? "failed");
+    if (fileId) charts++;
   }
   await guard.finish();
   log.info({ period, messages: posted, charts }, "weekly summary posted");
   return { status: "posted", messages: posted, charts, groups: groups.length };
 }
 
-/** Draws and uploads one group's chart right after its summary; undefined when it failed. */
+/** Which of the week's threads are handled in this channel; undefined when unknown. */
+async function handledIn(
+  deps: WeeklyRunDeps,
+  log: Logger,
+  channelId: string,
+  threadIds: string[],
+): Promise<HandledInWeek | undefined> {
+  if (!deps.handled) return undefined;
+  try {
+    const marked = await deps.handled(channelId, threadIds);
+    const ids = new Set(threadIds.filter((id) => marked.has(id)));
+    return { count: ids.size, ids };
+  } catch (err) {
+    // The triage store is a nicety here: the summary goes out without the handled line.
+    log.warn({ err }, "weekly summary: could not read which threads are handled; leaving that line out");
+    return undefined;
+  }
+}
+
+/** Draws one group's chart and uploads it in the summary's thread; undefined when it failed. */
 async function postChart(
   deps: WeeklyRunDeps,
   log: Logger,
   report: WeeklyReport,
-  m: WeeklyMessage,
+  groupId: string,
+  threadTs: string,
 ): Promise<string | undefined> {
-  const g = report.groups.find((x) => x.kind === "summary" && x.week.groupId === m.groupId);
+  const g = report.groups.find((x) => x.kind === "summary" && x.week.groupId === groupId);
   if (!g || g.kind !== "summary") return undefined;
-  const input = sentimentChartInput(g.week, report.window, report.timeZone);
+  const input = sentimentChartInput(g.week, report.window);
   try {
     const png = await (deps.renderChart ?? renderSentimentChart)(input);
     const { fileId } = await send(deps, log, report.channelId, "chart", () =>
@@ -161,12 +195,13 @@ async function postChart(
         filename: "weekly-sentiment.png",
         bytes: png,
         title: input.title,
+        threadTs,
       }),
     );
     return fileId;
   } catch (err) {
     // Whatever went wrong (Skia missing, files:write not granted, Slack down), the summary stands.
-    log.warn({ groupId: m.groupId, err }, "weekly chart left out: it could not be drawn or uploaded");
+    log.warn({ groupId, err }, "weekly chart left out: it could not be drawn or uploaded");
     return undefined;
   }
 }

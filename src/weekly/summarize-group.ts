@@ -4,14 +4,12 @@ import type { Page, Range, Thread } from "../insight/schemas.js";
 import type { Logger } from "../log.js";
 import { groupOutcome, type GroupFailure, type GroupOutcome } from "../domain/weekly-report.js";
 import { WeekAccumulator } from "../domain/weekly-stats.js";
-import { utcDaysCovering, type WeekWindow } from "../domain/weekly-window.js";
+import type { WeekWindow } from "../domain/weekly-window.js";
 import { readPreviousWeek } from "./previous-week.js";
 import { streamPages, type FetchPage } from "./stream-pages.js";
 
 export interface SummarizeDeps {
   client: Pick<InsightClient, "listThreads">;
-  /** Messages per UTC day (services.health.activity). */
-  activity(groupId: string, days: string[]): Promise<Record<string, number>>;
   logger: Logger;
 }
 
@@ -39,10 +37,12 @@ const threadPages =
     client.listThreads(groupId, { range, sort: "desc", page, limit }, { signal });
 
 /**
- * One group's week: every page of `last7Days` folded into counts, the week before read from
- * `last30Days` and filtered by date, and the message activity per day. Insight errors are
- * thrown (the caller decides between retrying and naming the group as unreadable); a failure
- * to read the previous week only loses the comparison.
+ * One group's week, in calendar days of the window's zone, in one pass per listing: every
+ * page of `last7Days` (a rolling 7 × 24 h window), then `last30Days` from where that ends, for
+ * the first hours of the week that the rolling window misses and for the week before. Each
+ * thread counts once, in the week and day of its last activity. Insight errors on `last7Days`
+ * are thrown (the caller decides between retrying and naming the group as unreadable); a
+ * failure on `last30Days` loses the comparison and says from when the week was counted.
  */
 export async function summarizeGroup(
   deps: SummarizeDeps,
@@ -51,7 +51,7 @@ export async function summarizeGroup(
   o: SummarizeOptions = {},
 ): Promise<{ outcome: GroupOutcome; cost: SummarizeCost }> {
   const stream = { concurrency: o.concurrency ?? 4, signal: o.signal };
-  const current = new WeekAccumulator({ weekStart: window.start });
+  const current = new WeekAccumulator({ dayStarts: window.dayStarts });
   const read = await streamPages(
     threadPages(deps.client, group.groupId, "last7Days"),
     (page) => {
@@ -60,22 +60,18 @@ export async function summarizeGroup(
     stream,
   );
   const cost: SummarizeCost = { pages: read.pages, previousPages: 0, previousMethod: "skipped" };
-  const stats = current.result();
-  if (stats.threads === 0) {
-    return { outcome: { kind: "empty", groupId: group.groupId, groupName: group.groupName }, cost };
-  }
 
-  const before = new WeekAccumulator({
-    weekStart: window.prevStart,
-    filter: { from: window.prevStart, to: window.start },
-  });
+  const before = new WeekAccumulator({ dayStarts: window.prevDayStarts });
   let previousError: string | undefined;
   try {
     const prev = await readPreviousWeek(
       threadPages(deps.client, group.groupId, "last30Days"),
       window,
-      read.total ?? stats.threads,
-      (t) => before.add(t),
+      read.total ?? read.items,
+      (t) => {
+        current.add(t);
+        before.add(t);
+      },
       stream,
     );
     cost.previousPages = prev.pages;
@@ -86,12 +82,14 @@ export async function summarizeGroup(
     cost.previousMethod = "failed";
     deps.logger.warn(
       { groupId: group.groupId, err },
-      "weekly summary: could not read the previous week; posting without the comparison",
+      "weekly summary: could not read the older listing; posting without the comparison",
     );
   }
 
-  const days = utcDaysCovering(window.start, window.end);
-  const messageActivity = await deps.activity(group.groupId, days);
+  const stats = current.result();
+  if (stats.threads === 0 && previousError === undefined) {
+    return { outcome: { kind: "empty", groupId: group.groupId, groupName: group.groupName }, cost };
+  }
   return {
     outcome: groupOutcome({
       groupId: group.groupId,
@@ -99,8 +97,8 @@ export async function summarizeGroup(
       stats,
       previous: previousError ? undefined : before.result(),
       previousError,
-      messageActivity,
-      days,
+      days: window.days,
+      countedFrom: previousError && window.listedFrom > window.start ? window.listedFrom : undefined,
     }),
     cost,
   };

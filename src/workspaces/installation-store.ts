@@ -86,6 +86,14 @@ export class RedisInstallationStore implements InstallationStore {
     await this.redis.multi().del(this.keys.installation(id)).srem(this.keys.workspaces, id).exec();
   }
 
+  /** The workspace's bot token, for work that no Slack request brought (jobs, deliveries). */
+  async botToken(workspaceId: string): Promise<string | undefined> {
+    const sealed = await this.redis.hget(this.keys.installation(workspaceId), "sealed");
+    if (!sealed) return undefined;
+    const installation = JSON.parse(this.sealer.open(sealed).plaintext) as Installation;
+    return installation.bot?.token;
+  }
+
   async has(workspaceId: string): Promise<boolean> {
     return (await this.redis.exists(this.keys.installation(workspaceId))) === 1;
   }

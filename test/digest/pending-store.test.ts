@@ -85,5 +85,29 @@ describe("PendingDigestStore (real Redis)", () => {
     const left = (await store.list("C1")).map((e) => e.digest.title).sort();
     expect(left).toEqual(["b2", "c1"]);
     expect(await store.count("C2")).toBe(0);
+
+    // What the batch showed is remembered: the same state again (a reconciler pass, a repeated
+    // delivery) is not pending; a newer one is, as changed.
+    expect(await store.add("C1", entry("a", 1_000, "a1"))).toBe(false);
+    expect(await store.add("C1", entry("a", 500, "a0"))).toBe(false);
+    expect(await store.count("C1")).toBe(2);
+    expect(await store.add("C1", entry("a", 3_000, "a3", true))).toBe(true);
+    const a3 = (await store.list("C1")).find((e) => e.digest.threadId === "a");
+    expect(a3).toMatchObject({ isNew: false, digest: { title: "a3" } });
+    expect(a3).toEqual(
+      mergePending(undefined, entry("a", 3_000, "a3", true), entry("a", 1_000, "a1").version),
+    );
+  });
+
+  it("forgets shown states after two weeks", async () => {
+    const a = entry("a", 1_000, "a1");
+    await store.add("C1", a);
+    await store.removeShown("C1", [a], 1_000);
+    expect(await store.add("C1", a)).toBe(false);
+    // A later flush prunes records older than 14 days.
+    const b = entry("b", 2_000, "b1");
+    await store.add("C1", b);
+    await store.removeShown("C1", [b], 1_000 + 15 * 86_400_000);
+    expect(await store.add("C1", a)).toBe(true);
   });
 });

@@ -39,15 +39,21 @@ describe("mergePending: latest state wins", () => {
     let e = mergePending(undefined, entry(1_000, { title: "v1" }, true, 1_000));
     e = mergePending(e, entry(3_000, { title: "v3", action: "updated" }, false, 3_000));
     e = mergePending(e, entry(2_000, { title: "v2 (late)", action: "updated" }, false, 2_000));
-    expect(e.digest.title).toBe("v3");
-    expect(e.isNew).toBe(true);
-    expect(e.firstSeenMs).toBe(1_000);
+    expect(e?.digest.title).toBe("v3");
+    expect(e?.isNew).toBe(true);
+    expect(e?.firstSeenMs).toBe(1_000);
+  });
+  it("a state an earlier digest showed is not pending again; a newer one comes back as changed", () => {
+    const shown = entry(2_000).version;
+    expect(mergePending(undefined, entry(2_000), shown)).toBeUndefined();
+    expect(mergePending(undefined, entry(1_500), shown)).toBeUndefined();
+    expect(mergePending(undefined, entry(3_000, {}, true), shown)).toMatchObject({ isNew: false });
   });
   it("the same enrichment with its sentiment beats the one without; the reverse changes nothing", () => {
     const without = entry(1_000, { sentiment: undefined });
     const withS = entry(1_000, { sentiment: "negative" });
-    expect(mergePending(without, withS).digest.sentiment).toBe("negative");
-    expect(mergePending(withS, without).digest.sentiment).toBe("negative");
+    expect(mergePending(without, withS)?.digest.sentiment).toBe("negative");
+    expect(mergePending(withS, without)?.digest.sentiment).toBe("negative");
   });
 });
 

@@ -1,13 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { KeywordCounter } from "../../src/domain/weekly-keywords.js";
 import { TopN } from "../../src/domain/weekly-top.js";
-import {
-  dayIndex,
-  dayLabels,
-  describeRange,
-  utcDaysCovering,
-  weekWindow,
-} from "../../src/domain/weekly-window.js";
 
 describe("KeywordCounter", () => {
   it("counts threads per keyword, case and spacing folded; the spelling shown does not depend on order", () => {
@@ -50,50 +43,5 @@ describe("TopN", () => {
     const none = new TopN<number>(0, (a, b) => a > b);
     none.offer(1);
     expect(none.items()).toEqual([]);
-  });
-});
-
-describe("week window", () => {
-  const w = weekWindow(Date.parse("2026-03-09T09:00:00.000Z"));
-
-  it("is seven 24-hour days back from the run, and seven more before", () => {
-    expect(new Date(w.start).toISOString()).toBe("2026-03-02T09:00:00.000Z");
-    expect(new Date(w.prevStart).toISOString()).toBe("2026-02-23T09:00:00.000Z");
-    expect(dayIndex(w.start, w.start)).toBe(0);
-    expect(dayIndex(Date.parse("2026-03-03T08:59:59.999Z"), w.start)).toBe(0);
-    expect(dayIndex(Date.parse("2026-03-03T09:00:00.000Z"), w.start)).toBe(1);
-    expect(dayIndex(w.end - 1, w.start)).toBe(6);
-    expect(dayIndex(w.end, w.start)).toBeUndefined();
-    expect(dayIndex(w.start - 1, w.start)).toBeUndefined();
-  });
-
-  it("covers the UTC days the week touches (eight when it starts mid-day)", () => {
-    expect(utcDaysCovering(w.start, w.end)).toEqual([
-      "2026-03-02",
-      "2026-03-03",
-      "2026-03-04",
-      "2026-03-05",
-      "2026-03-06",
-      "2026-03-07",
-      "2026-03-08",
-      "2026-03-09",
-    ]);
-    const midnight = weekWindow(Date.parse("2026-03-09T00:00:00.000Z"));
-    expect(utcDaysCovering(midnight.start, midnight.end)).toHaveLength(7);
-  });
-
-  it("labels each day in the schedule's zone, at its middle", () => {
-    expect(dayLabels(w.start, "UTC")).toEqual([
-      "Mon 2",
-      "Tue 3",
-      "Wed 4",
-      "Thu 5",
-      "Fri 6",
-      "Sat 7",
-      "Sun 8",
-    ]);
-    // In Tokyo (UTC+9) the days run 18:00 -> 18:00 local; their middles fall on Tuesday on.
-    expect(dayLabels(w.start, "Asia/Tokyo")[0]).toBe("Tue 3");
-    expect(describeRange(w.start, w.end, "UTC")).toBe("Mar 2 – Mar 9, 2026");
   });
 });

@@ -6,7 +6,7 @@ import { thread, WEEK, WINDOW } from "../weekly/week-fixture.js";
 const ids = (refs: { id: string }[]) => refs.map((r) => r.id);
 
 describe("weekStats (hand-checked on WEEK)", () => {
-  const s = weekStats(WEEK, { weekStart: WINDOW.start });
+  const s = weekStats(WEEK, { dayStarts: WINDOW.dayStarts });
 
   it("counts each thread once and sums message counts", () => {
     expect(s.threads).toBe(6); // a b c d e f; the second "b" is a repeat
@@ -21,23 +21,25 @@ describe("weekStats (hand-checked on WEEK)", () => {
     expect(s.sentiment).toEqual({ positive: 1, neutral: 0, mixed: 1, negative: 2, unknown: 2 });
   });
 
-  it("puts threads in 24-hour days counted from the week's start", () => {
+  it("puts threads in the calendar day of their last activity", () => {
     const day = (i: number) => s.sentimentByDay[i];
     expect(s.sentimentByDay).toHaveLength(7);
-    expect(day(0)).toEqual({ ...emptyTones(), positive: 1, negative: 1 }); // a, b (03-03 08:59)
-    expect(day(1)).toEqual({ ...emptyTones(), unknown: 1 }); // c (03-03 09:00)
+    expect(day(0)).toEqual({ ...emptyTones(), positive: 1 }); // a
+    expect(day(1)).toEqual({ ...emptyTones(), negative: 1, unknown: 1 }); // b (03-03 08:59), c (09:00)
     expect(day(2)).toEqual(emptyTones());
     expect(day(3)).toEqual({ ...emptyTones(), mixed: 1 }); // d
     expect(day(4)).toEqual(emptyTones());
-    expect(day(5)).toEqual({ ...emptyTones(), unknown: 1 }); // f (03-08 00:00)
-    expect(day(6)).toEqual({ ...emptyTones(), negative: 1 }); // e (03-09 08:59)
-    expect(s.threadsByUtcDay).toEqual({
-      "2026-03-02": 1,
-      "2026-03-03": 2,
-      "2026-03-05": 1,
-      "2026-03-08": 1,
-      "2026-03-09": 1,
-    });
+    expect(day(5)).toEqual(emptyTones());
+    expect(day(6)).toEqual({ ...emptyTones(), negative: 1, unknown: 1 }); // f (03-08 00:00), e (23:59)
+    expect(s.threadsByDay).toEqual([1, 2, 0, 1, 0, 0, 2]);
+    // One pass: the days add up to the week's threads, and to its tones.
+    expect(s.threadsByDay.reduce((a, b) => a + b, 0)).toBe(s.threads);
+    expect(Object.values(s.sentiment).reduce((a, b) => a + b, 0)).toBe(s.threads);
+  });
+
+  it("keeps the ids counted and the open questions' ids, for per-channel lookups", () => {
+    expect([...s.threadIds].sort()).toEqual(["a", "b", "c", "d", "e", "f"]);
+    expect([...s.openQuestionIds].sort()).toEqual(["b", "d", "e"]);
   });
 
   it("counts keywords per thread, case-insensitively", () => {
@@ -61,7 +63,7 @@ describe("weekStats (hand-checked on WEEK)", () => {
   });
 
   it("keeps only `topN` threads in its lists", () => {
-    const small = weekStats(WEEK, { weekStart: WINDOW.start, topN: 2 });
+    const small = weekStats(WEEK, { dayStarts: WINDOW.dayStarts, topN: 2, awaitingKept: 2 });
     expect(ids(small.mostActive)).toEqual(["e", "b"]);
     expect(ids(small.awaitingAnswer)).toEqual(["b", "d"]);
   });
@@ -69,55 +71,54 @@ describe("weekStats (hand-checked on WEEK)", () => {
   it("does not depend on the order pages arrive in", () => {
     fc.assert(
       fc.property(fc.shuffledSubarray(WEEK, { minLength: WEEK.length }), (order) => {
-        expect(weekStats(order, { weekStart: WINDOW.start })).toEqual(s);
+        expect(weekStats(order, { dayStarts: WINDOW.dayStarts })).toEqual(s);
       }),
       { numRuns: 50 },
     );
   });
 });
 
-describe("WeekAccumulator with a date filter (the week before, read from last30Days)", () => {
-  it("keeps only threads whose last activity is in [from, to)", () => {
-    const acc = new WeekAccumulator({
-      weekStart: WINDOW.prevStart,
-      filter: { from: WINDOW.prevStart, to: WINDOW.start },
-    });
+describe("WeekAccumulator keeps to its week's days", () => {
+  it("the week before: only threads whose last activity is in its seven days", () => {
+    const acc = new WeekAccumulator({ dayStarts: WINDOW.prevDayStarts });
     const added = [
-      thread({ id: "old", lastMessageDate: "2026-02-23T08:59:59.999Z", sentiment: "positive" }), // before
+      thread({ id: "old", lastMessageDate: "2026-02-22T23:59:59.999Z", sentiment: "positive" }), // before
       thread({
         id: "p1",
-        lastMessageDate: "2026-02-23T09:00:00.000Z",
+        lastMessageDate: "2026-02-23T00:00:00.000Z",
         sentiment: "positive",
         messageCount: 4,
       }),
       thread({
         id: "p2",
-        lastMessageDate: "2026-03-02T08:59:59.999Z",
+        lastMessageDate: "2026-03-01T23:59:59.999Z",
         sentiment: "neutral",
         messageCount: 6,
       }),
-      thread({ id: "now", lastMessageDate: "2026-03-02T09:00:00.000Z", sentiment: "negative" }), // this week
+      thread({ id: "now", lastMessageDate: "2026-03-02T00:00:00.000Z", sentiment: "negative" }), // this week
       thread({ id: "nodate", sentiment: "negative" }),
     ].map((t) => acc.add(t));
     expect(added).toEqual([false, true, true, false, false]);
     const r = acc.result();
     expect(r.threads).toBe(2);
     expect(r.messages).toBe(10);
-    expect(r.outside).toBe(3);
+    expect(r.outside).toBe(2);
+    expect(r.undated).toBe(1);
     expect(r.sentiment).toEqual({ ...emptyTones(), positive: 1, neutral: 1 });
     expect(r.sentimentByDay[0]).toEqual({ ...emptyTones(), positive: 1 });
     expect(r.sentimentByDay[6]).toEqual({ ...emptyTones(), neutral: 1 });
   });
 
-  it("without a filter, a thread a little outside the window goes to the edge day", () => {
+  it("a thread active on the run day belongs to next week's summary, not this one", () => {
     const r = weekStats(
       [
-        thread({ id: "early", lastMessageDate: "2026-03-02T08:00:00.000Z", sentiment: "positive" }),
-        thread({ id: "late", lastMessageDate: "2026-03-09T09:30:00.000Z", sentiment: "negative" }),
+        thread({ id: "today", lastMessageDate: "2026-03-09T00:00:00.000Z", sentiment: "positive" }),
+        thread({ id: "sunday", lastMessageDate: "2026-03-08T23:59:59.999Z", sentiment: "negative" }),
       ],
-      { weekStart: WINDOW.start },
+      { dayStarts: WINDOW.dayStarts },
     );
-    expect(r.sentimentByDay[0]?.positive).toBe(1);
+    expect(r.threads).toBe(1);
+    expect(r.outside).toBe(1);
     expect(r.sentimentByDay[6]?.negative).toBe(1);
   });
 });

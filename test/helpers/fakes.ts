@@ -199,6 +199,65 @@ export class FakeSlack implements Pick<
   }
 }
 
+/** The triage store's interface over Maps, with the same once-only answers. */
+export class FakeTriage {
+  readonly handled = new Map<string, { by: string; atMs: number }>();
+  readonly assignees = new Map<string, string>();
+  readonly followers = new Map<string, Set<string>>();
+  readonly presses = new Set<string>();
+  private key = (c: string, t: string) => `${c} ${t}`;
+
+  async setHandled(c: string, t: string, handled: boolean, by: string, at: Date): Promise<boolean> {
+    const k = this.key(c, t);
+    if (handled === this.handled.has(k)) return false;
+    if (handled) this.handled.set(k, { by, atMs: at.getTime() });
+    else this.handled.delete(k);
+    return true;
+  }
+  async assign(c: string, t: string, user: string): Promise<boolean> {
+    if (this.assignees.get(this.key(c, t)) === user) return false;
+    this.assignees.set(this.key(c, t), user);
+    return true;
+  }
+  async toggleFollow(c: string, t: string, user: string): Promise<"followed" | "unfollowed"> {
+    const set = this.followers.get(this.key(c, t)) ?? new Set<string>();
+    this.followers.set(this.key(c, t), set);
+    if (set.delete(user)) return "unfollowed";
+    set.add(user);
+    return "followed";
+  }
+  async firstPress(u: string, c: string, t: string, action: string): Promise<boolean> {
+    const k = `${u} ${c} ${t} ${action}`;
+    if (this.presses.has(k)) return false;
+    this.presses.add(k);
+    return true;
+  }
+  async get(c: string, t: string) {
+    const handled = this.handled.get(this.key(c, t));
+    const user = this.assignees.get(this.key(c, t));
+    return {
+      ...(handled ? { handled } : {}),
+      ...(user ? { assignee: { user, by: "", atMs: 0 } } : {}),
+      followers: this.followers.get(this.key(c, t))?.size ?? 0,
+    };
+  }
+  async forHome() {
+    return { assigned: [], handled: [], open: [] };
+  }
+}
+
+/** Card effects recorded, as the outbound queue would receive them. */
+export class FakeCards {
+  readonly refreshed: { channelId: string; threadId: string; key: string }[] = [];
+  readonly dms: { userId: string; text: string; card?: { channel: string; ts: string }; key: string }[] = [];
+  async refresh(channelId: string, threadId: string, key: string): Promise<void> {
+    this.refreshed.push({ channelId, threadId, key });
+  }
+  async dm(a: { userId: string; text: string; card?: { channel: string; ts: string }; key: string }) {
+    this.dms.push(a);
+  }
+}
+
 /** A queue's counts, as status reads them. */
 export const fakeQueue = (name: string, counts: Partial<Record<string, number>> = {}, workers = 1) => ({
   name,
@@ -219,7 +278,12 @@ export function fakeCommandsDeps(over: Partial<CommandsDeps> = {}) {
     [{ id: "group-support-01", name: "Lumen DB Support", community: "community-1" }],
   );
   const reported: unknown[] = [];
+  const triage = new FakeTriage();
+  const cards = new FakeCards();
   const deps: CommandsDeps = {
+    triage,
+    cards,
+    refs: { get: async () => undefined },
     subscriptions,
     ops,
     slack,
@@ -240,7 +304,7 @@ export function fakeCommandsDeps(over: Partial<CommandsDeps> = {}) {
     now: () => FIXED_NOW,
     ...over,
   };
-  return { deps, subscriptions, ops, slack, insight, reported };
+  return { deps, subscriptions, ops, slack, insight, reported, triage, cards };
 }
 
 /** A request to one subcommand, as the router builds it; the replies land in `replies`. */

@@ -66,6 +66,10 @@ export function blockActionsPayload(o: {
   messageTs?: string;
   responseUrl?: string;
   triggerId?: string;
+  /** A users_select choice instead of a button press (as the card's Assign menu sends it). */
+  selectedUser?: string;
+  /** A message the action came from in a channel (not an ephemeral reply). */
+  inChannel?: boolean;
 }): Record<string, unknown> {
   const channel = o.channelId ?? "C0TESTCHAN";
   const user = o.userId ?? "U0TESTUSER";
@@ -78,7 +82,7 @@ export function blockActionsPayload(o: {
       type: "message",
       message_ts: o.messageTs ?? "1732190000.000100",
       channel_id: channel,
-      is_ephemeral: true,
+      is_ephemeral: o.inChannel !== true,
     },
     trigger_id: o.triggerId ?? "7012345678901.1234567890123.0123456789abcdef0123456789abcdef",
     team: { id: "T0STANDIN", domain: "insight-relay-test" },
@@ -89,14 +93,23 @@ export function blockActionsPayload(o: {
     response_url:
       o.responseUrl ?? "https://hooks.slack.com/actions/T0STANDIN/7012345678901/abcDEF123ghiJKL456mno",
     actions: [
-      {
-        type: "button",
-        action_id: o.actionId,
-        block_id: o.blockId ?? "actions",
-        text: { type: "plain_text", text: "Button", emoji: true },
-        value: o.value ?? "",
-        action_ts: "1732190001.123456",
-      },
+      o.selectedUser !== undefined
+        ? {
+            type: "users_select",
+            action_id: o.actionId,
+            block_id: o.blockId ?? "actions",
+            selected_user: o.selectedUser,
+            initial_user: undefined,
+            action_ts: "1732190001.123456",
+          }
+        : {
+            type: "button",
+            action_id: o.actionId,
+            block_id: o.blockId ?? "actions",
+            text: { type: "plain_text", text: "Button", emoji: true },
+            value: o.value ?? "",
+            action_ts: "1732190001.123456",
+          },
     ],
   };
 }

@@ -33,7 +33,7 @@ describe("routeThreadEvent", () => {
   let queues: Queues;
   let subscriptions: SubscriptionStore;
   let ops: OpsNotifier;
-  let deps: RouteDeps & { lookup: ThreadLookup };
+  let deps: RouteDeps & { lookup: ThreadLookup; refs: MessageRefStore };
 
   beforeAll(async () => {
     emulator = await startEmulator();
@@ -131,6 +131,39 @@ describe("routeThreadEvent", () => {
     }
     // The sentiment is known: no later look is scheduled.
     expect(await refreshJobs()).toEqual([]);
+  });
+
+  it("rule 10: a channel the thread no longer matches gets its card edited, only if it has one", async () => {
+    await follow("C0NEG", { sentiments: ["negative"] });
+    await follow("C0NEVER", { sentiments: ["negative"] });
+    const { thread, event } = enriched({ sentiment: "positive" });
+    await deps.refs.setIfNewer("C0NEG", thread.id, {
+      ts: "1.000100",
+      enrichedAtMs: 1,
+      hasSentiment: true,
+      groupId: GROUP,
+    });
+    const res = await routeThreadEvent(event, deps);
+    expect(res).toMatchObject({ channels: 1, filteredOut: 2, noLongerMatching: 1 });
+    const jobs = await slackJobs();
+    expect(jobs.map((j) => j.data.channelId)).toEqual(["C0NEG"]);
+    expect(jobs[0]?.data).toMatchObject({ kind: "digest", noLongerMatches: true });
+  });
+
+  it("digest and summary modes get no realtime card", async () => {
+    await subscriptions.put({
+      channelId: "C0DIGEST",
+      groupId: GROUP,
+      groupName: "Lumen DB Support",
+      communityId: SEED.communities.primary,
+      filters: {},
+      createdBy: "U0ALICE",
+      createdAt: new Date().toISOString(),
+      delivery: { mode: "digest" },
+    });
+    const { event } = enriched({ sentiment: "positive" });
+    expect((await routeThreadEvent(event, deps)).channels).toBe(0);
+    expect(await slackJobs()).toEqual([]);
   });
 
   it("the same event routed twice makes no second job (job ids per rendering)", async () => {

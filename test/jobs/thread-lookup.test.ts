@@ -171,14 +171,15 @@ describe("ThreadLookup against the emulator", () => {
     expect(lookup.requests).toBe(3);
   });
 
-  it("a burst of lookups of one group walks as deep as the burst, once, beyond maxPages", async () => {
+  it("a burst of lookups of one group walks beyond maxPages, once, several pages at a time", async () => {
     const lookup = new ThreadLookup(client, { maxPages: 3, cacheMs: 60_000, now: () => 1_000_000 });
     // 400 enrichments together: the oldest of them is 400 places down the newest-first listing.
     const ids = bigThreads.slice(0, 400).map((t) => t.id);
     const found = await Promise.all(ids.map((id) => lookup.find(big, id)));
     expect(found.every((t, i) => t?.id === ids[i])).toBe(true);
-    // One shared walk: pages 1 to 4, each read once.
-    expect(listingRequests().map((r) => r.query.page)).toEqual(["1", "2", "3", "4"]);
+    // One shared walk, each page read once: 1 to 3 one at a time, then four at once (past
+    // the last page, 5, of this 450-thread group).
+    expect(listingRequests().map((r) => r.query.page)).toEqual(["1", "2", "3", "4", "5", "6", "7"]);
   });
 
   it("lookups whose enrichment is newer than the walk in flight share the next walk", async () => {

@@ -1,3 +1,4 @@
+import { SLACK_DATE_TOKEN } from "../slack/render/walk.js";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
@@ -10,7 +11,7 @@ import {
 import { INSIGHT_ERROR_CODES, InsightError } from "../../src/insight/errors.js";
 import { groupOutcome } from "../../src/domain/weekly-report.js";
 import { weekStats } from "../../src/domain/weekly-stats.js";
-import { utcDaysCovering, weekWindow } from "../../src/domain/weekly-window.js";
+import { weekWindow } from "../../src/domain/weekly-window.js";
 import { buildThreadDigest } from "../../src/domain/thread-digest.js";
 import type { ViewPayload } from "../../src/slack/client.js";
 import { replyForError } from "../../src/slack/commands/error-replies.js";
@@ -44,7 +45,7 @@ const BROADCAST = /(^|[^\p{L}\p{N}_])@(channel|here|everyone)\b/iu;
 /** No mention, broadcast or disguised link in anything Slack would show (`allow`: mentions we put there ourselves). */
 function expectInert(v: unknown, allow: string[] = []): void {
   for (const raw of texts(v)) {
-    const t = allow.reduce((acc, a) => acc.split(a).join(""), raw);
+    const t = allow.reduce((acc, a) => acc.split(a).join(""), raw.replace(SLACK_DATE_TOKEN, ""));
     expect(t, `live token in ${JSON.stringify(raw.slice(0, 300))}`).not.toMatch(LIVE_TOKEN);
     expect(t, `broadcast word in ${JSON.stringify(raw.slice(0, 300))}`).not.toMatch(BROADCAST);
   }
@@ -263,7 +264,7 @@ describe("renderers: any input stays within Block Kit limits and inert", () => {
   });
 
   it("weekly summaries", () => {
-    const window = weekWindow(NOW);
+    const window = weekWindow(NOW, "Europe/Paris");
     const inWeek = fc
       .integer({ min: window.start, max: window.end - 1 })
       .map((ms) => new Date(ms).toISOString());
@@ -276,9 +277,8 @@ describe("renderers: any input stays within Block Kit limits and inert", () => {
       threads: fc.array(weekThread, { maxLength: 40 }),
     });
     fc.assert(
-      fc.property(fc.array(group, { maxLength: 4 }), (groups) => {
-        const days = utcDaysCovering(window.start, window.end);
-        const messages = renderWeeklyReport({
+      fc.property(fc.array(group, { maxLength: 14 }), (groups) => {
+        const m = renderWeeklyReport({
           channelId: "C1",
           window,
           timeZone: "Europe/Paris",
@@ -286,18 +286,15 @@ describe("renderers: any input stays within Block Kit limits and inert", () => {
             groupOutcome({
               groupId: g.id,
               groupName: g.name,
-              stats: weekStats(g.threads, { weekStart: window.start }),
+              stats: weekStats(g.threads, { dayStarts: window.dayStarts }),
               previous: undefined,
-              messageActivity: Object.fromEntries(days.map((d, i) => [d, i * 7])),
-              days,
+              days: window.days,
             }),
           ),
         });
-        expect(messages.length).toBeGreaterThan(0);
-        for (const m of messages) {
-          expectPostable(m);
-          expectInert(m);
-        }
+        // One message per channel, however many groups it follows.
+        expectPostable(m);
+        expectInert(m);
       }),
       { numRuns: 60 },
     );

@@ -1,7 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { groupOutcome } from "../../src/domain/weekly-report.js";
 import { emptyTones, weekStats } from "../../src/domain/weekly-stats.js";
-import { utcDaysCovering } from "../../src/domain/weekly-window.js";
 import {
   CHART_SIZE,
   chartConfig,
@@ -16,13 +15,12 @@ function input(): SentimentChartInput {
   const o = groupOutcome({
     groupId: "g1",
     groupName: "Acme Support",
-    stats: weekStats(WEEK, { weekStart: WINDOW.start }),
-    previous: weekStats([], { weekStart: WINDOW.prevStart }),
-    messageActivity: {},
-    days: utcDaysCovering(WINDOW.start, WINDOW.end),
+    stats: weekStats(WEEK, { dayStarts: WINDOW.dayStarts }),
+    previous: weekStats([], { dayStarts: WINDOW.prevDayStarts }),
+    days: WINDOW.days,
   });
   if (o.kind !== "summary") throw new Error("expected a summary");
-  return sentimentChartInput(o.week, WINDOW, "UTC");
+  return sentimentChartInput(o.week, WINDOW);
 }
 
 describe("the weekly chart", () => {
@@ -47,10 +45,10 @@ describe("the weekly chart", () => {
     expect(i.labels).toEqual(["Mon 2", "Tue 3", "Wed 4", "Thu 5", "Fri 6", "Sat 7", "Sun 8"]);
     const cfg = chartConfig(i);
     const byLabel = Object.fromEntries(cfg.data.datasets.map((d) => [d.label, d]));
-    // Day 0 holds a (positive) and b (negative); day 6 holds e (negative); c and f are not rated.
+    // Day 0 holds a (positive); day 1 b (negative) and c; day 6 e (negative) and f; c and f are not rated.
     expect(byLabel.Positive?.data).toEqual([1, 0, 0, 0, 0, 0, 0]);
-    expect(byLabel.Negative?.data).toEqual([1, 0, 0, 0, 0, 0, 1]);
-    expect(byLabel["Not rated"]?.data).toEqual([0, 1, 0, 0, 0, 1, 0]);
+    expect(byLabel.Negative?.data).toEqual([0, 1, 0, 0, 0, 0, 1]);
+    expect(byLabel["Not rated"]?.data).toEqual([0, 1, 0, 0, 0, 0, 1]);
     expect(byLabel["Positive (week before)"]?.stack).toBe("week before");
     expect(byLabel.Positive?.stack).toBe("this week");
     expect(cfg.data.datasets).toHaveLength(10);
@@ -60,6 +58,7 @@ describe("the weekly chart", () => {
     const cfg = chartConfig({
       title: "t",
       labels: ["a", "b", "c", "d", "e", "f", "g"],
+      timeZone: "UTC",
       thisWeek: Array.from({ length: 7 }, () => ({ ...emptyTones(), positive: 1 })),
       lastWeek: undefined,
     });

@@ -49,7 +49,9 @@ describe("/insight weekly (signed slash commands against the whole app)", () => 
       tz: "Asia/Tokyo",
     });
     const list = await ask(h, "list", as("U0BOB", "C0CMD1"));
-    expect(list.text).toContain(":calendar: Weekly summary: At 07:30, only on Tuesday (Asia/Tokyo).");
+    expect(JSON.stringify(list.blocks ?? list.text)).toContain(
+      ":calendar: Weekly summary: At 07:30, only on Tuesday (Asia/Tokyo).",
+    );
   });
 
   it("`weekly on <cron> <zone>` changes it in place", async () => {
@@ -104,7 +106,11 @@ describe("/insight weekly (signed slash commands against the whole app)", () => 
 
     const now = await ask(h, "weekly now", as("U0BOB", "C0CMD1"));
     expect(now.text).toContain("is on its way to this channel");
-    const posted = await h.slack.waitFor(() => h.slack.messages("C0CMD1")[0], { timeoutMs: 20_000 });
+    // The channel also holds the subscription's public line: wait for the summary itself.
+    const posted = await h.slack.waitFor(
+      () => h.slack.messages("C0CMD1").find((m) => m.text.includes("Weekly summary")),
+      { timeoutMs: 20_000 },
+    );
     expect(posted.text).toContain("Weekly summary for Lumen DB Support");
   });
 

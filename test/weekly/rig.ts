@@ -9,7 +9,6 @@ import { silentLogger } from "../../src/log.js";
 import { createMetrics } from "../../src/metrics.js";
 import { createSlackApi } from "../../src/slack/client.js";
 import { startSlackStandIn, type SlackStandIn } from "../../dev/slack-standin/server.js";
-import { DeliveryHealthStore } from "../../src/store/delivery-health.js";
 import { stateKeys, type StateKeys } from "../../src/store/keys.js";
 import { SubscriptionStore } from "../../src/store/subscriptions.js";
 import { runWeeklySummary, type WeeklyRunDeps } from "../../src/weekly/run-weekly.js";
@@ -56,7 +55,6 @@ export async function startRig(
   });
   const queues: Queues = createQueues(redis, prefix);
   const subscriptions = new SubscriptionStore(redis, keys);
-  const health = new DeliveryHealthStore(redis, keys);
   const extras: Array<{ close(): Promise<void> }> = [];
 
   const makeQueue = (conn: Redis) =>
@@ -66,7 +64,6 @@ export async function startRig(
 
   const deps = (extra: Partial<WeeklyRunDeps> = {}): WeeklyRunDeps => ({
     client,
-    activity: (g, days) => health.activity(g, days),
     logger: silentLogger,
     redis,
     runKey: keys.weeklyRun,

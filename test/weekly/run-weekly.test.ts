@@ -1,7 +1,6 @@
 import { QueueEvents, type Job } from "bullmq";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { SEED } from "../../dev/emulator/index.js";
-import { renderSentimentChart } from "../../src/weekly/chart.js";
 import { runPeriod } from "../../src/weekly/run-weekly.js";
 import type { WeeklyJob } from "../../src/weekly/schedules.js";
 import { messageText } from "../helpers/app-harness.js";
@@ -53,28 +52,101 @@ describe("runWeeklySummary through the weekly queue (real Redis, emulator, stand
   const finished = (job: Job<WeeklyJob>) => job.waitUntilFinished(events, 20_000);
   const posts = (channel: string) => rig.slack.messages(channel);
 
-  it("a job that failed after posting part of the summary is retried without posting that part again", async () => {
+  it("one message for every group the channel follows, each chart a reply in its thread", async () => {
     await rig.subscribe("C1", SUPPORT, "Lumen DB Support");
     await rig.subscribe("C1", RIDES, "Saturday Rides");
-    let charts = 0;
+    rig.startWorker();
+    const result = await finished(await now("C1"));
+    expect(result).toMatchObject({ status: "posted", messages: 1, charts: 2, groups: 2 });
+    const top = posts("C1").filter((m) => m.thread_ts === undefined);
+    expect(top).toHaveLength(1);
+    const text = messageText(top[0] ?? { text: "" });
+    expect(text).toContain("*Lumen DB Support*");
+    expect(text).toContain("*Saturday Rides*");
+    const ts = top[0]?.ts;
+    const files = rig.slack.files.filter((f) => f.channel === "C1" && f.completed);
+    expect(files).toHaveLength(2);
+    expect(files.every((f) => f.threadTs !== undefined && f.threadTs === ts)).toBe(true);
+  });
+
+  it("a retry after the message went out posts only the charts, under that message", async () => {
+    await rig.subscribe("C1", SUPPORT, "Lumen DB Support");
+    // As if an earlier attempt of this job posted the message and then the worker died.
+    const job = await rig.queue.add(
+      "weekly-now",
+      { channelId: "C1", trigger: "now", timeZone: "UTC" },
+      { jobId: "now-retried", delay: 60_000 },
+    );
+    await rig.redis.hset(
+      rig.keys.weeklyRun("C1", "now-now-retried"),
+      "owner",
+      "now-retried",
+      "leaseUntil",
+      "0",
+      "part:summary",
+      "1700000000.000100",
+    );
+    await job.promote();
+    rig.startWorker();
+    expect(await finished(job)).toMatchObject({ status: "posted", messages: 0, charts: 1 });
+    expect(posts("C1")).toHaveLength(0);
+    const [file] = rig.slack.files.filter((f) => f.channel === "C1" && f.completed);
+    expect(file?.threadTs).toBe("1700000000.000100");
+  });
+
+  it("covers subscriptions in summary mode like any other", async () => {
+    await rig.subscriptions.put({
+      channelId: "C8",
+      groupId: SUPPORT,
+      groupName: "Lumen DB Support",
+      communityId: undefined,
+      filters: {},
+      createdBy: "U0ALICE",
+      createdAt: new Date().toISOString(),
+      delivery: { mode: "summary" },
+    });
+    await rig.subscriptions.put({
+      channelId: "C8",
+      groupId: RIDES,
+      groupName: "Saturday Rides",
+      communityId: undefined,
+      filters: {},
+      createdBy: "U0ALICE",
+      createdAt: new Date().toISOString(),
+      delivery: { mode: "digest", every: "4h" },
+    });
+    rig.startWorker();
+    expect(await finished(await now("C8"))).toMatchObject({ status: "posted", messages: 1, groups: 2 });
+    const text = messageText(posts("C8")[0] ?? { text: "" });
+    expect(text).toContain("*Lumen DB Support*");
+    expect(text).toContain("*Saturday Rides*");
+  });
+
+  it("asks the triage store which threads are handled here, and says how many", async () => {
+    await rig.subscribe("C9", SUPPORT, "Lumen DB Support");
+    const asked: Array<{ channel: string; ids: string[] }> = [];
     rig.startWorker({
-      // Drawn right after the first group's message: make Slack fail the next post, once.
-      renderChart: async (input) => {
-        if (charts++ === 0) rig.slack.fail.serverError("chat.postMessage", { count: 1, status: 503 });
-        return renderSentimentChart(input);
+      handled: async (channel, ids) => {
+        asked.push({ channel, ids });
+        return new Set(ids.slice(0, 2));
       },
     });
-    const job = await now("C1");
-    const result = await finished(job);
-    expect(result).toMatchObject({ status: "posted", messages: 1 }); // the retry posted only what was missing
-    const texts = posts("C1").map((m) => messageText(m));
-    expect(texts).toHaveLength(2);
-    expect(texts.filter((t) => t.includes("Weekly summary: Lumen DB Support"))).toHaveLength(1);
-    expect(texts.filter((t) => t.includes("Weekly summary: Saturday Rides"))).toHaveLength(1);
-    expect(rig.slack.files.filter((f) => f.channel === "C1" && f.completed)).toHaveLength(2);
-    expect(rig.slack.calls.filter((c) => c.method === "chat.postMessage" && c.status === 503)).toHaveLength(
-      1,
-    );
+    await finished(await now("C9"));
+    expect(asked).toHaveLength(1);
+    expect(asked[0]?.channel).toBe("C9");
+    const text = messageText(posts("C9")[0] ?? { text: "" });
+    const total = /\*Threads active\*\n([\d,]+)/.exec(text)?.[1];
+    expect(Number(total?.replace(/,/g, ""))).toBe(asked[0]?.ids.length);
+    expect(text).toContain(`*Handled in Slack*\n2 of ${total ?? "?"}`);
+  });
+
+  it("a triage store that fails leaves the handled line out, not the summary", async () => {
+    await rig.subscribe("C10", SUPPORT, "Lumen DB Support");
+    rig.startWorker({ handled: () => Promise.reject(new Error("triage store down")) });
+    expect(await finished(await now("C10"))).toMatchObject({ status: "posted", messages: 1 });
+    const text = messageText(posts("C10")[0] ?? { text: "" });
+    expect(text).toContain("Weekly summary: Lumen DB Support");
+    expect(text).not.toContain("Handled in Slack");
   });
 
   it("a chart that cannot be drawn is left out; the summary posts", async () => {
@@ -110,6 +182,7 @@ describe("runWeeklySummary through the weekly queue (real Redis, emulator, stand
     const [m] = posts("C4");
     const text = messageText(m ?? { text: "" });
     expect(text).toContain("Weekly summary: Lumen DB Support");
+    expect(posts("C4")).toHaveLength(1);
     expect(text).toContain("Could not read *Saturday Rides*: the Insight Service did not answer");
   });
 

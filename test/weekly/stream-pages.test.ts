@@ -125,11 +125,7 @@ describe("streaming a listing with bounded concurrency (emulator over HTTP)", ()
   });
 
   describe("the week before, from last30Days", () => {
-    const accumulate = () =>
-      new WeekAccumulator({
-        weekStart: WINDOW.prevStart,
-        filter: { from: WINDOW.prevStart, to: WINDOW.start },
-      });
+    const accumulate = () => new WeekAccumulator({ dayStarts: WINDOW.prevDayStarts });
 
     it("skips this week's pages and stops past the week before when the listing is newest first", async () => {
       const { fetchPage, stats } = counted(layered, "last30Days");

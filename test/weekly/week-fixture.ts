@@ -1,8 +1,8 @@
 import { threadSchema, type Thread } from "../../src/insight/schemas.js";
 import { weekWindow } from "../../src/domain/weekly-window.js";
 
-/** A week ending Monday 2026-03-09 09:00 UTC: it starts Monday 2026-03-02 09:00 UTC. */
-export const WINDOW = weekWindow(Date.parse("2026-03-09T09:00:00.000Z"));
+/** A run on Monday 2026-03-09 09:00 UTC: the week is Monday 2026-03-02 to Sunday 2026-03-08, UTC days. */
+export const WINDOW = weekWindow(Date.parse("2026-03-09T09:00:00.000Z"), "UTC");
 
 /** A listing item parsed through the real schema, as the worker sees it. */
 export function thread(fields: Record<string, unknown>): Thread {
@@ -11,7 +11,7 @@ export function thread(fields: Record<string, unknown>): Thread {
 
 /**
  * Seven threads (one of them sent twice) whose counts are worked out by hand in the tests:
- * days are counted from 2026-03-02 09:00 UTC, so 03-03 08:59 is still day 0.
+ * calendar days in UTC, so 03-03 08:59 is day 1 and 03-08 23:59 is still day 6.
  */
 export const WEEK: Thread[] = [
   thread({
@@ -54,7 +54,7 @@ export const WEEK: Thread[] = [
   thread({
     id: "e",
     title: "App crashes on launch",
-    lastMessageDate: "2026-03-09T08:59:00.000Z",
+    lastMessageDate: "2026-03-08T23:59:00.000Z",
     messageCount: 25,
     sentiment: "very negative",
     keywords: ["dark mode"],

@@ -1,17 +1,21 @@
+import { SUBSCRIPTION_NOTICE } from "../../src/slack/commands/subscribe.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SEED } from "../../dev/emulator/index.js";
+import { weekWindow } from "../../src/domain/weekly-window.js";
 import { ACTIONS } from "../../src/slack/action-ids.js";
 import { messageText, startHarness, type Harness } from "../helpers/app-harness.js";
 import { ask, button, click } from "../slack/commands/helpers.js";
 import { pngSize } from "./png.js";
 
 const GROUP = SEED.groups.support;
-const DAY_MS = 86_400_000;
 
-/** The week as the emulator holds it: what the summary must count. */
+/** The week as the emulator holds it (the 7 calendar days before today, in the default zone). */
 function expectedWeek(h: Harness, groupId: string) {
-  const since = Date.now() - 7 * DAY_MS;
-  const week = h.emulator.store.threads(groupId).filter((t) => Date.parse(t.lastMessageDate) >= since);
+  const w = weekWindow(Date.now(), h.config.weekly.defaultTimezone);
+  const week = h.emulator.store.threads(groupId).filter((t) => {
+    const ms = Date.parse(t.lastMessageDate);
+    return ms >= w.start && ms < w.end;
+  });
   return {
     threads: week.length,
     messages: week.reduce((n, t) => n + t.messageCount, 0),
@@ -19,8 +23,12 @@ function expectedWeek(h: Harness, groupId: string) {
   };
 }
 
+/** The channel's top-level posts, less the notice that subscribing posts. */
 const postsIn = (h: Harness, channel: string) =>
-  h.slack.messages(channel).filter((m) => m.thread_ts === undefined);
+  h.slack
+    .messages(channel)
+    // The subscription's own public line is not a summary.
+    .filter((m) => m.thread_ts === undefined && !isSubscriptionNotice(m));
 
 describe("weekly now, end to end (emulator + stand-in Slack)", () => {
   let h: Harness;
@@ -46,17 +54,17 @@ describe("weekly now, end to end (emulator + stand-in Slack)", () => {
     const text = messageText(summary);
     expect(text).toContain("Weekly summary: Lumen DB Support");
     // Threads and messages as the emulator holds them (every page of last7Days was read).
-    expect(text).toContain(`*Threads*\n${want.threads.toLocaleString("en-US")}`);
-    expect(text).toContain(`*Messages in them*\n${want.messages.toLocaleString("en-US")}`);
+    expect(text).toContain(`*Threads active*\n${want.threads.toLocaleString("en-US")}`);
+    expect(text).toContain(`*Messages in these threads*\n${want.messages.toLocaleString("en-US")}`);
     expect(text).toContain(
       `${want.questions} thread${want.questions === 1 ? "" : "s"} started with a question`,
     );
     expect(text).toContain("*Sentiment*");
     expect(text).toContain("*Top keywords:*");
     expect(text).toContain("*Most active threads*");
-    expect(text).toContain("*Busiest days:*");
+    expect(text).toContain("*Busiest days* (threads by day of last activity)");
 
-    // The chart follows the summary in the same channel, a real PNG of the intended size.
+    // The chart is a reply in the summary's thread, a real PNG of the intended size.
     const file = await h.slack.waitFor(
       () => h.slack.files.find((f) => f.channel === channel && f.completed),
       {
@@ -64,6 +72,8 @@ describe("weekly now, end to end (emulator + stand-in Slack)", () => {
       },
     );
     expect(file.filename).toBe("weekly-sentiment.png");
+    expect(file.threadTs).toBe(summary.ts);
+    expect(postsIn(h, channel)).toHaveLength(1);
     expect(pngSize(file.bytes)).toEqual({ width: 1000, height: 520 });
     expect(file.title).toContain("Lumen DB Support");
 
@@ -156,3 +166,7 @@ describe("weekly now with a key that may not read every group", () => {
     expect(postsIn(h, channel)).toHaveLength(1);
   });
 });
+
+function isSubscriptionNotice(m: { metadata?: unknown }): boolean {
+  return (m.metadata as { event_type?: string } | undefined)?.event_type === SUBSCRIPTION_NOTICE;
+}

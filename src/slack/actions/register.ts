@@ -1,7 +1,14 @@
 import type { App } from "@slack/bolt";
-import { ACTIONS } from "../action-ids.js";
+import { ACTIONS, DIGEST_ACTIONS } from "../action-ids.js";
 import type { ThreadPageDeps } from "../commands/threads.js";
 import type { HomeDeps } from "../home/publish-home.js";
+import {
+  cardActionListener,
+  pressAssign,
+  pressFollow,
+  pressMarkHandled,
+  type CardActionDeps,
+} from "./card-actions.js";
 import { homeOpenedEvent } from "./home-opened.js";
 import type { MessagesModalDeps } from "./messages.js";
 import { messagesPageAction } from "./messages-page.js";
@@ -20,6 +27,7 @@ export type ActionsDeps = ThreadPageDeps &
   ShareDeps &
   ResumeDeps &
   HomeDeps &
+  CardActionDeps &
   SettingsOpenDeps &
   SettingsSubmitDeps &
   SubscribeHereDeps;
@@ -41,6 +49,11 @@ export function registerActions(
   app.action(prefixed(ACTIONS.messagesPage), messagesPageAction(deps));
   app.action(ACTIONS.share, shareAction(deps));
   app.action(ACTIONS.resume, resumeAction(deps, help));
+  // The digest card's public actions (DESIGN.md); Messages reuses the threads listing's modal.
+  app.action(DIGEST_ACTIONS.viewMessages, viewMessagesAction(deps));
+  app.action(DIGEST_ACTIONS.markHandled, cardActionListener(deps, pressMarkHandled));
+  app.action(DIGEST_ACTIONS.assign, cardActionListener(deps, pressAssign));
+  app.action(DIGEST_ACTIONS.follow, cardActionListener(deps, pressFollow));
   app.event("app_home_opened", homeOpenedEvent(deps, help));
   app.action(SETTINGS_ACTIONS.open, settingsOpenAction(deps));
   app.action(SETTINGS_ACTIONS.subscribeHere, subscribeHereAction(deps));

@@ -72,10 +72,7 @@ export function subscribeHereAction(deps: SubscribeHereDeps): ButtonListener {
       await respond({
         replace_original: false,
         response_type: "ephemeral",
-        text: "Could not subscribe this channel. Try `/insight subscribe <group>`.".replace(
-          "<group>",
-          "&lt;group&gt;",
-        ),
+        text: "Could not subscribe this channel. Try `/insight subscribe &lt;group&gt;`.",
       }).catch(() => undefined);
     }
   };

@@ -39,10 +39,13 @@ export function parseSearchArgs(args: readonly string[]): SearchArgs {
     groupRef = [inline, ...words.slice(at + 1)].filter(Boolean).join(" ").trim();
     words.splice(at);
     if (!groupRef)
-      return { ok: false, reply: `Name the group after \`--group\`. Usage: \`/insight ${USAGE}\`` };
+      return {
+        ok: false,
+        reply: `Name the group after \`--group\`. Usage: \`/insight ${escapeMrkdwn(USAGE)}\``,
+      };
   }
   const text = words.join(" ").trim();
-  if (!text) return { ok: false, reply: `Say what to look for. Usage: \`/insight ${USAGE}\`` };
+  if (!text) return { ok: false, reply: `Say what to look for. Usage: \`/insight ${escapeMrkdwn(USAGE)}\`` };
   if (text.length > MAX_QUERY_LENGTH) {
     return {
       ok: false,
@@ -84,7 +87,7 @@ export function searchCommand(deps: SearchDeps): Subcommand {
         const subs = await deps.subscriptions.forChannel(ctx.channelId);
         if (subs.length === 0) {
           await ctx.respond({
-            text: "This channel follows no chat group, so there is nothing to search here. Name one: `/insight search <text> --group <group>` (see `/insight groups`).",
+            text: "This channel follows no chat group, so there is nothing to search here. Name one: `/insight search &lt;text&gt; --group &lt;group&gt;` (see `/insight groups`).",
           });
           return;
         }

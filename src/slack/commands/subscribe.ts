@@ -32,6 +32,8 @@ export interface SubscribeDeps extends ResolveGroupDeps, SubscribeChannelDeps {}
 export const SUBSCRIBE_USAGE = "subscribe <group> [options]";
 export const SUBSCRIBE_EXAMPLE =
   "/insight subscribe Lumen DB Support --sentiment negative,mixed --mode digest";
+/** Message metadata event type of the one public line about a subscription. */
+export const SUBSCRIPTION_NOTICE = "insight_subscription";
 /** Why a fresh subscription is paused when the app cannot post in the channel yet. */
 export const NOT_IN_CHANNEL = "not_in_channel";
 
@@ -59,7 +61,14 @@ async function announce(
   sub: Subscription,
   text: string,
 ): Promise<"ok" | "invite"> {
-  const post = () => deps.slack.postMessage({ channel: sub.channelId, text, unfurl_links: false });
+  const post = () =>
+    deps.slack.postMessage({
+      channel: sub.channelId,
+      text,
+      unfurl_links: false,
+      // Marks the line as the app's own notice (not a digest), for tools reading the channel.
+      metadata: { event_type: SUBSCRIPTION_NOTICE, event_payload: { group_id: sub.groupId } },
+    });
   try {
     await post();
     return "ok";

@@ -17,7 +17,7 @@ export function unsubscribeCommand(deps: UnsubscribeDeps): Subcommand {
     async run(ctx) {
       const ref = ctx.args.join(" ").trim();
       if (!ref) {
-        await ctx.respond({ text: `Usage: \`/insight ${USAGE}\`` });
+        await ctx.respond({ text: `Usage: \`/insight ${escapeMrkdwn(USAGE)}\`` });
         return;
       }
       // Match what this channel follows, by id or name, without asking the API: a group the

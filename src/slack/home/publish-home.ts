@@ -1,9 +1,12 @@
 import { gatherStatus, type StatusDeps } from "../../status/gather-status.js";
+import type { MessageRefStore } from "../../store/message-refs.js";
 import type { Subscription } from "../../store/subscriptions.js";
+import type { CardRef, TriageStore } from "../../store/triage.js";
 import { mayChangeConfig } from "../authorize.js";
 import type { SlackApi } from "../client.js";
 import type { ScheduleLine } from "../commands/list.js";
-import { renderHome } from "../render/home.js";
+import { renderHome, type HomeCard, type HomeThreads } from "../render/home.js";
+import type { KnownBlock } from "../render/known-blocks.js";
 
 /** The Home tab's live API check waits at most this long (the event is acked already). */
 const HOME_PROBE_TIMEOUT_MS = 3_000;
@@ -14,6 +17,44 @@ export interface HomeDeps extends StatusDeps {
   adminUserIds: readonly string[];
   /** Absent when the app runs without weekly summaries. */
   describeSchedule?: ScheduleLine;
+  triage: Pick<TriageStore, "forHome" | "get">;
+  refs: Pick<MessageRefStore, "get">;
+  /** Multi-workspace mode: the workspace's Insight connection (Connect, its webhook URL) on top. */
+  homeTop?: (userId: string) => Promise<KnownBlock[]>;
+}
+
+/** How many threads of each kind Home lists. */
+const HOME_THREADS = 5;
+
+/** The viewer's threads with what their cards show (title, group); cards no longer kept are left out. */
+async function gatherThreads(deps: HomeDeps, userId: string): Promise<HomeThreads> {
+  const lists = await deps.triage.forHome(userId, HOME_THREADS);
+  const describe = async (refs: CardRef[], withHandler: boolean): Promise<HomeCard[]> => {
+    const cards = await Promise.all(
+      refs.map(async (r): Promise<HomeCard | undefined> => {
+        const ref = await deps.refs.get(r.channelId, r.threadId);
+        const d = ref?.card?.digest;
+        if (!d) return undefined;
+        const handledBy = withHandler
+          ? (await deps.triage.get(r.channelId, r.threadId)).handled?.by
+          : undefined;
+        return {
+          channelId: r.channelId,
+          title: d.title,
+          groupName: d.groupName || d.groupId,
+          atMs: r.atMs,
+          ...(handledBy ? { handledBy } : {}),
+        };
+      }),
+    );
+    return cards.filter((c): c is HomeCard => c !== undefined);
+  };
+  const [assigned, handled, open] = await Promise.all([
+    describe(lists.assigned, false),
+    describe(lists.handled, true),
+    describe(lists.open, false),
+  ]);
+  return { assigned, handled, open };
 }
 
 export interface PublishHomeOptions {
@@ -30,6 +71,7 @@ export async function publishHome(deps: HomeDeps, userId: string, o: PublishHome
     deps.subscriptions.all().catch((): Subscription[] => []),
     gatherStatus(deps, { now, probeTimeoutMs: HOME_PROBE_TIMEOUT_MS }).catch(() => undefined),
   ]);
+  const threads = await gatherThreads(deps, userId).catch(() => undefined);
   const schedules = new Map<string, string>();
   const describe = deps.describeSchedule;
   if (describe) {
@@ -49,7 +91,12 @@ export async function publishHome(deps: HomeDeps, userId: string, o: PublishHome
     canChange: mayChangeConfig(userId, deps.adminUserIds),
     adminsOnly: deps.adminUserIds.length > 0,
     ...(o.notice !== undefined ? { notice: o.notice } : {}),
+    ...(threads ? { threads } : {}),
     now,
   });
-  await deps.slack.publishHome({ user_id: userId, view });
+  const top = deps.homeTop ? await deps.homeTop(userId).catch((): KnownBlock[] => []) : [];
+  const blocks = Array.isArray(view.blocks) ? (view.blocks as unknown[]) : [];
+  // Home tabs take 100 blocks: the connection section stays, the end of the tab gives way.
+  const withTop = top.length > 0 ? { ...view, blocks: [...top, ...blocks].slice(0, 100) } : view;
+  await deps.slack.publishHome({ user_id: userId, view: withTop });
 }

@@ -5,11 +5,29 @@ import type { Subscription } from "../../domain/subscription.js";
 import type { ViewPayload } from "./view-payload.js";
 import { ACTIONS } from "../action-ids.js";
 import { encodeResumeState } from "../button-values.js";
-import { escapeAndTruncate } from "../mrkdwn.js";
+import { escapeAndTruncate, truncateMrkdwn } from "../mrkdwn.js";
 import { toKnownBlocks, type KnownBlock } from "./known-blocks.js";
 import { fitList } from "./limits.js";
 import { channelRef, healthGlance } from "./status.js";
 import { formatDate } from "./thread-digest.js";
+import { EMOJI, slackDate } from "./wording.js";
+
+/** One thread card as Home lists it (title and group are community text: untrusted). */
+export interface HomeCard {
+  channelId: string;
+  title: string;
+  groupName: string;
+  /** When it was assigned, handled or posted (the list's order). */
+  atMs: number;
+  handledBy?: string;
+}
+
+/** The viewer's threads: assigned to them and open, lately handled, lately posted and open. */
+export interface HomeThreads {
+  assigned: HomeCard[];
+  handled: HomeCard[];
+  open: HomeCard[];
+}
 
 /** Home tabs allow 100 blocks; the JSON budget is ours. */
 export const HOME_BUDGET = { maxBlocks: 100, maxJson: 40_000 } as const;
@@ -27,6 +45,8 @@ export interface HomeInput {
   adminsOnly: boolean;
   /** A one-off line at the top (the outcome of a button). Escaped by the caller. */
   notice?: string;
+  /** Triage of thread cards; absent when it could not be read. */
+  threads?: HomeThreads;
   now: Date;
 }
 
@@ -38,7 +58,8 @@ function channelItem(channelId: string, subs: Subscription[], schedule: string |
       f ? ` — ${escapeAndTruncate(f, 200)}` : ""
     }${paused}`;
   });
-  if (schedule) lines.push(`:calendar: ${escapeAndTruncate(schedule, 300)}`);
+  // The schedule line is mrkdwn already (escaped, with its own emoji): cut, never escaped twice.
+  if (schedule) lines.push(truncateMrkdwn(schedule, 300));
   return toKnownBlocks(Blocks.Section({ text: `${channelRef(channelId)}\n${lines.join("\n")}` }));
 }
 
@@ -57,6 +78,44 @@ function pausedItem(s: Subscription, canChange: boolean): KnownBlock[] {
     );
   }
   return toKnownBlocks(section);
+}
+
+const HOME_THREADS_MAX = 5;
+
+function cardLine(c: HomeCard, when: string): string {
+  const title = Md.bold(escapeAndTruncate(c.title.trim() || "Untitled thread", 120));
+  const group = escapeAndTruncate(c.groupName.trim() || "a chat group", 60);
+  return `• ${title} — ${group} in ${channelRef(c.channelId)} · ${when}`;
+}
+
+/** "Your threads": assigned to the viewer, open, handled; each list short, newest first. */
+function threadItems(t: HomeThreads): KnownBlock[][] {
+  const list = (cards: HomeCard[], when: (c: HomeCard) => string, empty: string) =>
+    cards.length === 0
+      ? `_${empty}_`
+      : cards
+          .slice(0, HOME_THREADS_MAX)
+          .map((c) => cardLine(c, when(c)))
+          .join("\n");
+  return [
+    toKnownBlocks(
+      Blocks.Section({ text: Md.bold("Threads") }),
+      Blocks.Section({
+        text: `${EMOJI.assignee} ${Md.bold("Assigned to you")}\n${list(t.assigned, (c) => `assigned ${slackDate(c.atMs)}`, "Nothing assigned to you.")}`,
+      }),
+      Blocks.Section({
+        text: `${Md.bold("Open")}\n${list(t.open, (c) => `posted ${slackDate(c.atMs)}`, "No open threads.")}`,
+      }),
+      Blocks.Section({
+        text: `${EMOJI.handled} ${Md.bold("Handled lately")}\n${list(
+          t.handled,
+          (c) => `${c.handledBy ? `by <@${c.handledBy}> ` : ""}${slackDate(c.atMs)}`,
+          "Nothing marked handled yet.",
+        )}`,
+      }),
+      Blocks.Divider(),
+    ),
+  ];
 }
 
 /**
@@ -94,11 +153,12 @@ export function renderHome(input: HomeInput): ViewPayload {
   );
 
   const items: KnownBlock[][] = [];
+  if (input.threads) items.push(...threadItems(input.threads));
   if (byChannel.size === 0) {
     items.push(
       toKnownBlocks(
         Blocks.Section({
-          text: "No channel follows a chat group yet. In a channel, run `/insight groups`, then `/insight subscribe <group>`.",
+          text: "No channel follows a chat group yet. In a channel, run `/insight groups`, then `/insight subscribe &lt;group&gt;`.",
         }),
       ),
     );
@@ -119,9 +179,10 @@ export function renderHome(input: HomeInput): ViewPayload {
     for (const s of paused.slice(0, PAUSED_WITH_BUTTONS)) items.push(pausedItem(s, input.canChange));
   }
 
-  const help = input.help.map(
-    (h) => `• \`/insight ${escapeAndTruncate(h.usage, 200)}\` — ${escapeAndTruncate(h.summary, 200)}`,
-  );
+  const help = input.help
+    // Home is the help: a line saying "/insight help — this help" would point at nothing here.
+    .filter((h) => h.usage.trim() !== "help")
+    .map((h) => `• \`/insight ${escapeAndTruncate(h.usage, 200)}\` — ${escapeAndTruncate(h.summary, 200)}`);
   const tail = toKnownBlocks(
     Blocks.Divider(),
     Blocks.Section({ text: Md.bold("Quick help") }),

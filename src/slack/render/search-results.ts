@@ -2,10 +2,12 @@ import { Blocks, Elements, Md } from "slack-block-builder";
 import type { SearchMessageHit, SearchThreadHit } from "../../insight/schemas.js";
 import { ACTIONS } from "../action-ids.js";
 import { encodeShareState, type ShareState } from "../button-values.js";
+import { foldText } from "../../domain/filters.js";
 import { escapeAndTruncate } from "../mrkdwn.js";
 import { toKnownBlocks, type KnownBlock } from "./known-blocks.js";
 import { fitList } from "./limits.js";
 import { formatDate, type RenderedMessage } from "./thread-digest.js";
+import { plural } from "./wording.js";
 
 /** Results shown per kind: enough to scan, few enough to fit one message with buttons. */
 export const SEARCH_SHOWN_PER_KIND = 6;
@@ -27,7 +29,33 @@ export interface SearchResultsInput {
 }
 
 const oneLine = (s: string) => s.replace(/\s+/g, " ").trim();
-const scoreText = (s: number | undefined) => (s === undefined ? "" : ` · relevance ${s.toFixed(2)}`);
+
+/** A message as compared for near-duplicates: case, accents, punctuation and spacing ignored. */
+const comparable = (s: string) =>
+  foldText(s)
+    .replace(/[^\p{L}\p{N}]+/gu, " ")
+    .trim();
+
+/**
+ * Messages that say the same thing (a repeated paste, a bot echo, a copy with another
+ * punctuation) folded into the first, best-ranked one, with how many copies it stands for.
+ */
+export function foldNearDuplicates<T extends { text: string }>(
+  hits: readonly T[],
+): { hit: T; copies: number }[] {
+  const out: { hit: T; copies: number; key: string }[] = [];
+  for (const hit of hits) {
+    const key = comparable(hit.text);
+    const same = out.find(
+      (o) =>
+        o.key === key ||
+        (key.length >= 40 && o.key.length >= 40 && (o.key.startsWith(key) || key.startsWith(o.key))),
+    );
+    if (same && key !== "") same.copies++;
+    else out.push({ hit, copies: 1, key });
+  }
+  return out.map(({ hit, copies }) => ({ hit, copies }));
+}
 
 /** What a "Share in channel" button carries: the raw (unescaped) result, re-escaped when posted. */
 export function shareOfThread(h: GroupedThreadHit): ShareState {
@@ -58,8 +86,8 @@ function threadItem(h: GroupedThreadHit, multiGroup: boolean): KnownBlock[] {
   const excerpt = h.summary?.trim()
     ? escapeAndTruncate(oneLine(h.summary), EXCERPT_MAX)
     : Md.italic("No summary.");
-  const where = multiGroup ? `_${escapeAndTruncate(h.groupName, 80)}_` : "";
-  const meta = [where, scoreText(h.score).replace(/^ · /, "")].filter(Boolean).join(" · ");
+  // Scores are the service's internal ranking: the order says it, the number would not help.
+  const meta = multiGroup ? `_${escapeAndTruncate(h.groupName, 80)}_` : "";
   return toKnownBlocks(
     Blocks.Section({ text: `${Md.bold(title)}\n${excerpt}${meta ? `\n${meta}` : ""}` }).accessory(
       shareButton(shareOfThread(h)),
@@ -67,14 +95,15 @@ function threadItem(h: GroupedThreadHit, multiGroup: boolean): KnownBlock[] {
   );
 }
 
-function messageItem(h: GroupedMessageHit, multiGroup: boolean, now: Date): KnownBlock[] {
+function messageItem(h: GroupedMessageHit, copies: number, multiGroup: boolean, now: Date): KnownBlock[] {
   const who = Md.bold(escapeAndTruncate(h.author?.trim() || "Unknown author", 80));
   const when = h.date ? ` · ${formatDate(h.date, now)}` : "";
   const thread = h.threadTitle ? ` · in _${escapeAndTruncate(oneLine(h.threadTitle), 100)}_` : "";
   const group = multiGroup ? ` · ${escapeAndTruncate(h.groupName, 80)}` : "";
   const text = h.text.trim() ? escapeAndTruncate(h.text.trim(), EXCERPT_MAX) : Md.italic("(no text)");
+  const folded = copies > 1 ? `\n_${plural(copies - 1, "more message", "more messages")} said the same_` : "";
   return toKnownBlocks(
-    Blocks.Section({ text: `${who}${when}${thread}${group}\n${text}` }).accessory(
+    Blocks.Section({ text: `${who}${when}${thread}${group}\n${text}${folded}` }).accessory(
       shareButton(shareOfMessage(h)),
     ),
   );
@@ -89,9 +118,11 @@ export function renderSearchResults(input: SearchResultsInput): RenderedMessage 
   const multi = input.groups.length > 1;
   const where = input.groups.map((g) => escapeAndTruncate(g.name, 60)).join(", ");
   const threads = input.threads.slice(0, SEARCH_SHOWN_PER_KIND);
-  const messages = input.messages.slice(0, SEARCH_SHOWN_PER_KIND);
+  const distinct = foldNearDuplicates(input.messages);
+  const messages = distinct.slice(0, SEARCH_SHOWN_PER_KIND);
   const failures = input.failures.map((f) => `:warning: ${escapeAndTruncate(f.name, 80)}: ${f.reply}`);
-  const counts = `${input.threads.length} thread${input.threads.length === 1 ? "" : "s"}, ${input.messages.length} message${input.messages.length === 1 ? "" : "s"}`;
+  // Counted as shown: near-identical messages count once, so every number matches a list.
+  const counts = `${plural(input.threads.length, "thread")}, ${plural(distinct.length, "message")}`;
 
   const head = toKnownBlocks(
     Blocks.Section({ text: `${Md.bold("Search:")} “${q}”` }),
@@ -110,25 +141,22 @@ export function renderSearchResults(input: SearchResultsInput): RenderedMessage 
   const items: KnownBlock[][] = [];
   if (threads.length > 0) {
     items.push(
-      toKnownBlocks(Blocks.Divider(), Blocks.Section({ text: Md.bold(`Threads (${input.threads.length})`) })),
+      toKnownBlocks(Blocks.Divider(), Blocks.Section({ text: Md.bold(`Threads (${threads.length})`) })),
     );
     for (const h of threads) items.push(threadItem(h, multi));
   }
   if (messages.length > 0) {
     items.push(
-      toKnownBlocks(
-        Blocks.Divider(),
-        Blocks.Section({ text: Md.bold(`Messages (${input.messages.length})`) }),
-      ),
+      toKnownBlocks(Blocks.Divider(), Blocks.Section({ text: Md.bold(`Messages (${messages.length})`) })),
     );
-    for (const h of messages) items.push(messageItem(h, multi, input.now));
+    for (const m of messages) items.push(messageItem(m.hit, m.copies, multi, input.now));
   }
-  const hiddenBeyond = input.threads.length - threads.length + input.messages.length - messages.length;
+  const hiddenBeyond = input.threads.length - threads.length + distinct.length - messages.length;
   const tail =
     hiddenBeyond > 0
       ? toKnownBlocks(
           Blocks.Context().elements(
-            `${hiddenBeyond} weaker result${hiddenBeyond === 1 ? "" : "s"} not shown: refine the words to narrow it down.`,
+            `${plural(hiddenBeyond, "weaker result")} not shown: refine the words to narrow it down.`,
           ),
         )
       : [];

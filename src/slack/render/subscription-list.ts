@@ -61,5 +61,6 @@ export function renderSubscriptionList(
   const tail = o.schedule ? toKnownBlocks(Blocks.Context().elements(o.schedule)) : [];
   const fitted = fitList({ head, items, tail, more: (n) => `…and ${plural(n, "more subscription")}.` });
   const fallback = subs.map((s) => `• ${s.groupName || s.groupId}`).join("\n");
-  return { text: `This channel follows ${count}:\n${fallback}`, blocks: fitted.blocks };
+  const scheduleText = o.schedule ? `\n${o.schedule}` : "";
+  return { text: `This channel follows ${count}:\n${fallback}${scheduleText}`, blocks: fitted.blocks };
 }

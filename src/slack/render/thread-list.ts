@@ -1,5 +1,6 @@
 import { Blocks, Elements, Md } from "slack-block-builder";
 import type { Pagination, Range, Thread } from "../../insight/schemas.js";
+import { describeFilters, hasFilters } from "../../domain/filters.js";
 import { questionStatusLabel, sentimentLabel } from "../../domain/sentiment.js";
 import { ACTIONS } from "../action-ids.js";
 import { encodeThreadRef, encodeThreadsState, type ThreadsState } from "../button-values.js";
@@ -7,6 +8,7 @@ import { escapeAndTruncate, plainText } from "../mrkdwn.js";
 import { toKnownBlocks, type KnownBlock } from "./known-blocks.js";
 import { fitList, LIMITS } from "./limits.js";
 import { formatDate, type RenderedMessage } from "./thread-digest.js";
+import { plural } from "./wording.js";
 
 /** Threads on one page: with the buttons and excerpts this stays far inside the message budget. */
 export const THREADS_PAGE_SIZE = 8;
@@ -23,7 +25,14 @@ export const RANGE_LABELS: Record<Range, string> = {
 };
 
 export type ThreadPageResult =
-  { ok: true; threads: Thread[]; pagination: Pagination | undefined } | { ok: false; error: string };
+  | {
+      ok: true;
+      threads: Thread[];
+      pagination: Pagination | undefined;
+      /** Set for a filtered listing: how many threads were read to find the matching ones. */
+      filtered?: { read: number; complete: boolean };
+    }
+  | { ok: false; error: string };
 
 export interface ThreadListInput {
   /** The listing's state: range, page, and the groups it steps through (current one at `i`). */
@@ -34,7 +43,6 @@ export interface ThreadListInput {
   now: Date;
 }
 
-const n = (v: number | undefined) => (v === undefined ? "–" : v.toLocaleString("en-US"));
 const participantsOf = (t: Thread): number | undefined =>
   typeof t.participantCount === "number" && Number.isFinite(t.participantCount)
     ? t.participantCount
@@ -45,8 +53,8 @@ function threadItem(t: Thread, groupId: string, now: Date): KnownBlock[] {
   const s = sentimentLabel(t.sentiment);
   const facts = [
     `${s.emoji} ${escapeAndTruncate(s.label, 60)}`,
-    `${n(t.messageCount)} messages`,
-    `${n(participantsOf(t))} participants`,
+    t.messageCount === undefined ? "– messages" : plural(t.messageCount, "message"),
+    participantsOf(t) === undefined ? "– participants" : plural(participantsOf(t) ?? 0, "participant"),
   ];
   if (t.isQuestionLed) {
     const q = questionStatusLabel(t.questionResponseStatus);
@@ -139,12 +147,21 @@ export function renderThreadList(input: ThreadListInput): RenderedMessage {
   const range = RANGE_LABELS[state.r];
   const { total, hasNext } = pageCount(result, state.p);
   const pageText = total ? `page ${state.p} of ${total}` : `page ${state.p}`;
-  const totalThreads = result.ok && result.pagination ? ` · ${n(result.pagination.total)} threads` : "";
+  const filters = state.f && hasFilters(state.f) ? describeFilters(state.f) : undefined;
+  const scan = result.ok ? result.filtered : undefined;
+  const totalThreads =
+    result.ok && result.pagination
+      ? ` · ${plural(result.pagination.total, filters ? "matching thread" : "thread")}${
+          scan && !scan.complete ? ` among the newest ${plural(scan.read, "thread")} read` : ""
+        }`
+      : "";
   const groupPos =
     state.g.length > 1 ? ` · group ${state.i + 1} of ${state.g.length} this channel follows` : "";
 
   const head = toKnownBlocks(
-    Blocks.Section({ text: `${Md.bold(`Threads in ${name}`)} — ${range}` }),
+    Blocks.Section({
+      text: `${Md.bold(`Threads in ${name}`)} — ${range}${filters ? `\nFiltered: ${escapeAndTruncate(filters, 600)}` : ""}`,
+    }),
     Blocks.Context().elements(`${pageText}${totalThreads}${groupPos}`),
   );
   const tail = navigation(input, hasNext);
@@ -161,9 +178,11 @@ export function renderThreadList(input: ThreadListInput): RenderedMessage {
     const hint =
       state.p > 1
         ? "No more threads on this page."
-        : state.r === "allTime"
-          ? "This group has no enriched threads yet."
-          : `No threads in ${range}. Try a longer range, e.g. \`/insight threads last30Days ${escapeAndTruncate(groupName, 60)}\`.`;
+        : filters
+          ? `No thread in ${range} matches these filters. Try a longer range (\`30d\`, \`3m\`, \`all\`) or fewer filters.`
+          : state.r === "allTime"
+            ? "This group has no enriched threads yet."
+            : `No threads in ${range}. Try a longer range, e.g. \`/insight threads 30d ${escapeAndTruncate(groupName, 60)}\`.`;
     return {
       text: `No threads in ${name} for ${range}`,
       blocks: [...head, ...toKnownBlocks(Blocks.Section({ text: hint })), ...tail],
@@ -173,7 +192,7 @@ export function renderThreadList(input: ThreadListInput): RenderedMessage {
     head,
     items: result.threads.map((t) => threadItem(t, groupId, now)),
     tail,
-    more: (hidden) => `…and ${hidden} more on this page (too long to show).`,
+    more: (hidden) => `…and ${plural(hidden, "more thread")} on this page (too long to show).`,
   });
   return { text: `Threads in ${name} (${range}), ${pageText}`, blocks: fitted.blocks };
 }

@@ -1,16 +1,17 @@
 import { Blocks, Elements, Md } from "slack-block-builder";
 import { questionStatusLabel, sentimentLabel, TONE_EMOJI } from "../../domain/sentiment.js";
 import { percentChange, type ToneChange } from "../../domain/weekly-compare.js";
-import type { BusiestDays } from "../../domain/weekly-days.js";
+import type { DayCount } from "../../domain/weekly-days.js";
 import type { GroupFailure, GroupOutcome, GroupWeek, WeeklyReport } from "../../domain/weekly-report.js";
 import type { ThreadRef } from "../../domain/weekly-stats.js";
-import { describeRange } from "../../domain/weekly-window.js";
+import { describeDays, formatDay } from "../../domain/weekly-window.js";
 import { ACTIONS } from "../action-ids.js";
 import { encodeThreadRef } from "../button-values.js";
 import { escapeAndTruncate, plainText, truncateMrkdwn } from "../mrkdwn.js";
 import { toKnownBlocks, type KnownBlock } from "./known-blocks.js";
-import { fitList, LIMITS } from "./limits.js";
+import { fitBlocks, LIMITS } from "./limits.js";
 import type { RenderedMessage } from "./thread-digest.js";
+import { EMOJI, plural } from "./wording.js";
 
 /**
  * "View messages" opens the messages modal of the commands module (src/slack/interactions):
@@ -18,11 +19,12 @@ import type { RenderedMessage } from "./thread-digest.js";
  */
 export const VIEW_THREAD_MESSAGES = ACTIONS.viewMessages;
 
+/** A channel's weekly summary: one message, and the groups whose charts go in its thread. */
 export interface WeeklyMessage extends RenderedMessage {
-  /** Stable name of this message within the run ("group:<id>" or "notes"): what a retry skips. */
-  part: string;
-  /** The group whose week it shows (its chart follows it). */
-  groupId?: string;
+  /** Stable name of the message within the run: what a retry skips. */
+  part: "summary";
+  /** Groups summarised in the message, in order: one chart each, posted as replies. */
+  chartGroupIds: string[];
 }
 
 const SHOWN_KEYWORDS = 8;
@@ -32,21 +34,12 @@ const TITLE_MAX = 120;
 const NAME_MAX = 120;
 const KEYWORD_MAX = 40;
 const FALLBACK_MAX = 200;
+/** Charts posted in the summary's thread at most: one per group, the first groups first. */
+export const MAX_CHARTS = 10;
 const n = (x: number) => x.toLocaleString("en-US");
-const plural = (x: number, one: string, many = `${one}s`) => `${n(x)} ${x === 1 ? one : many}`;
 const capitalise = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 const name = (s: string, fallback: string) => escapeAndTruncate(s.trim() || fallback, NAME_MAX);
 const title = (t: ThreadRef) => escapeAndTruncate(t.title.trim() || "Untitled thread", TITLE_MAX);
-
-const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
-const WEEKDAYS = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"];
-
-/** "Tue, Mar 3" for a UTC day key. */
-export function formatDay(day: string): string {
-  const d = new Date(`${day}T00:00:00.000Z`);
-  if (Number.isNaN(d.getTime())) return escapeAndTruncate(day, 20);
-  return `${WEEKDAYS[d.getUTCDay()] ?? ""}, ${MONTHS[d.getUTCMonth()] ?? ""} ${d.getUTCDate()}`;
-}
 
 /** "Mar 3" in a time zone, for a thread's last activity. */
 function shortDate(iso: string | undefined, timeZone: string): string | undefined {
@@ -86,6 +79,7 @@ function keywordsLine(w: GroupWeek): string | undefined {
   return `${Md.bold("Top keywords:")} ${parts.join(" · ")}`;
 }
 
+/** The question counts, and the open questions not handled in Slack, quiet longest first. */
 function questionsSection(w: GroupWeek, timeZone: string): string {
   const q = w.stats.questions;
   if (q.total === 0) return `${Md.bold("Questions:")} no thread started with a question.`;
@@ -99,7 +93,11 @@ function questionsSection(w: GroupWeek, timeZone: string): string {
   const lines = [
     `${Md.bold("Questions:")} ${plural(q.total, "thread")} started with a question — ${parts.join(" · ")}`,
   ];
-  const waiting = w.stats.awaitingAnswer.slice(0, SHOWN_AWAITING);
+  // Handled in Slack: someone took care of it here, so it leaves "Still open" whatever the service says.
+  const handled = w.handled?.ids;
+  const isOpen = (id: string) => !handled?.has(id);
+  const open = w.stats.openQuestionIds.filter(isOpen).length;
+  const waiting = w.stats.awaitingAnswer.filter((t) => isOpen(t.id)).slice(0, SHOWN_AWAITING);
   if (waiting.length > 0) {
     lines.push(Md.bold("Still open, quiet longest first:"));
     for (const t of waiting) {
@@ -112,18 +110,20 @@ function questionsSection(w: GroupWeek, timeZone: string): string {
       ].filter(Boolean);
       lines.push(`• ${title(t)} — ${details.join(" · ")}`);
     }
-    const open = q.total - q.answered;
     if (open > waiting.length) lines.push(Md.italic(`…and ${n(open - waiting.length)} more`));
+  } else if (handled && open === 0 && w.stats.openQuestionIds.length > 0) {
+    lines.push(Md.italic("Every open question was handled in Slack."));
   }
   return lines.join("\n");
 }
 
-function activeThreadBlocks(w: GroupWeek): KnownBlock[][] {
-  return w.stats.mostActive.slice(0, SHOWN_ACTIVE).map((t) => {
+function activeThreadBlocks(w: GroupWeek, shown: number): KnownBlock[][] {
+  return w.stats.mostActive.slice(0, shown).map((t) => {
     const s = t.sentiment === undefined ? undefined : sentimentLabel(t.sentiment);
     const details = [
       t.messageCount === undefined ? "message count unknown" : plural(t.messageCount, "message"),
       s && `${s.emoji} ${escapeAndTruncate(s.label, 40)}`,
+      w.handled?.ids.has(t.id) && `${EMOJI.handled} handled`,
     ].filter(Boolean);
     return toKnownBlocks(
       Blocks.Section({ text: `${Md.bold(title(t))}\n${details.join(" · ")}` }).accessory(
@@ -137,15 +137,32 @@ function activeThreadBlocks(w: GroupWeek): KnownBlock[][] {
   });
 }
 
-function busiestLine(b: BusiestDays): string | undefined {
-  if (b.days.length === 0) return undefined;
-  const unit = b.source === "messages" ? "message" : "thread";
-  const days = b.days.map((d) => `${formatDay(d.day)} (${plural(d.count, unit)})`).join(" · ");
-  const how =
-    b.source === "messages"
-      ? "UTC days, by messages received"
-      : "UTC days, by threads' last activity: no message activity was recorded";
-  return `${Md.bold("Busiest days:")} ${days}\n${Md.italic(how)}`;
+/** The busiest days: the chart's own per-day counts, labelled as threads by day of last activity. */
+export function busiestLine(days: DayCount[]): string | undefined {
+  if (days.length === 0) return undefined;
+  const list = days.map((d) => `${formatDay(d.day)} (${plural(d.count, "thread")})`).join(" · ");
+  return `${Md.bold("Busiest days")} (threads by day of last activity): ${list}`;
+}
+
+/** Lines that keep the counts honest: what they leave out or start from. */
+function caveats(w: GroupWeek, timeZone: string): string[] {
+  const lines: string[] = [];
+  if (w.countedFrom !== undefined) {
+    const from = new Intl.DateTimeFormat("en-US", {
+      timeZone,
+      weekday: "short",
+      month: "short",
+      day: "numeric",
+      hour: "2-digit",
+      minute: "2-digit",
+      hourCycle: "h23",
+    }).format(w.countedFrom);
+    lines.push(`Counted from ${from}: the service's older listing did not answer.`);
+  }
+  if (w.stats.undated > 0) {
+    lines.push(`${plural(w.stats.undated, "thread")} without a date of last activity not counted.`);
+  }
+  return lines;
 }
 
 const FAILURE_TEXT: Record<GroupFailure, string> = {
@@ -182,55 +199,94 @@ export function threadsChange(current: number, previous: number | undefined): st
   return ` (${pct > 0 ? "+" : ""}${pct}% on the week before)`;
 }
 
-/** One group's week as a message: counts, sentiment and its change, keywords, questions, threads, days. */
-export function renderGroupWeek(
-  w: GroupWeek,
-  ctx: { range: string; timeZone: string; notes?: string[] },
-): RenderedMessage {
+/** The count fields of a group's week: threads, messages in them and, when known, handled. */
+function countFields(w: GroupWeek): string[] {
   const s = w.stats;
-  const groupName = w.groupName.trim() || w.groupId;
-  const threadsText = `${Md.bold("Threads")}\n${n(s.threads)}${threadsChange(s.threads, w.previous?.threads)}`;
   const fields = [
-    threadsText,
-    `${Md.bold("Messages in them")}\n${n(s.messages)}${s.threadsWithoutCount > 0 ? ` (${plural(s.threadsWithoutCount, "thread")} without a count)` : ""}`,
+    `${Md.bold("Threads active")}\n${n(s.threads)}${threadsChange(s.threads, w.previous?.threads)}`,
+    `${Md.bold("Messages in these threads")}\n${n(s.messages)}${s.threadsWithoutCount > 0 ? ` (${plural(s.threadsWithoutCount, "thread")} without a count)` : ""}`,
   ];
-  const keywords = keywordsLine(w);
-  const head = toKnownBlocks(
-    Blocks.Header({ text: plainText(`Weekly summary: ${groupName}`, LIMITS.headerText) }),
-    Blocks.Context().elements(`${ctx.range} (${escapeAndTruncate(ctx.timeZone, 60)}) · the last 7 days`),
-    Blocks.Section().fields(fields),
-    Blocks.Section({ text: sentimentSection(w) }),
-    keywords !== undefined && Blocks.Section({ text: keywords }),
-    Blocks.Section({ text: questionsSection(w, ctx.timeZone) }),
-    s.mostActive.length > 0 && Blocks.Section({ text: Md.bold("Most active threads") }),
-  );
-  const busiest = busiestLine(w.busiest);
-  const tail = toKnownBlocks(
-    busiest !== undefined && Blocks.Section({ text: busiest }),
-    (ctx.notes?.length ?? 0) > 0 && Blocks.Context().elements((ctx.notes ?? []).join("\n")),
-  );
-  const { blocks } = fitList({
-    head,
-    items: activeThreadBlocks(w),
-    tail,
-    more: (hidden) => `…and ${n(hidden)} more active threads`,
-  });
-  const text = escapeAndTruncate(
-    `Weekly summary for ${groupName}: ${plural(s.threads, "thread")}, ${plural(s.messages, "message")} (${ctx.range})`,
-    FALLBACK_MAX,
-  );
-  return { text, blocks };
+  if (w.handled) fields.push(`${Md.bold("Handled in Slack")}\n${n(w.handled.count)} of ${n(s.threads)}`);
+  return fields;
 }
 
+interface Shape {
+  /** Most active threads shown with a button, per group. */
+  active: number;
+  /** Several groups: each under its own heading instead of in the message's header. */
+  several: boolean;
+}
+
+/** One group's week as blocks (its heading included when the message covers several groups). */
+function groupBlocks(w: GroupWeek, timeZone: string, shape: Shape): KnownBlock[] {
+  const keywords = keywordsLine(w);
+  const busiest = busiestLine(w.busiest);
+  const cav = caveats(w, timeZone);
+  const active = activeThreadBlocks(w, shape.active);
+  const hiddenActive = Math.min(w.stats.mostActive.length, SHOWN_ACTIVE) - active.length;
+  return [
+    ...toKnownBlocks(
+      shape.several && Blocks.Divider(),
+      shape.several && Blocks.Section({ text: Md.bold(name(w.groupName, w.groupId)) }),
+      Blocks.Section().fields(countFields(w)),
+      Blocks.Section({ text: sentimentSection(w) }),
+      keywords !== undefined && Blocks.Section({ text: keywords }),
+      Blocks.Section({ text: questionsSection(w, timeZone) }),
+      busiest !== undefined && Blocks.Section({ text: busiest }),
+      active.length > 0 && Blocks.Section({ text: Md.bold("Most active threads") }),
+    ),
+    ...active.flat(),
+    ...toKnownBlocks(
+      hiddenActive > 0 &&
+        active.length > 0 &&
+        Blocks.Context().elements(`…and ${plural(hiddenActive, "more active thread")}`),
+      cav.length > 0 && Blocks.Context().elements(cav.join("\n")),
+    ),
+  ];
+}
+
+/** One line per group, for a channel that follows too many groups for the full layout. */
+function compactLine(w: GroupWeek): string {
+  const s = w.stats;
+  const negative = w.change.tones.find((t) => t.tone === "negative");
+  const parts = [
+    `${plural(s.threads, "thread")} active${threadsChange(s.threads, w.previous?.threads)}`,
+    `${plural(s.messages, "message")} in them`,
+    negative && w.change.rated > 0 && `${TONE_EMOJI.negative} ${Math.round(negative.share * 100)}% negative`,
+    s.questions.total > 0 &&
+      `${plural(w.stats.openQuestionIds.filter((id) => !w.handled?.ids.has(id)).length, "open question")}`,
+    w.handled && `handled in Slack: ${n(w.handled.count)} of ${n(s.threads)}`,
+    w.busiest[0] && `busiest ${formatDay(w.busiest[0].day)} (${plural(w.busiest[0].count, "thread")})`,
+  ].filter((p): p is string => typeof p === "string");
+  return `• ${Md.bold(name(w.groupName, w.groupId))}: ${parts.join(" · ")}`;
+}
+
+/** Sections of lines, each under the section text limit. */
+function linesToSections(lines: string[]): KnownBlock[] {
+  const out: string[] = [];
+  for (const line of lines) {
+    const last = out.at(-1);
+    if (last !== undefined && last.length + line.length + 1 <= LIMITS.sectionText)
+      out[out.length - 1] = `${last}\n${line}`;
+    else out.push(line);
+  }
+  return out.flatMap((text) => toKnownBlocks(Blocks.Section({ text })));
+}
+
+const fits = (blocks: KnownBlock[]) =>
+  blocks.length <= LIMITS.blocksPerMessage && JSON.stringify(blocks).length <= LIMITS.messageBlocksJson;
+
 /**
- * A channel's weekly summary as messages, in posting order. A quiet week (no group had a
- * thread) is one line. Otherwise each group with threads gets its own message (a message
- * holds at most 50 blocks, and one group's week fills a good part of that); groups that were
- * quiet or could not be read are named at the end of the last one, or in a message of their
- * own when no group had threads.
+ * A channel's weekly summary as one message. A quiet week (no group had a thread) is one
+ * line. One group: its week under a header with its name. Several groups: a section each,
+ * showing as many most-active threads (with their View button) as the 50 blocks and the
+ * message size allow, every group alike; when even that does not fit, one line per group.
+ * Groups that were quiet or could not be read are named at the end. The charts (one per
+ * summarised group) go in the message's thread.
  */
-export function renderWeeklyReport(r: WeeklyReport): WeeklyMessage[] {
-  const range = describeRange(r.window.start, r.window.end, r.timeZone);
+export function renderWeeklyReport(r: WeeklyReport): WeeklyMessage {
+  const range = describeDays(r.window.days);
+  const zone = escapeAndTruncate(r.timeZone, 60);
   const summaries = r.groups.flatMap((g) => (g.kind === "summary" ? [g.week] : []));
   const others = notes(r.groups);
   if (summaries.length === 0) {
@@ -249,18 +305,56 @@ export function renderWeeklyReport(r: WeeklyReport): WeeklyMessage[] {
               ),
             )}.`
           : [`${Md.bold("Weekly summary")}, ${range}`, ...others].join("\n");
-    return [
-      {
-        part: "notes",
-        // Already escaped: only shortened, never escaped twice.
-        text: truncateMrkdwn(text.replace(/\*/g, "").split("\n")[0] ?? "", FALLBACK_MAX),
-        blocks: toKnownBlocks(Blocks.Section({ text })),
-      },
-    ];
+    return {
+      part: "summary",
+      chartGroupIds: [],
+      // Already escaped: only shortened, never escaped twice.
+      text: truncateMrkdwn(text.replace(/\*/g, "").split("\n")[0] ?? "", FALLBACK_MAX),
+      blocks: toKnownBlocks(Blocks.Section({ text })),
+    };
   }
-  return summaries.map((w, i) => {
-    const last = i === summaries.length - 1;
-    const m = renderGroupWeek(w, { range, timeZone: r.timeZone, ...(last ? { notes: others } : {}) });
-    return { ...m, part: `group:${w.groupId}`, groupId: w.groupId };
+
+  const several = summaries.length > 1;
+  const [only] = summaries;
+  const heading =
+    several || !only ? "Weekly summary" : `Weekly summary: ${only.groupName.trim() || only.groupId}`;
+  const head = toKnownBlocks(
+    Blocks.Header({ text: plainText(heading, LIMITS.headerText) }),
+    Blocks.Context().elements(
+      `${range}: 7 calendar days in ${zone}. Threads count on the day of their last activity.`,
+    ),
+  );
+  const tail = toKnownBlocks(
+    others.length > 0 && Blocks.Context().elements(others.join("\n")),
+    Blocks.Context().elements(
+      summaries.length > MAX_CHARTS
+        ? `Charts of threads by sentiment per day for the first ${MAX_CHARTS} groups in the replies.`
+        : `${several ? "Charts" : "A chart"} of threads by sentiment per day in the replies.`,
+    ),
+  );
+  let blocks: KnownBlock[] | undefined;
+  for (let active = SHOWN_ACTIVE; active >= 0 && !blocks; active--) {
+    const candidate = [
+      ...head,
+      ...summaries.flatMap((w) => groupBlocks(w, r.timeZone, { active, several })),
+      ...tail,
+    ];
+    if (fits(candidate)) blocks = candidate;
+  }
+  // Too many groups for sections: one line each (and the generic fit as the last resort).
+  blocks ??= fitBlocks([...head, ...linesToSections(summaries.map(compactLine)), ...tail], {
+    moreText: "…and more groups: the message has no room left for them.",
   });
+
+  const counts = summaries.map(
+    (w) => `${w.groupName.trim() || w.groupId}: ${plural(w.stats.threads, "thread")}`,
+  );
+  const text = escapeAndTruncate(
+    several || !only
+      ? `Weekly summary (${range}): ${counts.join(" · ")}`
+      : `Weekly summary for ${only.groupName.trim() || only.groupId}: ${plural(only.stats.threads, "thread")}, ${plural(only.stats.messages, "message")} (${range})`,
+    FALLBACK_MAX,
+  );
+  const chartGroupIds = summaries.slice(0, MAX_CHARTS).map((w) => w.groupId);
+  return { part: "summary", chartGroupIds, text, blocks };
 }

@@ -65,7 +65,12 @@ describe("npm run demo", () => {
 
   it("shows the digest posted, then edited in place on re-enrichment", () => {
     const lines = run.out.split("\n");
-    const posted = lines.findIndex((l) => l.includes("slack > new message in #community-insights:"));
+    // The first new message is the subscription's own public line; the digest comes after it.
+    const posted = lines.findIndex(
+      (l, i) =>
+        l.includes("slack > new message in #community-insights:") &&
+        !lines[i + 1]?.includes("subscribed this channel"),
+    );
     expect(posted).toBeGreaterThan(0);
     expect(lines[posted + 1]).toContain("Replica lag after upgrading to 4.2");
     expect(run.out).toMatch(/Sentiment:\* :red_circle: Negative/);
@@ -109,7 +114,7 @@ describe("npm run demo", () => {
 
   it("says what happened and where to look", () => {
     expect(run.out).toContain("webhook deliveries received and acknowledged: 7 (7 queued for the workers)");
-    expect(run.out).toMatch(/Slack: 3 messages posted, 2 edited in place, 1 file\(s\), 6 command replies/);
+    expect(run.out).toMatch(/Slack: 4 messages posted, 2 edited in place, 1 file\(s\), 6 command replies/);
     expect(run.out).toContain(join(outDir, "slack-blocks.jsonl"));
     expect(run.out).toContain(join(outDir, "app.log"));
   });
@@ -118,10 +123,11 @@ describe("npm run demo", () => {
     const lines = readFileSync(join(outDir, "slack-blocks.jsonl"), "utf8").split("\n").filter(Boolean);
     const records = lines.map((l) => JSON.parse(l) as { method: string; blocks?: { type: string }[] });
     const methods = records.map((r) => r.method);
-    expect(methods.filter((m) => m === "chat.postMessage")).toHaveLength(3);
+    // The subscription's public line, the digest, the weekly summary and its chart's message.
+    expect(methods.filter((m) => m === "chat.postMessage")).toHaveLength(4);
     expect(methods.filter((m) => m === "chat.update")).toHaveLength(2);
     expect(methods.filter((m) => m === "response_url")).toHaveLength(6);
-    const first = records.find((r) => r.method === "chat.postMessage");
+    const first = records.find((r) => r.method === "chat.postMessage" && (r.blocks?.length ?? 0) > 0);
     expect(first?.blocks?.[0]).toEqual({
       type: "header",
       text: { type: "plain_text", text: "Replica lag after upgrading to 4.2" },

@@ -67,7 +67,7 @@ describe("App Home tab", () => {
     expect(text).toContain("*Saturday Rides*");
     expect(text).toContain("sentiment negative");
     expect(text).toContain("Quick help");
-    expect(text).toContain("`/insight threads [range] [group]`");
+    expect(text).toContain("`/insight threads [range] [group] [filters]`");
     expect(text).toContain("changed by the app's admins");
     expect(view.blocks.length).toBeLessThanOrEqual(100);
     // Channel links are the app's own; nothing else may be live.

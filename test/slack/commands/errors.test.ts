@@ -110,8 +110,8 @@ describe("error replies: 429 after retries, unknown subcommands", () => {
     expect(r.text).toContain("There is no `frobnicate` subcommand");
     for (const name of [
       "groups",
-      "threads [range] [group]",
-      "search <text> [--group <group>]",
+      "threads [range] [group] [filters]",
+      "search &lt;text&gt; [--group &lt;group&gt;]",
       "status",
       "subscribe",
     ]) {
@@ -122,11 +122,14 @@ describe("error replies: 429 after retries, unknown subcommands", () => {
   it("help (and no text) shows every subcommand's grammar", async () => {
     for (const text of ["help", ""]) {
       const r = await ask(h, text);
-      expect(r.text).toContain("`/insight threads [range] [group]`");
-      expect(r.text).toContain("`/insight search <text> [--group <group>]`");
+      expect(r.text).toContain("`/insight threads [range] [group] [filters]`");
+      expect(r.text).toContain("`/insight search &lt;text&gt; [--group &lt;group&gt;]`");
+      expect(r.text).not.toMatch(/<group>|<text>/);
       expect(r.text).toContain("`/insight groups`");
       expect(r.text).toContain("`/insight status`");
-      expect(r.text).toContain("`last7Days`, `last30Days`, `last3Months`, `last6Months`, `allTime`");
+      expect(r.text).toContain(
+        "Ranges: `7d` (default), `30d`, `3m`, `6m`, `all`, or `last 30 days`, `last30Days`",
+      );
     }
   });
 });

@@ -21,13 +21,14 @@ describe("/insight groups and /insight status", () => {
     }
     expect(text).not.toContain(SEED.groups.dm);
     expect(text).toContain("Bike Workshop &amp; Gear");
-    expect(text).toContain("6 in 3 communities");
+    expect(text).toContain("6 groups in 3 communities");
     expectNoLiveTokens(r.blocks);
   });
 
   it("status: last delivery per type, queues, dead letters, spool, API, paused subscriptions", async () => {
     await h.emulator.createThread(SEED.groups.support, { title: "Status thread", sentiment: "neutral" });
-    await h.slack.waitFor(() => h.slack.messages(TEST_CHANNEL)[0]);
+    // The channel also holds the subscription's announcement: wait for the digest itself.
+    await h.slack.waitFor(() => h.slack.messages(TEST_CHANNEL).find((m) => m.text.includes("Status thread")));
     await h.services.subscriptions.put({
       channelId: "C0GONE",
       groupId: SEED.groups.rides,

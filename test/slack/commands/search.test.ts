@@ -57,10 +57,12 @@ describe("/insight search", () => {
   });
 
   it("without text, or in a channel that follows nothing: usage in plain words", async () => {
-    expect((await ask(h, "search")).text).toContain("Usage: `/insight search <text> [--group <group>]`");
+    expect((await ask(h, "search")).text).toContain(
+      "Usage: `/insight search &lt;text&gt; [--group &lt;group&gt;]`",
+    );
     expect((await ask(h, "search refunds --group")).text).toContain("Name the group after `--group`");
     const none = await ask(h, "search refunds", { channel: "C0NOTHING" });
     expect(none.text).toContain("This channel follows no chat group");
-    expect(none.text).toContain("--group <group>");
+    expect(none.text).toContain("--group &lt;group&gt;");
   });
 });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SEED } from "../../../dev/emulator/index.js";
 import { startHarness, type Harness } from "../../helpers/app-harness.js";
-import { ask } from "./helpers.js";
+import { ask, shown } from "./helpers.js";
 
 const SUPPORT = SEED.groups.support;
 const CONTRIBUTORS = SEED.groups.contributors;
@@ -24,7 +24,9 @@ describe("/insight subscribe, unsubscribe, list (full app, signed requests)", ()
   it("subscribe by id records the subscription and names the group", async () => {
     const channel = freshChannel();
     const r = await say(`subscribe ${SUPPORT}`, channel);
-    expect(r.text).toContain(`Subscribed: this channel gets digests of *Lumen DB Support* (\`${SUPPORT}\`)`);
+    expect(r.text).toBe(
+      `Subscribed: this channel follows *Lumen DB Support* (\`${SUPPORT}\`). In force: all threads · a card per thread.`,
+    );
     expect(r.response_type).toBe("ephemeral");
     const sub = await h.services.subscriptions.get(channel, SUPPORT);
     expect(sub).toMatchObject({
@@ -110,7 +112,7 @@ describe("/insight subscribe, unsubscribe, list (full app, signed requests)", ()
       channel,
     );
     expect(r.text).toContain(
-      `Subscribed: this channel gets digests of *Lumen DB Support* (\`${SUPPORT}\`), filtered: sentiment negative or mixed · ≥ 5 messages · keywords replication or dark mode.`,
+      `Subscribed: this channel follows *Lumen DB Support* (\`${SUPPORT}\`). In force: sentiment negative or mixed · ≥ 5 messages · keywords replication or dark mode · a card per thread.`,
     );
     expect((await h.services.subscriptions.get(channel, SUPPORT))?.filters).toEqual({
       sentiments: ["negative", "mixed"],
@@ -118,12 +120,12 @@ describe("/insight subscribe, unsubscribe, list (full app, signed requests)", ()
       keywords: ["replication", "dark mode"],
     });
     const list = await say("list", channel);
-    expect(list.text).toContain(
-      `• *Lumen DB Support* (\`${SUPPORT}\`) — sentiment negative or mixed · ≥ 5 messages · keywords replication or dark mode`,
+    expect(shown(list)).toContain(
+      `*Lumen DB Support* (\`${SUPPORT}\`)\nDelivery: a card per thread\nFilters: sentiment negative or mixed · ≥ 5 messages · keywords replication or dark mode`,
     );
   });
 
-  it("subscribing again replaces the filters and says Updated", async () => {
+  it("subscribing again changes only the filters named and says Updated", async () => {
     const channel = freshChannel();
     await say(`subscribe ${SUPPORT} --questions`, channel);
     const before = await h.services.subscriptions.get(channel, SUPPORT);
@@ -131,7 +133,7 @@ describe("/insight subscribe, unsubscribe, list (full app, signed requests)", ()
     expect(r.text).toMatch(/^Updated: /);
     expect(r.text).toContain("unanswered questions only");
     const after = await h.services.subscriptions.get(channel, SUPPORT);
-    expect(after?.filters).toEqual({ unanswered: true });
+    expect(after?.filters).toEqual({ questions: true, unanswered: true });
     expect(after?.createdAt).toBe(before?.createdAt);
   });
 
@@ -151,16 +153,17 @@ describe("/insight subscribe, unsubscribe, list (full app, signed requests)", ()
         "--sentiment furious",
         '"furious" is not a sentiment I know: use positive, negative, neutral or mixed.',
       ],
-      ["--min-messages zero", "--min-messages needs a whole number, like --min-messages 5."],
+      ["--min-messages zero", "--min-messages needs a whole number from 1, like --min-messages 5."],
       [
         "--colour red",
-        'Unknown filter "--colour": use --sentiment, --questions, --unanswered, --min-messages, --keywords.',
+        'Unknown option "--colour": use --sentiment, --exclude-sentiment, --keywords, --exclude-keywords, --questions, --unanswered, --min-messages, --min-participants, --mode, --every, --format, --replies, --all.',
       ],
-      ["--questions=yes", "--questions takes no value."],
+      ["--questions=maybe", "--questions takes no value, or on/off, like --questions or --questions off."],
     ];
     for (const [flags, sentence] of cases) {
       const r = await say(`subscribe ${SUPPORT} ${flags}`, channel);
-      expect(r.text).toBe(sentence);
+      expect(r.text).toContain(`I could not read that: ${sentence}`);
+      expect(r.text).toContain("Example: `/insight subscribe");
     }
     expect(await h.services.subscriptions.forChannel(channel)).toEqual([]);
   });
@@ -168,7 +171,9 @@ describe("/insight subscribe, unsubscribe, list (full app, signed requests)", ()
   it("subscribe without a group shows its usage", async () => {
     const channel = freshChannel();
     const r = await say("subscribe --sentiment negative", channel);
-    expect(r.text).toMatch(/^Usage: `\/insight subscribe <group>/);
+    expect(r.text).toMatch(
+      /^Name the chat group first\. Usage: `\/insight subscribe &lt;group&gt; \[options\]`/,
+    );
   });
 
   // BUG (src/slack/commands/subscribe.ts, the `flagAt` search): the filter parser accepts
@@ -197,16 +202,20 @@ describe("/insight subscribe, unsubscribe, list (full app, signed requests)", ()
     const channel = freshChannel();
     const empty = await say("list", channel);
     expect(empty.text).toBe(
-      "This channel follows no chat group. Start with `/insight groups`, then `/insight subscribe <group>`.",
+      "This channel follows no chat group. Start with `/insight groups`, then `/insight subscribe &lt;group&gt;`.",
     );
     await say(`subscribe ${SUPPORT}`, channel);
     await say(`subscribe ${CONTRIBUTORS} --questions`, channel);
     const r = await say("list", channel);
     expect(r.text).toMatch(/^This channel follows 2 chat groups:\n/);
-    const lines = r.text.split("\n").filter((l) => l.startsWith("• "));
-    expect(lines).toHaveLength(2);
-    expect(lines[0]).toContain(`*Lumen DB Support* (\`${SUPPORT}\`)`);
-    expect(lines[1]).toContain(`*Lumen DB Contributors* (\`${CONTRIBUTORS}\`) — questions only`);
+    const t = shown(r);
+    expect(t).toContain(
+      `*Lumen DB Support* (\`${SUPPORT}\`)\nDelivery: a card per thread\nFilters: all threads`,
+    );
+    expect(t).toContain(
+      `*Lumen DB Contributors* (\`${CONTRIBUTORS}\`)\nDelivery: a card per thread\nFilters: questions only`,
+    );
+    expect(t.indexOf("Lumen DB Support")).toBeLessThan(t.indexOf("Lumen DB Contributors"));
     // Another channel's list is its own.
     expect((await say("list", freshChannel())).text).toContain("follows no chat group");
   });
@@ -217,7 +226,7 @@ describe("/insight subscribe, unsubscribe, list (full app, signed requests)", ()
     await h.services.subscriptions.pauseChannel(channel, "is_archived", new Date());
     const r = await say("list", channel);
     expect(r.text).toContain("This channel follows 1 chat group:");
-    expect(r.text).toContain(":pause_button: paused (Slack said `is_archived`)");
+    expect(shown(r)).toContain(":pause_button: paused (Slack said `is_archived`)");
   });
 
   it("unsubscribe by case-insensitive name and by id", async () => {
@@ -264,9 +273,9 @@ describe("/insight subscribe, unsubscribe, list (full app, signed requests)", ()
     const r = await say("frobnicate now", freshChannel());
     expect(r.text).toMatch(/^There is no `frobnicate` subcommand\.\n/);
     expect(r.text).toContain("*Insight Relay* brings your community's chat groups into Slack.");
-    expect(r.text).toContain("• `/insight subscribe <group>");
+    expect(r.text).toContain("• `/insight subscribe &lt;group&gt; [options]`");
     expect(r.text).toContain(
-      "• `/insight unsubscribe <group>` — stop the digests of a chat group in this channel",
+      "• `/insight unsubscribe &lt;group&gt;` — stop the digests of a chat group in this channel",
     );
     expect(r.text).toContain("• `/insight list` — ");
   });
@@ -275,7 +284,7 @@ describe("/insight subscribe, unsubscribe, list (full app, signed requests)", ()
     const empty = await say("", freshChannel());
     const help = await say("help", freshChannel());
     expect(empty.text).toMatch(/^\*Insight Relay\* brings your community's chat groups into Slack\./);
-    expect(empty.text).toContain("• `/insight subscribe <group>");
+    expect(empty.text).toContain("• `/insight subscribe &lt;group&gt; [options]`");
     expect(empty.text).toBe(help.text);
   });
 });
@@ -308,7 +317,11 @@ describe("/insight subscribe with ADMIN_USER_IDS set", () => {
     expect(await h.services.subscriptions.forChannel(channel)).toHaveLength(1);
 
     const list = await ask(h, "list", { channel, user: "U0MEMBER" });
-    expect(list.text).toContain(`*Lumen DB Support* (\`${SUPPORT}\`)`);
+    expect(shown(list)).toContain(`*Lumen DB Support* (\`${SUPPORT}\`)`);
+    // A member sees no Settings button: it would only be refused.
+    expect(JSON.stringify(list.blocks)).not.toContain("insight.settings.open");
+    const forAdmin = await ask(h, "list", { channel, user: ADMIN });
+    expect(JSON.stringify(forAdmin.blocks)).toContain("insight.settings.open");
 
     expect((await ask(h, `unsubscribe ${SUPPORT}`, { channel, user: ADMIN })).text).toMatch(
       /^Unsubscribed: /,

@@ -94,6 +94,73 @@ describe("threads (unit, fake deps)", () => {
     expect(locked.replies[0]?.text).toContain("The API key cannot read");
     const bad = dummyCommand("last2Weeks group-support-01");
     await threadsCommand(deps).run(bad.ctx);
-    expect(bad.replies[0]?.text).toContain("`last2Weeks` is not a range.");
+    expect(bad.replies[0]?.text).toContain("`last2Weeks` is not a range I know. Use `7d` (default), `30d`");
+  });
+});
+
+describe("threads with ranges and filters (unit, fake deps)", () => {
+  const mixed = (): Thread[] =>
+    Array.from({ length: 30 }, (_, i) => ({
+      id: `t-${i}`,
+      title: i % 3 === 0 ? `Refund failed ${i}` : `Café opening ${i}`,
+      summary: i % 5 === 0 ? "Giveaway spam" : `Summary ${i}`,
+      sentiment: i % 2 === 0 ? "negative" : "positive",
+      messageCount: 2 + (i % 4),
+    }));
+  const deps = () =>
+    fakeCommandsDeps({
+      insight: new FakeInsight(
+        [{ _id: "community-1", name: "Lumen DB" }],
+        [{ id: "group-support-01", name: "Lumen DB Support", community: "community-1", threads: mixed() }],
+      ),
+    }).deps;
+
+  it("`last 30 days` and `30d` are ranges, not group names", async () => {
+    for (const text of [
+      "last 30 days group-support-01",
+      "group-support-01 30d",
+      "last30Days group-support-01",
+    ]) {
+      const { ctx, replies } = dummyCommand(text);
+      await threadsCommand(deps()).run(ctx);
+      const t = allTexts(replies[0]?.blocks ?? []).join("\n");
+      expect(t, text).toContain("*Threads in Lumen DB Support* — the last 30 days");
+    }
+  });
+
+  it("applies the filters of subscribe, exclusions winning, and counts only what matches", async () => {
+    const { ctx, replies } = dummyCommand(
+      "7d Lumen DB Support --sentiment negative --keywords cafe,refund --exclude-keywords giveaway",
+    );
+    await threadsCommand(deps()).run(ctx);
+    const t = allTexts(replies[0]?.blocks ?? []).join("\n");
+    // Even ids are negative; multiples of 5 say "Giveaway": 0, 10, 20 are excluded; 12 remain.
+    const want = mixed().filter((x, i) => i % 2 === 0 && i % 5 !== 0);
+    expect(want).toHaveLength(12);
+    expect(t).toContain("Filtered: sentiment negative · keywords cafe or refund · never mentioning giveaway");
+    expect(t).toContain("page 1 of 2 · 12 matching threads");
+    for (const w of want.slice(0, THREADS_PAGE_SIZE)) expect(t).toContain(`*${w.title}*`);
+    expect(t).not.toContain("Giveaway");
+    // The Next button carries the filters, so page 2 is about the same matching set.
+    const next = decodeState(
+      threadsStateSchema,
+      buttonValues(replies[0]?.blocks, `${ACTIONS.threadsPage}.next`)[0],
+    );
+    expect(next?.f).toEqual({
+      sentiments: ["negative"],
+      keywords: ["cafe", "refund"],
+      excludeKeywords: ["giveaway"],
+    });
+    expect(next?.p).toBe(2);
+  });
+
+  it("a delivery option or a bad filter is refused with what was understood and an example", async () => {
+    const { ctx, replies } = dummyCommand("30d group-support-01 --sentiment negative --mode digest");
+    await threadsCommand(deps()).run(ctx);
+    expect(replies[0]?.text).toContain("--mode is a subscription setting");
+    expect(replies[0]?.text).toContain("Understood so far: sentiment negative.");
+    expect(replies[0]?.text).toContain(
+      "Example: `/insight threads 30d Lumen DB Support --sentiment negative --unanswered`",
+    );
   });
 });

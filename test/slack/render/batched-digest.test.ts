@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { entryVersion, groupBatch, type PendingEntry } from "../../../src/domain/digest-batch.js";
 import type { ThreadDigest } from "../../../src/domain/thread-digest.js";
+import { sentimentLabel } from "../../../src/domain/sentiment.js";
 import { ACTIONS } from "../../../src/slack/action-ids.js";
 import { renderBatchedDigest } from "../../../src/slack/render/batched-digest.js";
 import { LIMITS } from "../../../src/slack/render/limits.js";
@@ -54,7 +55,7 @@ describe("renderBatchedDigest", () => {
     expect(json).toContain(
       ":red_circle: *&lt;!channel&gt; outage*\\nNegative · :question: unanswered · 12 messages · 1 participant",
     );
-    expect(json).toContain(":hourglass_flowing_sand: sentiment pending · 12 messages");
+    expect(json).toContain(`${sentimentLabel(undefined).emoji} sentiment pending · 12 messages`);
     expect(json).toContain("<!date^1795165200^");
     expect(json.match(new RegExp(`"action_id":"${ACTIONS.viewMessages}"`, "g"))).toHaveLength(3);
     expect(blocks).toMatchSnapshot();

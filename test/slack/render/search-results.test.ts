@@ -54,7 +54,7 @@ describe("renderSearchResults", () => {
     expect(t).toContain("In Acme Support · 1 thread, 1 message");
     expect(t.indexOf("*Threads (1)*")).toBeLessThan(t.indexOf("*Messages (1)*"));
     expect(t).toContain(
-      "*Refund failed after top-up (1)*\nSeveral users report refunds failing with error 402.\nrelevance 0.89",
+      "*Refund failed after top-up (1)*\nSeveral users report refunds failing with error 402.",
     );
     expect(t).toContain(
       "*Maya Chen* · Mar 5, 10:00 UTC · in _Refund failed after top-up_\nMy refund failed too (1)",
@@ -146,5 +146,39 @@ describe("renderSharedResult", () => {
     expect(userMention("W0ENT")).toBe("<@W0ENT>");
     expect(userMention("<!channel>")).toBe("someone");
     expect(userMention("U1|x> <!here")).toBe("someone");
+  });
+});
+
+describe("renderSearchResults: what people read adds up", () => {
+  it("shows no raw score, folds near-duplicate messages, and every count equals what is listed", () => {
+    const same = "The refund button does nothing on Android after the 4.2 update, please help";
+    const messages = [
+      mh(1, { text: same }),
+      mh(2, { text: `${same}!!` }),
+      mh(3, { text: same.toUpperCase() }),
+      mh(4, { text: "  the REFUND button does nothing on android after the 4.2 update, please help  " }),
+      mh(5, { text: same }),
+      ...[6, 7, 8, 9, 10, 11, 12].map((i) => mh(i)),
+    ];
+    const r = renderSearchResults({
+      query: "refund",
+      groups,
+      threads: [th(1), th(2)],
+      messages,
+      failures: [],
+      now,
+    });
+    const t = joined(r.blocks);
+    expect(t).not.toMatch(/relevance|0\.\d\d/);
+    // Five copies become one line that says so.
+    expect(t.split(same).length - 1).toBe(1);
+    expect(t).toContain("_4 more messages said the same_");
+    // 8 distinct messages: 6 shown under a header that says 6, the rest counted in the tail.
+    const shownMessages = buttons(r.blocks).filter((b) => b.value.includes('"k":"message"')).length;
+    expect(shownMessages).toBe(6);
+    expect(t).toContain("*Messages (6)*");
+    expect(t).toContain("*Threads (2)*");
+    expect(t).toContain("In Acme Support · 2 threads, 8 messages");
+    expect(t).toContain("2 weaker results not shown");
   });
 });

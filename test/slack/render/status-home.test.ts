@@ -46,6 +46,52 @@ const report = (over: Partial<StatusReport> = {}): StatusReport => ({
 });
 const joined = (blocks: unknown) => allTexts(blocks).join("\n");
 
+describe("renderStatus for people outside ADMIN_USER_IDS", () => {
+  it("says the same facts in plain words, without queue names, incident keys or dead-letter reasons", () => {
+    const r = renderStatus(report({ openAlerts: ["channel-C0X-is_archived", "insight-unauthorized"] }), now, {
+      detail: false,
+    });
+    const t = joined(r.blocks);
+    for (const internal of [
+      "slack-out",
+      "`deliveries`",
+      "chatthread-crud",
+      "channel-C0X",
+      "insight-unauthorized",
+      "invalid_json",
+    ]) {
+      expect(t).not.toContain(internal);
+    }
+    expect(t).toContain("• Thread updates: last Mar 6, 11:15 UTC · 1,234 deliveries");
+    expect(t).toContain("• New messages: none received yet · 0 deliveries");
+    expect(t).toContain(":warning: Work is waiting and nothing is processing it; an operator has to look.");
+    expect(t).toContain(":warning: 2 updates could not be used.");
+    expect(t).toContain("2 operator alerts open");
+    expect(r.text).toBe("Insight Relay status: 1 problem");
+    // Operators still get every detail.
+    const full = joined(
+      renderStatus(report({ openAlerts: ["insight-unauthorized"] }), now, { detail: true }).blocks,
+    );
+    expect(full).toContain("`slack-out`");
+    expect(full).toContain("`insight-unauthorized`");
+  });
+
+  it("a healthy app reads as such", () => {
+    const t = joined(
+      renderStatus(
+        report({
+          queues: [{ name: "deliveries", waiting: 0, active: 0, delayed: 0, failed: 0, workers: 1 }],
+          deadLetters: { total: 0, kept: 0, byReason: {} },
+        }),
+        now,
+        { detail: false },
+      ).blocks,
+    );
+    expect(t).toContain(":white_check_mark: Nothing waiting: all work is done.");
+    expect(t).not.toContain("could not be used");
+  });
+});
+
 describe("renderStatus", () => {
   it("webhooks, silence, queues, dead letters, spool, API and paused subscriptions", () => {
     const r = renderStatus(report(), now);
@@ -150,9 +196,12 @@ describe("renderHome", () => {
       sub(2),
       sub(9, { paused: { code: "is_archived", at: now.toISOString() } }),
     ],
-    schedules: new Map([["C0CHAN1", "Weekly summary: Mondays 09:00 (UTC)"]]),
+    // As describeSchedule makes it: mrkdwn with its own emoji.
+    schedules: new Map([["C0CHAN1", ":calendar: Weekly summary: Mondays 09:00 (UTC)"]]),
     status: report(),
     help: [
+      { usage: "help", summary: "this help" },
+      { usage: "subscribe <group> [options]", summary: "follow a group" },
       { usage: "threads [range] [group]", summary: "threads" },
       { usage: "status", summary: "health" },
     ],
@@ -177,6 +226,42 @@ describe("renderHome", () => {
     expect(t).toContain("• `/insight threads [range] [group]` — threads");
     expect(t).toContain("Subscriptions and schedules are changed by the app's admins.");
     expect(buttons(v.blocks as unknown[]).map((b) => b.action_id)).toEqual([ACTIONS.resume]);
+  });
+
+  it("small wrongs: one calendar per schedule, no 'help — this help' line, <group> escaped", () => {
+    const t = joined(renderHome(base).blocks);
+    expect(t).not.toContain(":calendar: :calendar:");
+    expect(t).not.toContain("this help");
+    expect(t).toContain("• `/insight subscribe &lt;group&gt; [options]` — follow a group");
+    const empty = joined(renderHome({ ...base, subscriptions: [], schedules: new Map() }).blocks);
+    expect(empty).toContain("`/insight subscribe &lt;group&gt;`");
+    expect(empty).not.toMatch(/<group>/);
+  });
+
+  it("lists the viewer's threads: assigned, open, handled lately; community text escaped", () => {
+    const at = Date.parse("2025-03-06T09:00:00.000Z");
+    const v = renderHome({
+      ...base,
+      threads: {
+        assigned: [
+          { channelId: "C0CHAN1", title: "Refunds <!channel>", groupName: "Support & Co", atMs: at },
+        ],
+        open: [{ channelId: "C0CHAN2", title: "Replica lag", groupName: "Ops", atMs: at }],
+        handled: [
+          { channelId: "C0CHAN1", title: "Login loop", groupName: "Support", atMs: at, handledBy: "U0BOB" },
+        ],
+      },
+    });
+    const t = joined(v.blocks);
+    expect(t).toContain(
+      ":bust_in_silhouette: *Assigned to you*\n• *Refunds &lt;!channel&gt;* — Support &amp; Co in <#C0CHAN1> · assigned <!date^1741251600^{date_short_pretty} at {time}|2025-03-06 09:00 UTC>",
+    );
+    expect(t).toContain("*Open*\n• *Replica lag* — Ops in <#C0CHAN2>");
+    expect(t).toContain(
+      ":ballot_box_with_check: *Handled lately*\n• *Login loop* — Support in <#C0CHAN1> · by <@U0BOB>",
+    );
+    const none = joined(renderHome({ ...base, threads: { assigned: [], open: [], handled: [] } }).blocks);
+    expect(none).toContain("_Nothing assigned to you._");
   });
 
   it("no Resume button for those who may not change configuration; a notice on top", () => {

@@ -114,7 +114,7 @@ describe("renderThreadList", () => {
   it("empty, failed and pagination-less pages", () => {
     const empty = renderThreadList({ state: state(), result: page([], 1, 0), now });
     expect(joined(empty.blocks)).toContain(
-      "No threads in the last 7 days. Try a longer range, e.g. `/insight threads last30Days Acme Wallet – Support`.",
+      "No threads in the last 7 days. Try a longer range, e.g. `/insight threads 30d Acme Wallet – Support`.",
     );
     expect(buttons(empty.blocks)).toHaveLength(0);
     const failed = renderThreadList({

@@ -1,0 +1,155 @@
+import { createHash } from "node:crypto";
+import { join } from "node:path";
+import { connectionBlocks, type ConnectDeps } from "../slack/actions/connect-actions.js";
+import { publishHome } from "../slack/home/publish-home.js";
+import { DeliveryHealthStore } from "../store/delivery-health.js";
+import { stateKeys, workspacePrefix } from "../store/keys.js";
+import type { Receiver } from "../webhooks/create-receiver.js";
+import { DeliveryRecorder } from "../webhooks/delivery-recorder.js";
+import { DeliveryIngest } from "../webhooks/ingest.js";
+import { Spool } from "../webhooks/spool.js";
+import { workspaceAdmins } from "../workspaces/admins.js";
+import { checkInsightKey } from "../workspaces/check-key.js";
+import type { ConnectionStore } from "../workspaces/connection-store.js";
+import type { RemoveWorkspaceDeps } from "../workspaces/lifecycle.js";
+import { stampQueue } from "../workspaces/stamped-queue.js";
+import type { Services } from "./build-services.js";
+import { statusDeps } from "./narrow-deps.js";
+import { Workspaces } from "./workspaces.js";
+
+type Installs = NonNullable<Services["installs"]>;
+
+/** How long a web process trusts a secret it has seen without asking Redis again. */
+const SECRET_CACHE_MS = 30_000;
+
+/** The deployment's workspaces: installed ones, with their token and (once connected) their key. */
+export function multiWorkspaces(s: Services): Workspaces {
+  const installs = s.installs;
+  if (!installs) throw new Error("multi-workspace mode needs the installation store");
+  return new Workspaces(
+    s,
+    async (id) => {
+      const botToken = await installs.installations.botToken(id);
+      if (!botToken) return undefined;
+      const conn = await installs.connections.get(id);
+      return { id, botToken, insight: conn ? { apiKey: conn.apiKey, baseUrl: conn.baseUrl } : undefined };
+    },
+    async () => (await installs.installations.list()).map((w) => w.id),
+  );
+}
+
+/**
+ * The webhook route's secret -> workspace: each workspace's deliveries are recorded under its
+ * own prefix (de-duplication, health, dead letters) and queued stamped with its id, over the
+ * receiver's fail-fast connection; each has its own spool directory. Known secrets are kept in
+ * memory for a short while, so a Redis blip does not turn a known sender's deliveries into
+ * 404s; a rotated, disconnected or uninstalled secret is dropped at once in this process and
+ * within SECRET_CACHE_MS in the others.
+ */
+export function workspaceIngests(
+  s: Services,
+  connections: Pick<ConnectionStore, "workspaceForSecret">,
+  workspaces: Workspaces,
+  receiver: Receiver,
+): (presented: string) => Promise<DeliveryIngest | undefined> {
+  const bySecret = new Map<string, { id: string; ingest: DeliveryIngest; until: number }>();
+  const byWorkspace = new Map<string, DeliveryIngest>();
+  const hash = (p: string) => createHash("sha256").update(p).digest("hex");
+  workspaces.onForget((id) => {
+    for (const [h, e] of bySecret) if (e.id === id) bySecret.delete(h);
+    byWorkspace.get(id)?.close();
+    byWorkspace.delete(id);
+  });
+  return async (presented) => {
+    const h = hash(presented);
+    const known = bySecret.get(h);
+    if (known && known.until > Date.now()) return known.ingest;
+    const id = await connections.workspaceForSecret(presented);
+    if (!id || !(await workspaces.get(id))) return undefined;
+    let ingest = byWorkspace.get(id);
+    if (!ingest) {
+      const keys = stateKeys(workspacePrefix(s.config.redis.prefix, id));
+      const queues = {
+        get deliveries() {
+          return stampQueue(receiver.queues.deliveries, id);
+        },
+      };
+      const health = new DeliveryHealthStore(receiver.redis, keys);
+      const recorder = new DeliveryRecorder(receiver.redis, keys, queues, health, s.metrics, s.logger);
+      ingest = new DeliveryIngest(
+        recorder,
+        new Spool(join(s.config.spoolDir, "w", id), s.logger),
+        s.logger,
+        s.metrics,
+      );
+      void ingest.replay().catch(() => undefined);
+      byWorkspace.set(id, ingest);
+    }
+    bySecret.set(h, { id, ingest, until: Date.now() + SECRET_CACHE_MS });
+    return ingest;
+  };
+}
+
+/** What Connect needs, from the deployment's config and stores. */
+export function connectDeps(s: Services, installs: Installs, workspaces: Workspaces): ConnectDeps {
+  const { config, logger } = s;
+  const deps: ConnectDeps = {
+    connections: installs.connections,
+    checkKey: (apiKey, baseUrl) =>
+      checkInsightKey({
+        apiKey,
+        baseUrl,
+        apiVersion: config.insight.apiVersion,
+        searchParam: config.insight.searchParam,
+        logger,
+      }),
+    isAdmin: workspaceAdmins({
+      adminUserIds: config.adminUserIds,
+      apiUrl: config.slack.apiUrl,
+      botToken: (id) => installs.installations.botToken(id),
+    }),
+    fixedBaseUrl: config.insight.baseUrl || undefined,
+    publicUrl: config.publicUrl,
+    refreshHome: async (id, userId) => {
+      const ws = await workspaces.get(id);
+      if (!ws) return;
+      const home = {
+        ...statusDeps(ws),
+        slack: ws.slack,
+        triage: ws.triage,
+        refs: ws.refs,
+        adminUserIds: config.adminUserIds,
+        homeTop: (u: string) => connectionBlocks(deps, id, u),
+      };
+      await publishHome(home, userId, { help: [] });
+    },
+    changed: (id) => workspaces.forget(id),
+    logger,
+  };
+  return deps;
+}
+
+/** What removing a workspace (uninstall, revoked token) needs. */
+export function lifecycleDeps(s: Services, installs: Installs, workspaces: Workspaces): RemoveWorkspaceDeps {
+  return {
+    redis: s.redis,
+    prefixOf: (id) => workspacePrefix(s.config.redis.prefix, id),
+    removeSchedules: async (id) => {
+      const ws = await workspaces.get(id);
+      if (!ws) return 0;
+      const all = await ws.schedules.all();
+      for (const sched of all) await ws.schedules.remove(sched.channelId);
+      return all.length;
+    },
+    deleteInstallation: (id) =>
+      // Installations are keyed by workspace id (team or enterprise): this query names it.
+      installs.installations.deleteInstallation({
+        teamId: id,
+        enterpriseId: undefined,
+        isEnterpriseInstall: false,
+      }),
+    disconnect: (id) => installs.connections.disconnect(id),
+    forget: (id) => workspaces.forget(id),
+    logger: s.logger,
+  };
+}

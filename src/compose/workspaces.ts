@@ -1,0 +1,279 @@
+import { AsyncLocalStorage } from "node:async_hooks";
+import type { Processor } from "bullmq";
+import { InsightClient } from "../insight/client.js";
+import type { Queues } from "../jobs/queues.js";
+import { ThreadLookup } from "../jobs/thread-lookup.js";
+import { OpsNotifier } from "../ops/ops-notifier.js";
+import { insightErrorReporter } from "../ops/report-insight-error.js";
+import { createSlackApi } from "../slack/client.js";
+import { ChannelThrottle } from "../slack/outbound/channel-throttle.js";
+import { createSlackSender } from "../slack/outbound/slack-sender.js";
+import { DeliveryHealthStore } from "../store/delivery-health.js";
+import { stateKeys, workspacePrefix } from "../store/keys.js";
+import { MessageRefStore } from "../store/message-refs.js";
+import { SubscriptionStore } from "../store/subscriptions.js";
+import { PendingReplies } from "../store/pending-replies.js";
+import { TriageStore } from "../store/triage.js";
+import { isCluster } from "../store/redis.js";
+import { PendingDigestStore } from "../digest/pending-store.js";
+import { DigestSchedules } from "../digest/schedules.js";
+import { AlertSettingsStore } from "../alerts/settings-store.js";
+import { WeeklySchedules } from "../weekly/schedules.js";
+import { JOB_DEFAULTS } from "../jobs/queues.js";
+import { stampQueue } from "../workspaces/stamped-queue.js";
+import type { Services } from "./build-services.js";
+
+/*
+ * Multi-workspace mode (DESIGN rule 12): each workspace gets the same services as a
+ * single-workspace deployment, built over its own key prefix (`<prefix>:w:<id>`), its own
+ * Slack token and Insight key, and queues that stamp its id on every job. Features are built
+ * once over `scopedServices`, whose members act for the workspace of the work in progress:
+ * Bolt middleware (team id), the webhook route (secret) and the worker wrapper (job's
+ * `workspaceId`) set it. Outside a workspace those members throw rather than guess.
+ */
+
+const current = new AsyncLocalStorage<Services>();
+
+/** A base URL that fails fast: a workspace that has not connected yet has no Insight service. */
+const NOT_CONNECTED_URL = "http://not-connected.invalid";
+
+export interface WorkspaceCredentials {
+  id: string;
+  botToken: string;
+  insight: { apiKey: string; baseUrl: string } | undefined;
+}
+
+function stampQueues(q: Queues, id: string): Queues {
+  return {
+    get layout() {
+      return q.layout;
+    },
+    get digest() {
+      return stampQueue(q.digest, id);
+    },
+    get alerts() {
+      return stampQueue(q.alerts, id);
+    },
+    namesOf: (name) => q.namesOf(name),
+    get deliveries() {
+      return stampQueue(q.deliveries, id);
+    },
+    get slack() {
+      return stampQueue(q.slack, id);
+    },
+    get refresh() {
+      return stampQueue(q.refresh, id);
+    },
+    get weekly() {
+      return stampQueue(q.weekly, id);
+    },
+    get reconcile() {
+      return stampQueue(q.reconcile, id);
+    },
+    byName: (name) => {
+      const queue = q.byName(name);
+      return queue ? stampQueue(queue, id) : undefined;
+    },
+    all: () => q.all(),
+    close: async () => undefined, // the shared queues are closed by their owner
+  };
+}
+
+/** One workspace's services: the base's connections and queues, everything else its own. */
+export function buildWorkspaceServices(base: Services, ws: WorkspaceCredentials): Services {
+  const { config, logger, metrics, redis, tuning } = base;
+  const keys = stateKeys(workspacePrefix(config.redis.prefix, ws.id), { cluster: isCluster(redis) });
+  const queues = stampQueues(base.queues, ws.id);
+  const wsLogger = logger.child({ workspace: ws.id });
+  const client = new InsightClient({
+    baseUrl: ws.insight?.baseUrl ?? NOT_CONNECTED_URL,
+    apiKey: ws.insight?.apiKey ?? "not-connected",
+    apiVersion: config.insight.apiVersion,
+    searchParam: config.insight.searchParam,
+    logger: wsLogger,
+    metrics,
+    ...(tuning.insightTimeoutMs ? { timeoutMs: tuning.insightTimeoutMs } : {}),
+    ...(tuning.insightRetry ? { retry: tuning.insightRetry } : {}),
+  });
+  const slack = createSlackApi({
+    token: ws.botToken,
+    apiUrl: config.slack.apiUrl,
+    logger: wsLogger,
+    metrics,
+  });
+  // Operational alerts of a workspace never go to the deployment's ops channel (another customer's).
+  const ops = new OpsNotifier(redis, keys, () => queues.slack, undefined, wsLogger);
+  const subscriptions = new SubscriptionStore(redis, keys);
+  const schedules = new WeeklySchedules(() => queues.weekly, redis, keys.schedules, JOB_DEFAULTS.weekly);
+  const timeZoneOf = async (channelId: string) =>
+    (await schedules.get(channelId))?.timeZone ?? config.weekly.defaultTimezone;
+  return {
+    ...base,
+    logger: wsLogger,
+    keys,
+    queues,
+    subscriptions,
+    refs: new MessageRefStore(redis, keys),
+    triage: new TriageStore(redis, keys),
+    replies: new PendingReplies(redis, keys),
+    health: new DeliveryHealthStore(redis, keys),
+    schedules,
+    digest: {
+      pending: new PendingDigestStore(redis, keys),
+      schedules: new DigestSchedules({
+        queue: () => queues.digest,
+        redis,
+        keys,
+        timeZoneOf,
+        subscriptions,
+        jobOptions: JOB_DEFAULTS.digest,
+      }),
+      timeZoneOf,
+    },
+    alerts: new AlertSettingsStore(redis, keys),
+    ops,
+    throttle: new ChannelThrottle(redis, keys, tuning.channelGapMs),
+    insight: { client, lookup: new ThreadLookup(client, { cacheMs: tuning.lookupCacheMs }) },
+    slack,
+    sender: createSlackSender(slack),
+    reportInsightError: insightErrorReporter(ops),
+    workspaceId: ws.id,
+  };
+}
+
+/** Runs `fn` as work of that workspace. */
+export function runAs<T>(ws: Services, fn: () => T): T {
+  return current.run(ws, fn);
+}
+
+/** The id of the workspace whose work is in progress, if any. */
+export function currentWorkspaceId(): string | undefined {
+  return current.getStore()?.workspaceId;
+}
+
+function need(): Services {
+  const s = current.getStore();
+  if (!s) throw new Error("no workspace for this work (multi-workspace mode)");
+  return s;
+}
+
+/** An object whose members are the current workspace's; methods read at build time resolve at call time. */
+function scoped<T extends object>(pick: (s: Services) => T): T {
+  return new Proxy({} as T, {
+    get(_t, prop) {
+      const s = current.getStore();
+      if (!s) {
+        return (...args: unknown[]) => {
+          const target = pick(need());
+          return (Reflect.get(target, prop) as (...a: unknown[]) => unknown).apply(target, args);
+        };
+      }
+      const target = pick(s);
+      const v: unknown = Reflect.get(target, prop, target);
+      return typeof v === "function" ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+    },
+  });
+}
+
+/** The services features are built over in multi-workspace mode. */
+export function scopedServices(base: Services): Services {
+  return {
+    ...base,
+    keys: scoped((s) => s.keys),
+    queues: scoped((s) => s.queues),
+    subscriptions: scoped((s) => s.subscriptions),
+    refs: scoped((s) => s.refs),
+    triage: scoped((s) => s.triage),
+    replies: scoped((s) => s.replies),
+    digest: {
+      pending: scoped((s) => s.digest.pending),
+      schedules: scoped((s) => s.digest.schedules),
+      timeZoneOf: (channelId) => need().digest.timeZoneOf(channelId),
+    },
+    alerts: scoped((s) => s.alerts),
+    health: scoped((s) => s.health),
+    schedules: scoped((s) => s.schedules),
+    ops: scoped((s) => s.ops),
+    throttle: scoped((s) => s.throttle),
+    insight: { client: scoped((s) => s.insight.client), lookup: scoped((s) => s.insight.lookup) },
+    slack: scoped((s) => s.slack),
+    sender: scoped((s) => s.sender),
+    reportInsightError: (...args) => need().reportInsightError(...args),
+  };
+}
+
+/** Finds (and caches) each workspace's services from its installation and connection. */
+export class Workspaces {
+  private readonly cache = new Map<string, Promise<Services | undefined>>();
+  private readonly forgetters: ((id: string) => void)[] = [];
+
+  constructor(
+    private readonly base: Services,
+    private readonly load: (id: string) => Promise<WorkspaceCredentials | undefined>,
+    readonly list: () => Promise<string[]>,
+  ) {}
+
+  get(id: string): Promise<Services | undefined> {
+    let hit = this.cache.get(id);
+    if (!hit) {
+      hit = this.load(id).then((c) => (c ? buildWorkspaceServices(this.base, c) : undefined));
+      // A failed or empty load is not remembered: the next request tries again.
+      hit.then(
+        (s) => s ?? this.cache.delete(id),
+        () => this.cache.delete(id),
+      );
+      this.cache.set(id, hit);
+    }
+    return hit;
+  }
+
+  /** After connect, disconnect, rotation or uninstall: rebuilt on next use. */
+  forget(id: string): void {
+    for (const f of this.forgetters) f(id);
+    const hit = this.cache.get(id);
+    this.cache.delete(id);
+    void hit?.then((s) => s?.insight.client.close()).catch(() => undefined);
+  }
+
+  /** Called with the id of each workspace forgotten (caches keyed otherwise drop it too). */
+  onForget(f: (id: string) => void): void {
+    this.forgetters.push(f);
+  }
+
+  /** Runs `fn` as that workspace's work; false when the workspace is not installed. */
+  async run(id: string, fn: () => Promise<unknown>): Promise<boolean> {
+    const s = await this.get(id);
+    if (!s) return false;
+    await runAs(s, fn);
+    return true;
+  }
+
+  /**
+   * A queue processor that acts for the job's workspace. A job of a workspace that is gone
+   * (uninstalled, revoked) ends here without any Slack call; a job that carries no workspace
+   * (the reconcile pass) runs once for each installed workspace.
+   */
+  wrap(processor: Processor, logger: Services["logger"]): Processor {
+    return async (job, token) => {
+      const id = (job.data as { workspaceId?: unknown } | undefined)?.workspaceId;
+      if (typeof id === "string") {
+        let result: unknown;
+        const ran = await this.run(id, async () => {
+          result = await processor(job, token);
+        });
+        if (!ran)
+          logger.info(
+            { jobId: job.id, workspace: id },
+            "job of a workspace that is gone: ended, nothing sent",
+          );
+        return result;
+      }
+      for (const ws of await this.list()) {
+        await this.run(ws, () => processor(job, token)).catch((err: unknown) =>
+          logger.warn({ err, jobId: job.id, workspace: ws }, "job failed for one workspace"),
+        );
+      }
+      return undefined;
+    };
+  }
+}

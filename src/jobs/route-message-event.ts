@@ -1,0 +1,99 @@
+import { deliveryOf } from "../domain/subscription.js";
+import type { MessageEvent } from "../insight/schemas.js";
+import type { MessageRefStore } from "../store/message-refs.js";
+import type { PendingReplies } from "../store/pending-replies.js";
+import type { SubscriptionStore } from "../store/subscriptions.js";
+import { jobId, type Producer, type SlackJob } from "./queues.js";
+
+export interface MessageRouteDeps {
+  subscriptions: Pick<SubscriptionStore, "forGroup">;
+  refs: Pick<MessageRefStore, "get">;
+  replies: Pick<PendingReplies, "push">;
+  /** A getter, not the queue: see `healingQueue`. */
+  slackQueue: () => Producer<SlackJob>;
+  /** At most one counts edit per card per this long (default 3 minutes). */
+  countsDebounceMs?: number;
+  /** Messages within this long go as one reply under the card (default 1 minute). */
+  repliesBatchMs?: number;
+  now?: () => number;
+}
+
+export const DEFAULT_COUNTS_DEBOUNCE_MS = 180_000;
+export const DEFAULT_REPLIES_BATCH_MS = 60_000;
+
+export interface MessageRouteResult {
+  /** Cards whose counts will be refreshed at the end of their window. */
+  counts: number;
+  /** Cards under which this message will go as (part of) a reply. */
+  replies: number;
+}
+
+/** The service marks system and bot messages only in the message listing; a delivery may carry them too. */
+const isSystemOrBot = (p: MessageEvent["payload"]): boolean =>
+  (p as { isSystemMessage?: unknown }).isSystemMessage === true ||
+  (p as { isBotMessage?: unknown }).isBotMessage === true;
+
+/**
+ * The job of a window: every message of one card within the same window maps to the same job
+ * id, so a burst is one job (BullMQ keeps one job per id), which runs when the window ends.
+ */
+function windowed(now: number, windowMs: number): { id: number; delay: number } {
+  const id = Math.floor(now / windowMs);
+  return { id, delay: (id + 1) * windowMs - now };
+}
+
+/**
+ * chatmessage-crud -> for each realtime channel that shows a card of the message's thread:
+ * a counts edit at the end of the card's debounce window (rule 10: counts follow activity, at
+ * most one edit per window, through the channel's throttle), and, with `--replies on`, the
+ * new message queued to go under the card in the next reply batch.
+ */
+export async function routeMessageEvent(
+  event: MessageEvent,
+  deps: MessageRouteDeps,
+): Promise<MessageRouteResult> {
+  const p = event.payload;
+  const threadId = p.threadId;
+  const result: MessageRouteResult = { counts: 0, replies: 0 };
+  if (!threadId) return result;
+  const subs = (await deps.subscriptions.forGroup(p.groupId)).filter(
+    (s) => !s.paused && deliveryOf(s).mode === "realtime",
+  );
+  if (subs.length === 0) return result;
+
+  const now = (deps.now ?? Date.now)();
+  const counts = windowed(now, deps.countsDebounceMs ?? DEFAULT_COUNTS_DEBOUNCE_MS);
+  const batch = windowed(now, deps.repliesBatchMs ?? DEFAULT_REPLIES_BATCH_MS);
+  for (const sub of subs) {
+    const channel = sub.channelId;
+    if (!(await deps.refs.get(channel, threadId))) continue;
+    result.counts++;
+    await deps
+      .slackQueue()
+      .add(
+        "card",
+        { kind: "card", channelId: channel, threadId, reason: "counts" },
+        { delay: counts.delay, jobId: jobId("counts", channel, threadId, counts.id) },
+      );
+
+    // Only new messages go under the card: an edited one was already there or is not news.
+    if (!deliveryOf(sub).replies || event.actionType !== "created" || isSystemOrBot(p)) continue;
+    const at =
+      p.messageTimestamp && !Number.isNaN(Date.parse(p.messageTimestamp)) ? p.messageTimestamp : p.timestamp;
+    await deps.replies.push(channel, threadId, {
+      messageId: p.messageId,
+      author: p.senderName ?? "",
+      text: p.text ?? "",
+      at,
+    });
+    result.replies++;
+    await deps
+      .slackQueue()
+      .add(
+        "replies",
+        { kind: "replies", channelId: channel, threadId },
+        { delay: batch.delay, jobId: jobId("replies", channel, threadId, batch.id) },
+      );
+  }
+  return result;
+}

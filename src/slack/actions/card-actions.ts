@@ -1,0 +1,178 @@
+import type { BlockAction, Middleware, SlackActionMiddlewareArgs } from "@slack/bolt";
+import type { Logger } from "../../log.js";
+import type { MessageRefStore } from "../../store/message-refs.js";
+import type { TriageStore } from "../../store/triage.js";
+import { CARD_BLOCK_PREFIX } from "../action-ids.js";
+import { mayChangeConfig } from "../authorize.js";
+import { decodeCardBlockId, handledIntentSchema } from "../button-values.js";
+import { escapeAndTruncate } from "../mrkdwn.js";
+import { EMOJI } from "../render/wording.js";
+import { STALE_BUTTON, type Respond } from "./reply.js";
+
+/** Card effects that go through the outbound queue (built by the composition root). */
+export interface CardEffects {
+  /** Re-renders the card from what it shows plus its current triage, in the channel's turn. */
+  refresh(channelId: string, threadId: string, key: string): Promise<void>;
+  /** A DM to one user, with the card's permalink when `card` is given; `key` makes it once. */
+  dm(a: { userId: string; text: string; card?: { channel: string; ts: string }; key: string }): Promise<void>;
+}
+
+/** What the card's triage buttons read and change. */
+export interface CardActionDeps {
+  triage: Pick<TriageStore, "setHandled" | "assign" | "toggleFollow" | "firstPress">;
+  refs: Pick<MessageRefStore, "get">;
+  cards: CardEffects;
+  adminUserIds: readonly string[];
+  logger: Logger;
+}
+
+/** One press on a card, as Slack describes it (block_actions). */
+export interface CardPress {
+  userId: string;
+  channelId: string | undefined;
+  blockId: string | undefined;
+  /** A button's value. */
+  value?: string | undefined;
+  /** The users_select's choice. */
+  selectedUser?: string | undefined;
+  respond: Respond;
+  now?: Date;
+}
+
+export const TRIAGE_ADMINS_ONLY =
+  ":no_entry: Only the app's admins can mark threads handled or assign them in this workspace. Messages and Follow work for everyone.";
+
+const ephemeral = (respond: Respond, text: string) =>
+  respond({ response_type: "ephemeral", replace_original: false, text });
+
+/** The (channel, thread) a press acts on, or a stale-button reply. */
+async function target(p: CardPress): Promise<{ channelId: string; threadId: string } | undefined> {
+  const thread = decodeCardBlockId(CARD_BLOCK_PREFIX, p.blockId);
+  if (!thread || !p.channelId) {
+    await ephemeral(p.respond, STALE_BUTTON);
+    return undefined;
+  }
+  return { channelId: p.channelId, threadId: thread.t };
+}
+
+/**
+ * `digest.mark_handled`: the button carries the state the card showed ("handle" or
+ * "reopen"), so a double click asks twice for the same state and acts once.
+ */
+export async function pressMarkHandled(
+  deps: CardActionDeps,
+  p: CardPress,
+): Promise<"changed" | "unchanged" | "refused"> {
+  if (!mayChangeConfig(p.userId, deps.adminUserIds)) {
+    await ephemeral(p.respond, TRIAGE_ADMINS_ONLY);
+    return "refused";
+  }
+  const t = await target(p);
+  const intent = handledIntentSchema.safeParse(p.value);
+  if (!t) return "refused";
+  if (!intent.success) {
+    await ephemeral(p.respond, STALE_BUTTON);
+    return "refused";
+  }
+  const now = p.now ?? new Date();
+  const changed = await deps.triage.setHandled(
+    t.channelId,
+    t.threadId,
+    intent.data === "handle",
+    p.userId,
+    now,
+  );
+  if (!changed) return "unchanged";
+  deps.logger.info(
+    { channel: t.channelId, threadId: t.threadId, user: p.userId, intent: intent.data },
+    "card triage",
+  );
+  await deps.cards.refresh(t.channelId, t.threadId, `handled-${now.getTime()}-${p.userId}`);
+  return "changed";
+}
+
+/** `digest.assign`: the card shows the assignee, who gets a DM with the card's link. */
+export async function pressAssign(
+  deps: CardActionDeps,
+  p: CardPress,
+): Promise<"changed" | "unchanged" | "refused"> {
+  if (!mayChangeConfig(p.userId, deps.adminUserIds)) {
+    await ephemeral(p.respond, TRIAGE_ADMINS_ONLY);
+    return "refused";
+  }
+  const t = await target(p);
+  if (!t) return "refused";
+  const assignee = p.selectedUser;
+  if (!assignee || !/^[UW][A-Z0-9]{2,}$/.test(assignee)) {
+    await ephemeral(p.respond, "Pick a person in the Assign menu to assign this thread.");
+    return "refused";
+  }
+  const now = p.now ?? new Date();
+  const changed = await deps.triage.assign(t.channelId, t.threadId, assignee, p.userId, now);
+  if (!changed) return "unchanged";
+  deps.logger.info({ channel: t.channelId, threadId: t.threadId, user: p.userId, assignee }, "card assigned");
+  await deps.cards.refresh(t.channelId, t.threadId, `assign-${now.getTime()}-${assignee}`);
+  const ref = await deps.refs.get(t.channelId, t.threadId);
+  const title = escapeAndTruncate(ref?.card?.digest.title.trim() || "a thread", 200);
+  await deps.cards.dm({
+    userId: assignee,
+    // Ids from Slack itself (the presser, the channel): never from community text.
+    text: `${EMOJI.assignee} <@${p.userId}> assigned you *${title}* in <#${t.channelId}>.`,
+    ...(ref ? { card: { channel: t.channelId, ts: ref.ts } } : {}),
+    key: `assign-${t.channelId}-${t.threadId}-${assignee}-${now.getTime()}`,
+  });
+  return "changed";
+}
+
+/**
+ * `digest.follow`: follows, or unfollows when pressed again. A toggle cannot carry the state
+ * it wants (the card is the same for everyone), so a second press within 3 s counts as the
+ * same click.
+ */
+export async function pressFollow(
+  deps: CardActionDeps,
+  p: CardPress,
+): Promise<"followed" | "unfollowed" | "unchanged" | "refused"> {
+  const t = await target(p);
+  if (!t) return "refused";
+  if (!(await deps.triage.firstPress(p.userId, t.channelId, t.threadId, "follow"))) return "unchanged";
+  const state = await deps.triage.toggleFollow(t.channelId, t.threadId, p.userId);
+  await deps.cards.refresh(t.channelId, t.threadId, `follow-${(p.now ?? new Date()).getTime()}-${p.userId}`);
+  await ephemeral(
+    p.respond,
+    state === "followed"
+      ? `${EMOJI.following} You follow this thread: you get a DM each time it is re-enriched. Press *Follow* again to stop.`
+      : "You no longer follow this thread.",
+  );
+  return state;
+}
+
+/** A Bolt listener for any block action (buttons and the users_select). */
+export type BlockActionListener = Middleware<SlackActionMiddlewareArgs<BlockAction>>;
+
+/** Acks at once (Slack's 3 s), then acts; a failure is logged and told to the presser. */
+export function cardActionListener(
+  deps: CardActionDeps,
+  press: (deps: CardActionDeps, p: CardPress) => Promise<unknown>,
+): BlockActionListener {
+  return async ({ ack, action, body, respond }) => {
+    await ack();
+    const p: CardPress = {
+      userId: body.user.id,
+      channelId: body.channel?.id ?? body.container?.channel_id,
+      blockId: "block_id" in action ? action.block_id : undefined,
+      value: action.type === "button" ? action.value : undefined,
+      selectedUser: action.type === "users_select" ? action.selected_user : undefined,
+      respond,
+    };
+    try {
+      await press(deps, p);
+    } catch (err) {
+      deps.logger.error(
+        { err, action: "action_id" in action ? action.action_id : undefined },
+        "card action failed",
+      );
+      await ephemeral(respond, "That did not work just now. Try the button again.").catch(() => undefined);
+    }
+  };
+}

@@ -1,0 +1,94 @@
+import { createHash, randomBytes } from "node:crypto";
+import type { RedisClient as Redis } from "../store/redis.js";
+import type { InstallKeys } from "../store/keys.js";
+import type { Sealer } from "./encryption.js";
+
+/** A workspace's Insight connection, opened. The key and secret stay out of logs and messages. */
+export interface Connection {
+  apiKey: string;
+  baseUrl: string;
+  /** This workspace's webhook secret: its URL is `/webhooks/insight/<secret>`. */
+  webhookSecret: string;
+  connectedBy: string;
+  connectedAt: string;
+}
+
+const secretHash = (secret: string) => createHash("sha256").update(secret).digest("hex");
+/** 32 random bytes in URL-safe text: far past WEBHOOK_SECRET's 16 characters. */
+const newSecret = () => randomBytes(32).toString("base64url");
+
+/**
+ * Each workspace's Insight connection (API key and webhook secret sealed with ENCRYPTION_KEY)
+ * and the index that routes a webhook delivery by its secret to its one workspace. The index
+ * holds a SHA-256 of each secret, never the secret.
+ */
+export class ConnectionStore {
+  constructor(
+    private readonly redis: Redis,
+    private readonly keys: InstallKeys,
+    private readonly sealer: Sealer,
+    private readonly now: () => Date = () => new Date(),
+  ) {}
+
+  async get(workspaceId: string): Promise<Connection | undefined> {
+    const sealed = await this.redis.hget(this.keys.connection(workspaceId), "sealed");
+    if (!sealed) return undefined;
+    const { plaintext, stale } = this.sealer.open(sealed);
+    if (stale)
+      await this.redis.hset(this.keys.connection(workspaceId), "sealed", this.sealer.seal(plaintext));
+    return JSON.parse(plaintext) as Connection;
+  }
+
+  async isConnected(workspaceId: string): Promise<boolean> {
+    return (await this.redis.exists(this.keys.connection(workspaceId))) === 1;
+  }
+
+  /** Saves a checked key with a fresh webhook secret (the old secret stops working); returns the secret. */
+  async connect(workspaceId: string, o: { apiKey: string; baseUrl: string; by: string }): Promise<string> {
+    const secret = newSecret();
+    await this.write(workspaceId, await this.get(workspaceId), {
+      apiKey: o.apiKey,
+      baseUrl: o.baseUrl,
+      webhookSecret: secret,
+      connectedBy: o.by,
+      connectedAt: this.now().toISOString(),
+    });
+    return secret;
+  }
+
+  /** A new webhook secret for a connected workspace; the old URL answers 404 from now on. */
+  async rotateSecret(workspaceId: string): Promise<string | undefined> {
+    const current = await this.get(workspaceId);
+    if (!current) return undefined;
+    const secret = newSecret();
+    await this.write(workspaceId, current, { ...current, webhookSecret: secret });
+    return secret;
+  }
+
+  async disconnect(workspaceId: string): Promise<void> {
+    const current = await this.get(workspaceId).catch(() => undefined);
+    const m = this.redis.multi().del(this.keys.connection(workspaceId));
+    if (current) m.hdel(this.keys.secretIndex, secretHash(current.webhookSecret));
+    await m.exec();
+  }
+
+  /** The workspace whose webhook secret this is, if any. */
+  async workspaceForSecret(presented: string): Promise<string | undefined> {
+    return (await this.redis.hget(this.keys.secretIndex, secretHash(presented))) ?? undefined;
+  }
+
+  private async write(
+    workspaceId: string,
+    previous: Connection | undefined,
+    next: Connection,
+  ): Promise<void> {
+    const m = this.redis.multi();
+    if (previous) m.hdel(this.keys.secretIndex, secretHash(previous.webhookSecret));
+    m.hset(this.keys.connection(workspaceId), {
+      sealed: this.sealer.seal(JSON.stringify(next)),
+      connectedAt: next.connectedAt,
+    });
+    m.hset(this.keys.secretIndex, secretHash(next.webhookSecret), workspaceId);
+    await m.exec();
+  }
+}

@@ -1,0 +1,313 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SEED } from "../../dev/emulator/index.js";
+import { dmChannelOf } from "../../dev/slack-standin/server.js";
+import { DIGEST_ACTIONS } from "../../src/slack/action-ids.js";
+import type { Subscription } from "../../src/store/subscriptions.js";
+import { digestsOf, messageText, startHarness, type Harness } from "../helpers/app-harness.js";
+import { blockActionsPayload } from "../helpers/slack.js";
+import { sendEvent } from "../slack/commands/helpers.js";
+import { allTexts } from "../slack/render/walk.js";
+
+const GROUP = SEED.groups.support;
+const ALL = "C0CARDSALL";
+const NEGATIVE = "C0CARDSNEG";
+const REPLIES = "C0CARDSREP";
+const ALICE = "U0ALICE";
+const CAROL = "U0CAROL";
+
+type Block = { type: string; block_id?: string; elements?: { action_id?: string; type: string }[] };
+type Stored = {
+  channel: string;
+  ts: string;
+  text: string;
+  blocks?: unknown[];
+  updates: number;
+  history: unknown[];
+};
+
+/** App-made date tokens are the only `<!…>` a card may carry. */
+const inert = (t: string) => t.replace(/<!date\^\d+\^[^|<>]*\|[^<>]*>/g, "");
+
+const sub = (channelId: string, over: Partial<Subscription> = {}): Subscription => ({
+  channelId,
+  groupId: GROUP,
+  groupName: "Lumen DB Support",
+  communityId: SEED.communities.primary,
+  filters: {},
+  createdBy: ALICE,
+  createdAt: new Date().toISOString(),
+  ...over,
+});
+
+describe("cards people act on (end to end over HTTP)", () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness({ tuning: { countsDebounceMs: 1_500, repliesBatchMs: 2_500 } });
+    // Set up directly: the subscribe command and its options are tested elsewhere.
+    await h.services.subscriptions.put(sub(ALL));
+    await h.services.subscriptions.put(sub(NEGATIVE, { filters: { sentiments: ["negative"] } }));
+    await h.services.subscriptions.put(sub(REPLIES, { delivery: { replies: true, format: "compact" } }));
+  });
+  afterAll(async () => h?.stop());
+
+  const cardIn = (channel: string, threadId: string) =>
+    digestsOf(h, threadId, channel)[0] as Stored | undefined;
+  const shownText = (m: Stored) => messageText({ text: m.text, blocks: m.blocks ?? [] });
+
+  /** A block action exactly as Slack sends it for a card in a channel, signed. */
+  async function press(
+    card: Stored,
+    actionId: string,
+    o: { value?: string; selectedUser?: string; user?: string } = {},
+  ): Promise<{ status: number; responseUrl: string }> {
+    const actions = (card.blocks as Block[]).find((b) => b.type === "actions");
+    const responseUrl = h.slack.responseUrl();
+    const res = await h.interact(
+      blockActionsPayload({
+        actionId,
+        blockId: actions?.block_id ?? "",
+        userId: o.user ?? ALICE,
+        channelId: card.channel,
+        messageTs: card.ts,
+        responseUrl,
+        inChannel: true,
+        ...(o.value !== undefined ? { value: o.value } : {}),
+        ...(o.selectedUser !== undefined ? { selectedUser: o.selectedUser } : {}),
+      }),
+    );
+    return { status: res.status, responseUrl };
+  }
+
+  const repliesAt = (url: string) =>
+    h.slack.responses
+      .filter((r) => url.endsWith(`/${encodeURIComponent(r.id)}`))
+      .map((r) => r.body as { text: string });
+
+  let threadId = "";
+  let card: Stored;
+
+  it("a realtime card carries the four public actions", async () => {
+    const { thread } = await h.emulator.createThread(GROUP, {
+      title: "Refunds fail for annual plans",
+      summary: "Several members cannot get a refund for the annual plan.",
+      sentiment: "negative",
+      isQuestionLed: true,
+      questionResponseStatus: "unanswered",
+    });
+    threadId = thread.id;
+    card = await h.slack.waitFor(() => cardIn(ALL, threadId));
+    const actions = (card.blocks as Block[]).find((b) => b.type === "actions");
+    expect(actions?.elements?.map((e) => e.action_id)).toEqual([
+      "digest.view_messages",
+      "digest.mark_handled",
+      "digest.assign",
+      "digest.follow",
+    ]);
+    // The first post carries everything known: title, summary and sentiment.
+    const t = shownText(card);
+    expect(t).toContain("Several members cannot get a refund");
+    expect(t).toContain("Negative");
+    expect(t).not.toContain("No summary yet");
+    // The filtered channel gets its card too.
+    await h.slack.waitFor(() => cardIn(NEGATIVE, threadId));
+  });
+
+  it("Mark handled (double click) -> one edit showing who and when; pressed again it reopens", async () => {
+    const before = card.updates;
+    const [a, b] = await Promise.all([
+      press(card, DIGEST_ACTIONS.markHandled, { value: "handle" }),
+      press(card, DIGEST_ACTIONS.markHandled, { value: "handle" }),
+    ]);
+    expect(a.status).toBe(200);
+    expect(b.status).toBe(200);
+    const edited = await h.slack.waitFor(() => {
+      const c = cardIn(ALL, threadId);
+      return c && c.updates > before ? c : undefined;
+    });
+    expect(shownText(edited)).toMatch(/Handled by <@U0ALICE> <!date\^\d+\^/);
+    expect(shownText(edited)).toContain("Reopen");
+    await new Promise((r) => setTimeout(r, 600));
+    expect(cardIn(ALL, threadId)?.updates).toBe(before + 1);
+    expect((await h.services.triage.get(ALL, threadId)).handled?.by).toBe(ALICE);
+
+    await press(edited, DIGEST_ACTIONS.markHandled, { value: "reopen" });
+    const reopened = await h.slack.waitFor(() => {
+      const c = cardIn(ALL, threadId);
+      return c && c.updates > before + 1 ? c : undefined;
+    });
+    expect(shownText(reopened)).not.toContain("Handled by");
+    expect(shownText(reopened)).toContain("Mark handled");
+    expect((await h.services.triage.get(ALL, threadId)).handled).toBeUndefined();
+    // And handled again, for the re-enrichment below.
+    await press(reopened, DIGEST_ACTIONS.markHandled, { value: "handle" });
+    await h.slack.waitFor(() => shownText(cardIn(ALL, threadId) as Stored).includes("Handled by"));
+    card = cardIn(ALL, threadId) as Stored;
+  });
+
+  it("Assign -> the card shows the assignee, who gets one DM with the card's link", async () => {
+    await Promise.all([
+      press(card, DIGEST_ACTIONS.assign, { selectedUser: CAROL }),
+      press(card, DIGEST_ACTIONS.assign, { selectedUser: CAROL }),
+    ]);
+    const edited = await h.slack.waitFor(() => {
+      const c = cardIn(ALL, threadId);
+      return c && shownText(c).includes("Assigned to <@U0CAROL>") ? c : undefined;
+    });
+    const actions = (edited.blocks as { type: string; elements?: { initial_user?: string }[] }[]).find(
+      (b) => b.type === "actions",
+    );
+    expect(actions?.elements?.[2]?.initial_user).toBe(CAROL);
+    const dm = await h.slack.waitFor(() => h.slack.messages(dmChannelOf(CAROL))[0]);
+    expect(dm.text).toContain("<@U0ALICE> assigned you *Refunds fail for annual plans* in <#C0CARDSALL>");
+    expect(dm.text).toContain(`/archives/${ALL}/p${card.ts.replace(".", "")}|Open the card>`);
+    await new Promise((r) => setTimeout(r, 600));
+    expect(h.slack.messages(dmChannelOf(CAROL))).toHaveLength(1);
+  });
+
+  it("Follow (double click) -> followed once; a re-enrichment edits the card with what changed and DMs the follower", async () => {
+    const [first] = await Promise.all([
+      press(card, DIGEST_ACTIONS.follow, { user: CAROL, value: "toggle" }),
+      press(card, DIGEST_ACTIONS.follow, { user: CAROL, value: "toggle" }),
+    ]);
+    const told = await h.slack.waitFor(() => repliesAt(first?.responseUrl ?? "")[0]);
+    expect(told.text).toContain("You follow this thread");
+    await h.slack.waitFor(() => shownText(cardIn(ALL, threadId) as Stored).includes("1 person following"));
+    expect(await h.services.triage.followersOf(ALL, threadId)).toEqual([CAROL]);
+
+    await h.emulator.enrichThread(
+      GROUP,
+      threadId,
+      {
+        summary: "Support found the cause <!channel>; refunds work again.",
+        sentiment: "positive",
+        questionResponseStatus: "answered",
+      },
+      "updated",
+    );
+    const edited = await h.slack.waitFor(
+      () => {
+        const c = cardIn(ALL, threadId);
+        return c && shownText(c).includes("Positive") ? c : undefined;
+      },
+      { timeoutMs: 10_000 },
+    );
+    const t = shownText(edited);
+    expect(t).toContain(
+      ":arrows_counterclockwise: changed since marked handled · Sentiment Negative → Positive · Unanswered → Answered · summary rewritten",
+    );
+    // Triage survives the re-enrichment edit.
+    expect(t).toContain("Handled by <@U0ALICE>");
+    expect(t).toContain("Assigned to <@U0CAROL>");
+    expect(inert(t)).not.toMatch(/<!channel>/);
+    const dms = await h.slack.waitFor(() => {
+      const all = h.slack.messages(dmChannelOf(CAROL));
+      return all.length >= 2 ? all : undefined;
+    });
+    expect(dms[1]?.text).toContain("A thread you follow was re-enriched — *Refunds fail for annual plans*");
+    expect(dms[1]?.text).toContain("Sentiment Negative → Positive");
+  });
+
+  it("rule 10: the filtered channel's card is edited to the current state and says it no longer matches", async () => {
+    const stale = await h.slack.waitFor(() => {
+      const c = cardIn(NEGATIVE, threadId);
+      return c && c.updates > 0 ? c : undefined;
+    });
+    const t = shownText(stale);
+    expect(t).toContain("Positive");
+    expect(t).toContain("No longer matches this channel's filters");
+    expect(t).not.toContain("Negative |");
+  });
+
+  it("Messages opens the thread's messages modal", async () => {
+    const opened = h.slack.calls.filter((c) => c.method === "views.open").length;
+    const value = JSON.stringify({ g: GROUP, t: threadId, n: "Refunds fail for annual plans", p: 1 });
+    const res = await press(card, DIGEST_ACTIONS.viewMessages, { value });
+    expect(res.status).toBe(200);
+    await h.slack.waitFor(() => h.slack.calls.filter((c) => c.method === "views.open").length > opened);
+  });
+
+  it("Home shows the thread as assigned to Carol and handled", async () => {
+    await sendEvent(h, {
+      type: "app_home_opened",
+      user: CAROL,
+      channel: "D0CAROL",
+      tab: "home",
+      event_ts: "1.2",
+    });
+    const view = await h.slack.waitFor(
+      () => h.slack.views.published.get(CAROL) as { blocks: unknown[] } | undefined,
+    );
+    const t = allTexts(view.blocks).join("\n");
+    expect(t).toMatch(/\*Assigned to you\*\n_Nothing assigned to you\._|\*Assigned to you\*\n• \*Refunds/);
+    // Handled threads leave the assigned and open lists.
+    expect(t).toContain(
+      ":ballot_box_with_check: *Handled lately*\n• *Refunds fail for annual plans* — Lumen DB Support in <#C0CARDSALL> · by <@U0ALICE>",
+    );
+  });
+
+  it("counts follow chatmessage-crud: one debounced edit with the listing's numbers", async () => {
+    const { thread } = await h.emulator.createThread(GROUP, {
+      title: "Replica lag after 4.2",
+      sentiment: "neutral",
+    });
+    const posted = await h.slack.waitFor(() => cardIn(ALL, thread.id));
+    // The stand-in keeps one object per message: remember the number, not the object.
+    const before = posted.updates;
+    for (let i = 0; i < 4; i++) await h.emulator.postMessage(GROUP, thread.id, { messageText: `more ${i}` });
+    const listed = h.emulator.store.threads(GROUP).find((t) => t.id === thread.id);
+    const edited = await h.slack.waitFor(
+      () => {
+        const c = cardIn(ALL, thread.id);
+        return c && c.updates > before ? c : undefined;
+      },
+      { timeoutMs: 10_000 },
+    );
+    expect(shownText(edited)).toContain(`*Messages:* ${listed?.messageCount}`);
+    expect(shownText(edited)).toContain(`*Participants:* ${listed?.participantCount}`);
+    await new Promise((r) => setTimeout(r, 2_000));
+    // Four messages, one edit.
+    expect(cardIn(ALL, thread.id)?.updates).toBe(before + 1);
+  });
+
+  it("--replies on: a burst of ten messages is one reply under the compact card, escaped; bot messages left out", async () => {
+    const { thread } = await h.emulator.createThread(GROUP, { title: "Backups on ARM", sentiment: "mixed" });
+    const compact = await h.slack.waitFor(() => cardIn(REPLIES, thread.id));
+    expect(compact.blocks?.length).toBeLessThanOrEqual(3);
+    await h.deliver({
+      webhookType: "chatmessage-crud",
+      actionType: "created",
+      payload: {
+        communityId: SEED.communities.primary,
+        timestamp: new Date().toISOString(),
+        messageId: "msg-bot-0001",
+        threadId: thread.id,
+        groupId: GROUP,
+        senderName: "Reminder Bot",
+        text: "Daily reminder",
+        isBotMessage: true,
+      },
+    });
+    for (let i = 0; i < 10; i++) {
+      await h.emulator.postMessage(GROUP, thread.id, {
+        messageText: i === 0 ? "ping <!channel> and <@U123ABC> <https://evil.example|docs>" : `reply ${i}`,
+      });
+    }
+    const reply = await h.slack.waitFor(
+      () => h.slack.messages(REPLIES).find((m) => m.thread_ts === compact.ts && m.ts !== compact.ts),
+      { timeoutMs: 10_000 },
+    );
+    // A loaded machine may spread the burst over two windows: wait for the second one too.
+    await new Promise((r) => setTimeout(r, 3_000));
+    const replies = h.slack
+      .messages(REPLIES)
+      .filter((m) => m.thread_ts === compact.ts && m.ts !== compact.ts);
+    const t = replies.map((m) => messageText({ text: m.text, blocks: m.blocks ?? [] })).join("\n");
+    expect(t).toContain("reply 9");
+    expect(t).not.toContain("Daily reminder");
+    expect(t).toContain("ping &lt;!channel&gt; and &lt;@U123ABC&gt; &lt;https://evil.example|docs&gt;");
+    expect(inert(t)).not.toMatch(/<[!@#]|<https?:/);
+    // Ten messages arriving together: one reply (two at most if the burst straddles a window).
+    expect(replies.length).toBeLessThanOrEqual(2);
+    expect(reply.text).toMatch(/new messages? in this thread/);
+  });
+});

@@ -1,0 +1,180 @@
+import { describe, expect, it } from "vitest";
+import { openSettingsModal } from "../../../src/slack/actions/settings-open.js";
+import { readSettingsForm, type FormValues } from "../../../src/slack/actions/settings-submit.js";
+import { settingsCommand } from "../../../src/slack/commands/settings.js";
+import { listCommand } from "../../../src/slack/commands/list.js";
+import { renderSettingsModal, SETTINGS_FIELDS as F } from "../../../src/slack/render/settings-modal.js";
+import { SETTINGS_ACTIONS, SETTINGS_MODAL_CALLBACK } from "../../../src/slack/settings-ids.js";
+import type { Subscription } from "../../../src/store/subscriptions.js";
+import { dummyCommand, fakeCommandsDeps } from "../../helpers/fakes.js";
+import { buttons } from "../commands/helpers.js";
+import { allTexts } from "../render/walk.js";
+
+const sub = (over: Partial<Subscription> = {}): Subscription => ({
+  channelId: "C0UNIT",
+  groupId: "group-support-01",
+  groupName: "Lumen DB <Support>",
+  communityId: "community-1",
+  filters: {
+    sentiments: ["negative", "mixed"],
+    excludeKeywords: ["giveaway"],
+    unanswered: true,
+    minMessages: 3,
+  },
+  delivery: { mode: "digest", every: "4h", format: "compact" },
+  createdBy: "U0ALICE",
+  createdAt: "2025-01-01T00:00:00.000Z",
+  ...over,
+});
+
+type Block = { block_id?: string; element?: Record<string, unknown> };
+const input = (view: Record<string, unknown>, id: string) =>
+  (view.blocks as Block[]).find((b) => b.block_id === id)?.element ?? {};
+
+/** The values Slack would send back for a modal as rendered (initial values kept). */
+function valuesOf(view: Record<string, unknown>): FormValues {
+  const out: FormValues = {};
+  for (const b of view.blocks as Block[]) {
+    if (!b.block_id || !b.element) continue;
+    const e = b.element as {
+      initial_option?: { value: string };
+      initial_options?: { value: string }[];
+      initial_value?: string;
+    };
+    out[b.block_id] = {
+      value: {
+        selected_option: e.initial_option ?? null,
+        selected_options: e.initial_options ?? [],
+        value: e.initial_value ?? null,
+      },
+    };
+  }
+  return out;
+}
+
+describe("settings modal (pure)", () => {
+  it("is filled in with what is in force", () => {
+    const view = renderSettingsModal(sub());
+    expect(view).toMatchObject({ type: "modal", callback_id: SETTINGS_MODAL_CALLBACK });
+    expect(JSON.parse(String(view.private_metadata))).toEqual({ c: "C0UNIT", g: "group-support-01" });
+    expect(input(view, F.mode)).toMatchObject({ initial_option: { value: "digest" } });
+    expect(input(view, F.every)).toMatchObject({ initial_option: { value: "4h" } });
+    expect(input(view, F.format)).toMatchObject({ initial_option: { value: "compact" } });
+    expect(input(view, F.replies)).toMatchObject({ initial_option: { value: "off" } });
+    expect(input(view, F.sentiments)).toMatchObject({
+      initial_options: [{ value: "negative" }, { value: "mixed" }],
+    });
+    expect(input(view, F.questions)).toMatchObject({ initial_option: { value: "unanswered" } });
+    expect(input(view, F.excludeKeywords)).toMatchObject({ initial_value: "giveaway" });
+    expect(input(view, F.minMessages)).toMatchObject({ initial_value: "3" });
+    expect(input(view, F.minParticipants)).not.toHaveProperty("initial_value");
+    // The group name is plain text, shown as typed.
+    expect(allTexts(view.blocks).join("\n")).toContain(
+      "What this channel receives from Lumen DB <\u200dSupport>",
+    );
+  });
+
+  it("submitting it unchanged gives back the same settings", () => {
+    const s = sub();
+    expect(readSettingsForm(valuesOf(renderSettingsModal(s)))).toEqual({
+      ok: true,
+      filters: s.filters,
+      delivery: { mode: "digest", every: "4h", format: "compact", replies: false },
+    });
+  });
+
+  it("answers one sentence per wrong field", () => {
+    const v = valuesOf(renderSettingsModal(sub()));
+    v[F.minMessages] = { value: { value: "five" } };
+    v[F.minParticipants] = { value: { value: "0" } };
+    v[F.excludeSentiments] = { value: { selected_options: [{ value: "negative" }] } };
+    v[F.keywords] = { value: { value: Array.from({ length: 21 }, (_, i) => `k${i}`).join(",") } };
+    const r = readSettingsForm(v);
+    expect(r).toEqual({
+      ok: false,
+      errors: {
+        [F.minMessages]: 'A whole number from 1 to 10,000, like 5 (you typed "five").',
+        [F.minParticipants]: 'A whole number from 1 to 10,000, like 5 (you typed "0").',
+        [F.excludeSentiments]: "negative cannot be both wanted and excluded: remove it from one of the two.",
+        [F.keywords]: "Up to 20 words, separated by commas.",
+      },
+    });
+  });
+
+  it("empty optional fields clear those filters", () => {
+    const v = valuesOf(renderSettingsModal(sub()));
+    for (const id of [F.sentiments, F.excludeKeywords, F.minMessages]) v[id] = { value: {} };
+    v[F.questions] = { value: { selected_option: { value: "all" } } };
+    expect(readSettingsForm(v)).toMatchObject({ ok: true, filters: {} });
+  });
+});
+
+describe("settings command and list (fake deps)", () => {
+  it("opens the modal of the only subscription with the trigger_id", async () => {
+    const { deps, subscriptions, slack } = fakeCommandsDeps();
+    await subscriptions.put(sub());
+    const { ctx, replies } = dummyCommand("");
+    await settingsCommand(deps).run(ctx);
+    expect(replies).toEqual([]);
+    expect(slack.views).toHaveLength(1);
+    expect(slack.views[0]?.view).toMatchObject({ callback_id: SETTINGS_MODAL_CALLBACK });
+  });
+
+  it("with several and none named, lists them with a Settings button each", async () => {
+    const { deps, subscriptions, slack } = fakeCommandsDeps();
+    await subscriptions.put(sub());
+    await subscriptions.put(sub({ groupId: "group-other-02", groupName: "Other" }));
+    const { ctx, replies } = dummyCommand("");
+    await settingsCommand(deps).run(ctx);
+    expect(slack.views).toEqual([]);
+    expect(buttons(replies[0]?.blocks).map((b) => b.action_id)).toEqual([
+      SETTINGS_ACTIONS.open,
+      SETTINGS_ACTIONS.open,
+    ]);
+    const named = dummyCommand("other");
+    await settingsCommand(deps).run(named.ctx);
+    expect(slack.views).toHaveLength(1);
+  });
+
+  it("refuses people outside ADMIN_USER_IDS at the button too", async () => {
+    const { deps, subscriptions, slack } = fakeCommandsDeps({ adminUserIds: ["U0ADMIN"] });
+    await subscriptions.put(sub());
+    const r = await openSettingsModal(deps, {
+      triggerId: "t",
+      channelId: "C0UNIT",
+      groupId: "group-support-01",
+      userId: "U0BOB",
+    });
+    expect(r).toBe("refused");
+    expect(slack.views).toEqual([]);
+  });
+
+  it("list shows delivery, filters and paused per subscription, each with a Settings button", async () => {
+    const { deps, subscriptions } = fakeCommandsDeps();
+    await subscriptions.put(sub());
+    await subscriptions.put(
+      sub({
+        groupId: "g2",
+        groupName: "Rides",
+        filters: {},
+        delivery: undefined,
+        paused: { code: "is_archived", at: "x" },
+      }),
+    );
+    const { ctx, replies } = dummyCommand("");
+    await listCommand(deps).run(ctx);
+    const t = allTexts(replies[0]?.blocks ?? []).join("\n");
+    expect(t).toContain("This channel follows 2 chat groups:");
+    expect(t).toContain(
+      "*Lumen DB &lt;Support&gt;* (`group-support-01`)\nDelivery: digest every 4 hours, compact cards\nFilters: sentiment negative or mixed · unanswered questions only · ≥ 3 messages · never mentioning giveaway",
+    );
+    expect(t).toContain(
+      "*Rides* (`g2`)\nDelivery: a card per thread\nFilters: all threads\n:pause_button: paused (Slack said `is_archived`)",
+    );
+    const b = buttons(replies[0]?.blocks);
+    expect(b.map((x) => JSON.parse(x.value))).toEqual([
+      { c: "C0UNIT", g: "group-support-01" },
+      { c: "C0UNIT", g: "g2" },
+    ]);
+  });
+});

@@ -1,0 +1,261 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SEED } from "../../../dev/emulator/index.js";
+import { SETTINGS_FIELDS as F } from "../../../src/slack/render/settings-modal.js";
+import { SETTINGS_ACTIONS, SETTINGS_MODAL_CALLBACK } from "../../../src/slack/settings-ids.js";
+import { startHarness, type Harness } from "../../helpers/app-harness.js";
+import { ask, button, click, shown } from "./helpers.js";
+
+const SUPPORT = SEED.groups.support;
+let seq = 0;
+const freshChannel = () => `C0NOISE${String(++seq).padStart(3, "0")}`;
+
+/** A view_submission payload shaped like Slack's, for the settings modal. */
+function viewSubmission(o: {
+  user: string;
+  privateMetadata: string;
+  values: Record<string, Record<string, unknown>>;
+}): Record<string, unknown> {
+  return {
+    type: "view_submission",
+    team: { id: "T0STANDIN", domain: "insight-relay-test" },
+    user: { id: o.user, username: "community.manager", name: "community.manager", team_id: "T0STANDIN" },
+    api_app_id: "A0STANDIN",
+    token: "legacy-verification-token-unused",
+    trigger_id: "7012345678901.1234567890123.0123456789abcdef0123456789abcdef",
+    view: {
+      id: "V0SETTINGS",
+      team_id: "T0STANDIN",
+      type: "modal",
+      callback_id: SETTINGS_MODAL_CALLBACK,
+      private_metadata: o.privateMetadata,
+      blocks: [],
+      state: { values: Object.fromEntries(Object.entries(o.values).map(([k, v]) => [k, { value: v }])) },
+      hash: "1732190000.abc",
+      title: { type: "plain_text", text: "Subscription settings" },
+      app_id: "A0STANDIN",
+      bot_id: "B0STANDIN",
+    },
+    response_urls: [],
+    is_enterprise_install: false,
+    enterprise: null,
+  };
+}
+
+const sel = (v: string) => ({ type: "static_select", selected_option: { value: v } });
+const radio = (v: string) => ({ type: "radio_buttons", selected_option: { value: v } });
+const multi = (...v: string[]) => ({
+  type: "multi_static_select",
+  selected_options: v.map((value) => ({ value })),
+});
+const text = (v: string) => ({ type: "plain_text_input", value: v });
+
+describe("noise control commands, end to end (signed requests, real Redis, emulator, stand-in Slack)", () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness({ registerWebhook: false });
+  });
+  afterAll(async () => {
+    await h?.stop();
+  });
+  const say = (t: string, channel: string, user = "U0ALICE") => ask(h, t, { channel, user });
+
+  it("subscribe with options: stored, the reply says what is in force, one public line in the channel", async () => {
+    const channel = freshChannel();
+    const r = await say(
+      `subscribe ${SUPPORT} --sentiment negative,mixed --exclude-keywords giveaway --min-participants 2 --every 4h --format compact`,
+      channel,
+    );
+    expect(r.text).toBe(
+      `Subscribed: this channel follows *Lumen DB Support* (\`${SUPPORT}\`). In force: sentiment negative or mixed · ≥ 2 participants · never mentioning giveaway · digest every 4 hours, compact cards.`,
+    );
+    expect(await h.services.subscriptions.get(channel, SUPPORT)).toMatchObject({
+      filters: { sentiments: ["negative", "mixed"], excludeKeywords: ["giveaway"], minParticipants: 2 },
+      delivery: { mode: "digest", every: "4h", format: "compact" },
+    });
+    const posted = await h.slack.waitFor(() => h.slack.messages(channel)[0]);
+    expect(posted.text).toBe(
+      "<@U0ALICE> subscribed this channel to *Lumen DB Support* — sentiment negative or mixed · ≥ 2 participants · never mentioning giveaway · digest every 4 hours, compact cards",
+    );
+    expect(h.slack.messages(channel)).toHaveLength(1);
+  });
+
+  it("resume keeps the filters and the mode (issue 11: the channel never silently becomes a firehose)", async () => {
+    const channel = freshChannel();
+    await say(`subscribe ${SUPPORT} --sentiment negative,mixed --unanswered --mode digest`, channel);
+    await h.services.subscriptions.pauseChannel(channel, "not_in_channel", new Date());
+    const r = await say(`subscribe ${SUPPORT}`, channel);
+    expect(r.text).toMatch(/^Resumed: /);
+    expect(r.text).toContain(
+      "In force: sentiment negative or mixed · unanswered questions only · daily digest.",
+    );
+    const sub = await h.services.subscriptions.get(channel, SUPPORT);
+    expect(sub?.paused).toBeUndefined();
+    expect(sub?.filters).toEqual({ sentiments: ["negative", "mixed"], unanswered: true });
+    expect(sub?.delivery).toEqual({ mode: "digest" });
+    const list = await say("list", channel);
+    expect(shown(list)).toContain("Filters: sentiment negative or mixed · unanswered questions only");
+    expect(shown(list)).not.toContain("all threads");
+  });
+
+  it("the app joins a public channel it is not in; bad options say what was understood", async () => {
+    const channel = freshChannel();
+    h.slack.fail.error("chat.postMessage", "not_in_channel", { channel });
+    const r = await say(`subscribe ${SUPPORT}`, channel);
+    expect(r.text).not.toContain("/invite");
+    expect(h.slack.calls.some((c) => c.method === "conversations.join" && c.args.channel === channel)).toBe(
+      true,
+    );
+    expect(h.slack.messages(channel)).toHaveLength(1);
+    const bad = await say(`subscribe ${SUPPORT} --mode hourly`, channel);
+    expect(bad.text).toContain("I could not read that: --mode is one of realtime, digest, summary");
+    expect(bad.text).toContain("Example: `/insight subscribe");
+  });
+
+  it("settings: the Settings button opens the modal filled in; a signed view_submission gets errors per field, then saves", async () => {
+    const channel = freshChannel();
+    await say(`subscribe ${SUPPORT} --sentiment negative`, channel);
+    const list = await say("list", channel);
+    const settings = button(list.blocks, SETTINGS_ACTIONS.open);
+    const before = h.slack.views.opened.length;
+    const res = await click(h, settings, { channel });
+    expect(res.status).toBe(200);
+    const opened = await h.slack.waitFor(() => h.slack.views.opened[before]);
+    const view = opened.args.view as { callback_id: string; private_metadata: string; blocks: unknown[] };
+    expect(view.callback_id).toBe(SETTINGS_MODAL_CALLBACK);
+    expect(JSON.stringify(view.blocks)).toContain(
+      '"initial_options":[{"text":{"type":"plain_text","text":"Negative"},"value":"negative"}]',
+    );
+
+    const values = {
+      [F.mode]: sel("digest"),
+      [F.every]: sel("8h"),
+      [F.format]: radio("compact"),
+      [F.replies]: radio("off"),
+      [F.sentiments]: multi("negative"),
+      [F.excludeSentiments]: multi("negative"),
+      [F.questions]: radio("questions"),
+      [F.keywords]: text("refund"),
+      [F.excludeKeywords]: text("giveaway"),
+      [F.minMessages]: text("lots"),
+      [F.minParticipants]: text(""),
+    };
+    const wrong = await h.interact(
+      viewSubmission({ user: "U0ALICE", privateMetadata: view.private_metadata, values }),
+    );
+    expect(wrong.status).toBe(200);
+    expect(JSON.parse(wrong.body)).toEqual({
+      response_action: "errors",
+      errors: {
+        [F.excludeSentiments]: "negative cannot be both wanted and excluded: remove it from one of the two.",
+        [F.minMessages]: 'A whole number from 1 to 10,000, like 5 (you typed "lots").',
+      },
+    });
+    // Nothing saved by a refused form.
+    expect((await h.services.subscriptions.get(channel, SUPPORT))?.filters).toEqual({
+      sentiments: ["negative"],
+    });
+
+    const ok = await h.interact(
+      viewSubmission({
+        user: "U0ALICE",
+        privateMetadata: view.private_metadata,
+        values: { ...values, [F.excludeSentiments]: multi("positive"), [F.minMessages]: text("4") },
+      }),
+    );
+    expect(ok.status).toBe(200);
+    expect(ok.body).toBe("");
+    expect(await h.services.subscriptions.get(channel, SUPPORT)).toMatchObject({
+      filters: {
+        sentiments: ["negative"],
+        excludeSentiments: ["positive"],
+        questions: true,
+        keywords: ["refund"],
+        excludeKeywords: ["giveaway"],
+        minMessages: 4,
+      },
+      delivery: { mode: "digest", every: "8h", format: "compact", replies: false },
+    });
+    const confirmation = await h.slack.waitFor(() =>
+      h.slack.calls.find((c) => c.method === "chat.postEphemeral" && c.args.channel === channel),
+    );
+    expect(confirmation.args.user).toBe("U0ALICE");
+    expect(String(confirmation.args.text)).toContain(
+      "In force: sentiment negative · never positive · questions only · ≥ 4 messages · keyword refund · never mentioning giveaway · digest every 8 hours, compact cards.",
+    );
+  });
+
+  it("settings refuses people outside ADMIN_USER_IDS, in the modal too", async () => {
+    const admin = await startHarness({ registerWebhook: false, env: { ADMIN_USER_IDS: "U0ADMIN" } });
+    try {
+      const channel = freshChannel();
+      await ask(admin, `subscribe ${SUPPORT}`, { channel, user: "U0ADMIN" });
+      const r = await admin.interact(
+        viewSubmission({
+          user: "U0BOB",
+          privateMetadata: JSON.stringify({ c: channel, g: SUPPORT }),
+          values: { [F.mode]: sel("summary") },
+        }),
+      );
+      expect(JSON.parse(r.body).response_action).toBe("errors");
+      expect((await admin.services.subscriptions.get(channel, SUPPORT))?.delivery).toBeUndefined();
+    } finally {
+      await admin.stop();
+    }
+  });
+
+  it("groups: Subscribe here subscribes the channel the listing was asked in and announces it", async () => {
+    const channel = freshChannel();
+    const groups = await say("groups", channel);
+    expect(shown(groups)).not.toMatch(/<group>/);
+    const b = button(groups.blocks, SETTINGS_ACTIONS.subscribeHere);
+    const target = JSON.parse(b.value) as { g: string; n: string };
+    const res = await click(h, b, { channel, user: "U0CAROL" });
+    expect(res.status).toBe(200);
+    const reply = await res.reply();
+    expect(reply.text).toMatch(/^Subscribed: this channel follows \*/);
+    const sub = await h.services.subscriptions.get(channel, target.g);
+    expect(sub).toMatchObject({ createdBy: "U0CAROL", filters: {} });
+    const posted = await h.slack.waitFor(() => h.slack.messages(channel)[0]);
+    expect(posted.text).toContain("<@U0CAROL> subscribed this channel to *");
+    expect(posted.text).toContain("— all threads · a card per thread");
+  });
+
+  it("threads: ranges typed as words or short forms, and the filters of subscribe", async () => {
+    const channel = freshChannel();
+    for (const range of ["last 30 days", "30d", "last30Days"]) {
+      const r = await say(`threads ${range} ${SUPPORT}`, channel);
+      expect(shown(r), range).toContain("— the last 30 days");
+      expect(shown(r)).not.toContain("No chat group named");
+    }
+    const all = await say(`threads all ${SUPPORT}`, channel);
+    expect(shown(all)).toContain("— all time");
+    const negative = await say(
+      `threads all ${SUPPORT} --sentiment negative --exclude-sentiment negative`,
+      channel,
+    );
+    // Exclusion beats inclusion: nothing can match.
+    expect(shown(negative)).toContain("0 matching threads");
+    expect(shown(negative)).toContain("matches these filters");
+    const bad = await say(`threads 14d ${SUPPORT}`, channel);
+    expect(bad.text).toContain("`14d` is not a range I know");
+  });
+
+  it("help escapes <group> and lists every subscribe option", async () => {
+    const r = await say("help", freshChannel());
+    expect(r.text).not.toMatch(/<group>|<text>/);
+    expect(r.text).toContain("/insight subscribe &lt;group&gt; [options]");
+    for (const o of [
+      "--exclude-sentiment",
+      "--exclude-keywords",
+      "--min-participants",
+      "--mode",
+      "--every",
+      "--format",
+      "--replies",
+      "--all",
+    ]) {
+      expect(r.text).toContain(o);
+    }
+    expect(r.text).toContain("/insight settings [group]");
+  });
+});
