@@ -214,6 +214,9 @@ export async function startLocalRedisCluster(
         if (serving.some((l) => !nodes.find((x) => x.port === l.port)?.alive)) return false;
         const replicas = lines.filter((l) => !l.master && !l.failed);
         if (replicas.length < live().length - masterCount) return false;
+        // A replica whose first sync is still under way would lose writes to a failover.
+        const repl = await ask(n.port, (r) => r.info("replication"));
+        if (repl.includes("role:slave") && !repl.includes("master_link_status:up")) return false;
       }
       return true;
     });
