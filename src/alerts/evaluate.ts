@@ -50,11 +50,11 @@ export interface AlertsRunResult {
 const CLAIM_MS = 5 * 60_000;
 
 // Keeps a fired condition silent while it still holds: its window starts again from now.
-const EXTEND = `
+export const EXTEND = `
 if redis.call('GET', KEYS[1]) == 'posted' then return redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[1])) end
 return 0
 `;
-const UNCLAIM = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end`;
+export const UNCLAIM = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end`;
 
 /**
  * One evaluation of every channel's alerts. Each group's last 30 days are read once from the

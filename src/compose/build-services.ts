@@ -44,6 +44,8 @@ export interface RuntimeTuning extends WorkerTuning {
   repliesBatchMs?: number;
   /** Between two evaluations of the alerts; default 5 minutes. */
   alertsIntervalMs?: number;
+  /** Between two looks of the health watch (workers that cannot fetch, a growing spool); default 15 s. */
+  healthWatchMs?: number;
   /** Shards of the deliveries, slack-out and refresh queues; default 4 on a cluster, 1 on one Redis. */
   queueShards?: number;
 }
@@ -136,7 +138,7 @@ export function buildServices(config: Config, logger: Logger, tuning: RuntimeTun
   };
   const ops = new OpsNotifier(redis, keys, () => queues.slack, config.opsChannelId, logger);
   const mw = config.multiWorkspace;
-  const ik = installKeys(config.redis.prefix);
+  const ik = installKeys(config.redis.prefix, { cluster });
   const sealer = mw ? new Sealer(mw.encryptionKey, mw.previousEncryptionKeys) : undefined;
   return {
     config,

@@ -7,6 +7,8 @@ import { requestIdRouter } from "../http/request-id.js";
 import { startWorkers, type StartedWorkers } from "../jobs/create-worker.js";
 import type { WorkerHealth } from "../jobs/worker-health.js";
 import { debugOnFailure } from "../log.js";
+import { startHealthWatch } from "../ops/health-watch.js";
+import { withTimeout } from "../store/redis.js";
 import { createSlackApp, type SlackAppParts } from "../slack/app.js";
 import { CommandRouter } from "../slack/commands/router.js";
 import { oauthReceiverOptions } from "../slack/install/oauth-options.js";
@@ -96,6 +98,26 @@ export async function startRoles(s: Services, given?: readonly Feature<Subcomman
     stop: async () => undefined,
   };
   if (runs("web")) await startWeb(s, features, running, workspaces);
+  // Workers that cannot fetch, or a spool that only grows while Redis answers, go to the ops channel.
+  if (running.workerHealth || running.receiver) {
+    const { workerHealth, receiver } = running;
+    const stopWatch = startHealthWatch(
+      {
+        sample: async () => ({
+          workers: workerHealth ? await workerHealth.probe() : undefined,
+          redisAnswers: await withTimeout(s.redis.ping(), 900, "Redis").then(
+            () => true,
+            () => false,
+          ),
+          spool: receiver ? await receiver.spool.sizeOnDisk() : undefined,
+        }),
+        ops: s.ops,
+        logger,
+      },
+      s.tuning.healthWatchMs,
+    );
+    stopSchedulers.push(stopWatch);
+  }
 
   running.stop = async () => {
     const failed = debugOnFailure(logger, "stopping");

@@ -69,7 +69,9 @@ export async function runDoctor(o: DoctorOptions): Promise<number> {
     const insightBad = needs("INSIGHT_BASE_URL", "INSIGHT_API_KEY", "INSIGHT_API_VERSION");
     const slackBad = needs("SLACK_BOT_TOKEN", "SLACK_API_URL");
     const checks = await Promise.all([
-      redisBad.length ? skip("Redis", redisBad) : checkRedis(config.redis.url, config.redis.prefix, t),
+      redisBad.length
+        ? skip("Redis", redisBad)
+        : checkRedis(config.redis.url, config.redis.prefix, t, config.redis.clusterNodes),
       insightBad.length ? skip("Insight API key", insightBad) : checkInsight(config, t),
       slackBad.length ? skip("Slack token", slackBad) : checkSlack(config, t),
     ]);

@@ -54,3 +54,20 @@ export interface StatusReport {
   /** Open operational incidents (names), e.g. "insight-unauthorized". */
   openAlerts: string[] | undefined;
 }
+
+/** Ops incidents of the health watch (ops/health-watch.ts), shown by status in plain words. */
+export const WORKERS_CANNOT_FETCH = "workers-cannot-fetch";
+export const SPOOL_GROWING = "spool-growing";
+
+/** The status lines of the health watch's open incidents, without their internal names. */
+export function watchLines(openAlerts: readonly string[] | undefined): string[] {
+  const open = new Set(openAlerts ?? []);
+  const out: string[] = [];
+  if (open.has(WORKERS_CANNOT_FETCH))
+    out.push("*Workers cannot fetch jobs*: digests are not going out. /readyz and the ops channel say why.");
+  if (open.has(SPOOL_GROWING))
+    out.push(
+      "*Webhook deliveries are piling up on disk* while Redis answers: they are not reaching the queues.",
+    );
+  return out;
+}

@@ -12,6 +12,8 @@
  * - `<channel>:<thread>`: a thread's message ref and its posting marker;
  * - `<group>`: a group's daily activity counters (read in one pipeline);
  * - `reconcile`: every baseline, the list of baselines and the reconciler's status;
+ * - `alerts`: every channel's alert settings and the set of channels that have some;
+ * - `install` (installKeys): every installation and the set of installed workspaces;
  * - no tag (one key at a time): locks, channel slots, alerts, schedules, weekly runs.
  */
 export function stateKeys(prefix: string, o: { cluster?: boolean } = {}) {
@@ -72,10 +74,12 @@ export function stateKeys(prefix: string, o: { cluster?: boolean } = {}) {
     digestRun: (channelId: string, period: string) => `${s}:digest:run:${channelId}:${period}`,
     /** The digest job schedulers set for a channel: period -> time zone (a cheap "already set"). */
     digestScheduled: (channelId: string) => `${s}:digest:scheduled:${channelId}`,
+    // family `alerts`: one MULTI writes a channel's settings and the set of channels.
     /** A channel's alert settings: groupId -> settings. */
-    alerts: (channelId: string) => `${s}:alerts:${channelId}`,
+    alerts: (channelId: string) => `${s}:${tag("alerts")}:${channelId}`,
     /** Channels that have alert settings. */
-    alertChannels: `${s}:alerts:channels`,
+    alertChannels: `${s}:${tag("alerts")}:channels`,
+    // no tag
     /** Set once an alert condition fired in a channel (SET NX): one alert per condition and window. */
     alertFired: (channelId: string, condition: string) => `${s}:alerts:fired:${channelId}:${condition}`,
   };
@@ -87,12 +91,14 @@ export type StateKeys = ReturnType<typeof stateKeys>;
  * Insight connection, which webhook secret is its, OAuth states). Everything else of a
  * workspace lives under `workspacePrefix`, in the same stores as single-workspace mode.
  */
-export function installKeys(prefix: string) {
+export function installKeys(prefix: string, o: { cluster?: boolean } = {}) {
   const s = `${prefix}:state:install`;
+  // family `install`: an installation and the set of workspaces change in one MULTI.
+  const t = o.cluster ? `${prefix}:state:{install}` : s;
   return {
-    installation: (workspaceId: string) => `${s}:ws:${workspaceId}`,
+    installation: (workspaceId: string) => `${t}:ws:${workspaceId}`,
     connection: (workspaceId: string) => `${s}:conn:${workspaceId}`,
-    workspaces: `${s}:workspaces`,
+    workspaces: `${t}:workspaces`,
     /** Hash: SHA-256 of a webhook secret -> workspace id. */
     secretIndex: `${s}:secrets`,
     oauthState: (nonce: string) => `${s}:oauth-state:${nonce}`,

@@ -80,7 +80,7 @@ describe.runIf(clusterAvailable)("the relay on a Redis Cluster (3 masters + 3 re
     const wrong = await startHarness({
       redisUrl: `redis://127.0.0.1:${port}`,
       registerWebhook: false,
-      tuning: { errorWindowMs: 30_000 },
+      tuning: { errorWindowMs: 30_000, healthWatchMs: 500 },
     });
     try {
       const started = Date.now();
@@ -95,6 +95,13 @@ describe.runIf(clusterAvailable)("the relay on a Redis Cluster (3 masters + 3 re
       console.log(`wrong config: /readyz ${last.status} after ${Date.now() - started} ms: ${last.body}`);
       expect(last.status).toBe(503);
       expect(last.body).toMatch(/MOVED|CROSSSLOT|cluster|fails/i);
+      // The ops side says it too (the log at least: through one node the ops key may be elsewhere).
+      const told = () => wrong.logLines.find((l) => l.includes("Workers cannot fetch jobs"));
+      const end = Date.now() + 10_000;
+      while (!told() && Date.now() < end) await new Promise((r) => setTimeout(r, 200));
+      expect(told()).toMatch(
+        /workers-cannot-fetch.*(MOVED|CROSSSLOT|fails)|(MOVED|CROSSSLOT|fails).*workers-cannot-fetch/,
+      );
     } finally {
       await wrong.stop();
     }

@@ -24,6 +24,7 @@ const SERVICE_KEYS = new Set([
   "image",
   "init",
   "ports",
+  "profiles",
   "restart",
   "stop_grace_period",
   "volumes",
@@ -61,7 +62,8 @@ const CONTRACT_VARS = [
 
 describe("docker-compose.yml", () => {
   it("has Redis and the app as separate web, worker and scheduler services", () => {
-    expect(Object.keys(services).sort()).toEqual(["redis", "scheduler", "web", "worker"]);
+    const always = Object.keys(services).filter((n) => services[n]?.profiles === undefined);
+    expect(always.sort()).toEqual(["redis", "scheduler", "web", "worker"]);
     for (const [name, s] of Object.entries(services)) {
       for (const key of Object.keys(s)) expect(SERVICE_KEYS.has(key), `${name}.${key}`).toBe(true);
     }
@@ -88,7 +90,12 @@ describe("docker-compose.yml", () => {
       const env = s.environment as Obj;
       expect(env.ROLE, name).toBe(name);
       expect(env.REDIS_URL, name).toBe("redis://redis:6379");
-      expect(s.depends_on, name).toEqual({ redis: { condition: "service_healthy" } });
+      expect(s.depends_on, name).toEqual({
+        redis: { condition: "service_healthy" },
+        "redis-cluster-init": { condition: "service_completed_successfully", required: false },
+      });
+      // Blank unless the operator sets it: blank means one Redis (config.ts).
+      expect(env.REDIS_CLUSTER_NODES, name).toBe("${REDIS_CLUSTER_NODES:-}");
       expect(s.restart, name).toBe("unless-stopped");
     }
   });
@@ -106,6 +113,57 @@ describe("docker-compose.yml", () => {
       expect(services[name]?.ports, name).toBeUndefined();
       expect(services[name]?.volumes, name).toBeUndefined();
     }
+  });
+});
+
+describe("docker-compose.yml --profile cluster", () => {
+  const nodes = Object.keys(services).filter((n) => n.startsWith("redis-node-"));
+
+  it("adds 6 Redis Cluster nodes and a one-shot init, all in the cluster profile only", () => {
+    expect(nodes.sort()).toEqual([1, 2, 3, 4, 5, 6].map((i) => `redis-node-${i}`));
+    for (const n of [...nodes, "redis-cluster-init"]) expect(services[n]?.profiles, n).toEqual(["cluster"]);
+  });
+
+  it("runs each node cluster-enabled with AOF, noeviction, its service name announced, its own volume", () => {
+    for (const n of nodes) {
+      const s = services[n] ?? {};
+      expect(String(s.image)).toMatch(/^redis:7(\.|-|$)/);
+      const command = (s.command as string[]).join(" ");
+      expect(command).toContain("--cluster-enabled yes");
+      expect(command).toContain("--appendonly yes");
+      expect(command).toContain("--maxmemory-policy noeviction");
+      expect(command).toContain(`--cluster-announce-hostname ${n}`);
+      expect(command).toContain("--cluster-preferred-endpoint-type hostname");
+      expect(s.volumes).toEqual([`${n}:/data`]);
+      expect(Object.keys(compose.volumes as Obj)).toContain(n);
+      expect((s.healthcheck as Obj).test).toEqual(["CMD", "redis-cli", "ping"]);
+    }
+  });
+
+  it("forms 3 masters with a replica each once every node is healthy, and is a no-op when formed", () => {
+    const init = services["redis-cluster-init"] ?? {};
+    expect(Object.keys(init.depends_on as Obj).sort()).toEqual(nodes.sort());
+    const script = (init.command as string[]).join(" ");
+    expect(script).toMatch(/cluster info \| grep -q cluster_state:ok \|\|/);
+    expect(script).toContain("--cluster create");
+    expect(script).toContain("--cluster-replicas 1");
+    for (const n of nodes) expect(script).toContain(`${n}:6379`);
+  });
+
+  it("the seeds the header tells operators to set are a valid REDIS_CLUSTER_NODES", () => {
+    const text = readFileSync("docker-compose.yml", "utf8");
+    const seeds = /REDIS_CLUSTER_NODES=(\S+)/.exec(text)?.[1] ?? "";
+    for (const seed of seeds.split(",")) expect(nodes).toContain(seed.split(":")[0]);
+    const parsed = loadConfig({
+      SLACK_BOT_TOKEN: "xoxb-1",
+      SLACK_SIGNING_SECRET: "s".repeat(20),
+      INSIGHT_BASE_URL: "https://insight.example.com",
+      INSIGHT_API_KEY: "k",
+      WEBHOOK_SECRET: "w".repeat(32),
+      REDIS_URL: "redis://redis:6379",
+      REDIS_CLUSTER_NODES: seeds,
+    });
+    expect(parsed.ok ? parsed.config.redis.clusterNodes?.length : parsed.errors).toBe(3);
   });
 });
 

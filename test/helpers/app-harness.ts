@@ -203,6 +203,9 @@ export function spawnAppProcess(
         WEBHOOK_SECRET: h.config.webhookSecret,
         REDIS_URL: h.config.redis.url,
         REDIS_PREFIX: h.config.redis.prefix,
+        ...(h.config.redis.clusterNodes
+          ? { REDIS_CLUSTER_NODES: h.config.redis.clusterNodes.map((n) => `${n.host}:${n.port}`).join(",") }
+          : {}),
         LOG_LEVEL: "warn",
         ROLE: role,
         TEST_TUNING: JSON.stringify({ ...FAST_TUNING, lockDurationMs: 2_000, stalledIntervalMs: 500 }),

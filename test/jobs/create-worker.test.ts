@@ -80,7 +80,7 @@ describe("readiness of the whole app", () => {
   });
   afterAll(async () => h?.stop());
 
-  it("/readyz checks every worker of the process, weekly and reconcile included", async () => {
+  it("/readyz checks every worker of the process, weekly, reconcile, digest and alerts included", async () => {
     const res = await request(`${h.baseUrl}/readyz`);
     const body = (await res.body.json()) as { ok: boolean; checks: Record<string, string> };
     expect(res.statusCode).toBe(200);

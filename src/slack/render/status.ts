@@ -1,6 +1,12 @@
 import { Blocks, Md } from "slack-block-builder";
 import { silenceIncidentCommunity } from "../../reconcile/silence-incident.js";
-import type { ApiProbe, StatusReport } from "../../status/status-report.js";
+import {
+  SPOOL_GROWING,
+  WORKERS_CANNOT_FETCH,
+  watchLines,
+  type ApiProbe,
+  type StatusReport,
+} from "../../status/status-report.js";
 import type { Subscription } from "../../domain/subscription.js";
 import { escapeAndTruncate, escapeMrkdwn } from "../mrkdwn.js";
 import { toKnownBlocks, type KnownBlock } from "./known-blocks.js";
@@ -148,6 +154,7 @@ export function healthGlance(r: StatusReport, now: Date): string[] {
   const lines = [apiLine(r.api, r.lastUnauthorizedAt, now), silenceLine(r)];
   if (!r.redis.ok)
     lines.unshift(`${BAD} *Redis* did not answer: ${escapeAndTruncate(r.redis.error ?? "", 200)}`);
+  lines.unshift(...watchLines(r.openAlerts).map((l) => `${BAD} ${l}`));
   const failed = r.queues?.reduce((n, q) => n + q.failed, 0) ?? 0;
   const waiting = r.queues?.reduce((n, q) => n + q.waiting + q.delayed, 0) ?? 0;
   if (r.queues)
@@ -210,6 +217,7 @@ export function renderStatus(
       Blocks.Section({
         text: `${BAD} *Redis did not answer* (${escapeAndTruncate(r.redis.error ?? "unknown", 200)}): parts of this report are missing.`,
       }),
+    ...watchLines(r.openAlerts).map((l) => Blocks.Section({ text: `${BAD} ${l}` })),
     Blocks.Section({ text: `${Md.bold("Webhooks")}\n${deliveriesText(r, now)}` }),
     Blocks.Section({ text: silenceLine(r) }),
     Blocks.Section({ text: `${Md.bold("Queues")}\n${queuesText(r)}` }),
@@ -226,7 +234,10 @@ export function renderStatus(
     r.openAlerts !== undefined &&
       r.openAlerts.length > 0 &&
       Blocks.Context().elements(
-        `Open operator alerts: ${r.openAlerts.map((a) => `\`${escapeAndTruncate(a, 60)}\``).join(", ")}`,
+        `Open operator alerts: ${r.openAlerts
+          .filter((a) => a !== WORKERS_CANNOT_FETCH && a !== SPOOL_GROWING)
+          .map((a) => `\`${escapeAndTruncate(a, 60)}\``)
+          .join(", ")}`,
       ),
     Blocks.Context().elements(`Checked ${formatDate(r.at, now)}`),
   );
@@ -240,6 +251,7 @@ function statusHeadline(r: StatusReport): string {
     r.api?.reachable === false,
     r.api?.keyValid === false,
     (r.subscriptions?.paused.length ?? 0) > 0,
+    ...watchLines(r.openAlerts).map(() => true),
   ].filter(Boolean).length;
   return problems === 0
     ? "Insight Relay status: all good"

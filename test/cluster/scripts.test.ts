@@ -1,0 +1,263 @@
+import { readFileSync } from "node:fs";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { EXTEND, UNCLAIM } from "../../src/alerts/evaluate.js";
+import { AlertSettingsStore } from "../../src/alerts/settings-store.js";
+import { PendingDigestStore } from "../../src/digest/pending-store.js";
+import { entryVersion, type PendingEntry } from "../../src/domain/digest-batch.js";
+import type { ThreadDigest } from "../../src/domain/thread-digest.js";
+import { createQueues, queueLayout, type Queues } from "../../src/jobs/queues.js";
+import { silentLogger } from "../../src/log.js";
+import { OpsNotifier } from "../../src/ops/ops-notifier.js";
+import { BaselineStore } from "../../src/reconcile/baseline-store.js";
+import { ChannelThrottle } from "../../src/slack/outbound/channel-throttle.js";
+import { DeliveryHealthStore } from "../../src/store/delivery-health.js";
+import { installKeys, stateKeys } from "../../src/store/keys.js";
+import { tryLock } from "../../src/store/lock.js";
+import { MessageRefStore } from "../../src/store/message-refs.js";
+import { PendingReplies } from "../../src/store/pending-replies.js";
+import { createRedis, type RedisClient } from "../../src/store/redis.js";
+import { SubscriptionStore } from "../../src/store/subscriptions.js";
+import { TriageStore } from "../../src/store/triage.js";
+import { classifyDelivery } from "../../src/webhooks/classify-delivery.js";
+import { DeliveryRecorder } from "../../src/webhooks/delivery-recorder.js";
+import { RunGuard } from "../../src/weekly/run-guard.js";
+import { Sealer } from "../../src/workspaces/encryption.js";
+import { RedisInstallationStore } from "../../src/workspaces/installation-store.js";
+import { teamInstall } from "../workspaces/fixtures.js";
+import {
+  clusterAvailable,
+  seedsOf,
+  startTestCluster,
+  type LocalRedisCluster,
+} from "../helpers/redis-cluster.js";
+
+/*
+ * Every Lua script, MULTI and multi-key pipeline of the app, run through the stores that own
+ * them against a real 3-master cluster with the app's cluster key names: none may answer
+ * CROSSSLOT (a cross-slot MULTI is refused by ioredis or by Redis; both reject here).
+ */
+
+const digest = (threadId: string, title: string): ThreadDigest => ({
+  threadId,
+  groupId: "g1",
+  groupName: "Support",
+  communityId: "c1",
+  title,
+  summary: undefined,
+  sentiment: "neutral",
+  keywords: [],
+  messageCount: 1,
+  participantCount: 1,
+  isQuestionLed: undefined,
+  questionResponseStatus: undefined,
+  firstMessageDate: undefined,
+  lastMessageDate: undefined,
+  enrichedAt: "2026-11-20T10:00:00.000Z",
+  action: "created",
+});
+const entry = (threadId: string, at: number, title: string): PendingEntry => ({
+  digest: digest(threadId, title),
+  version: entryVersion(at, true),
+  isNew: true,
+  firstSeenMs: at,
+});
+
+describe.runIf(clusterAvailable)("every script and transaction of the app on a Redis Cluster", () => {
+  let c: LocalRedisCluster;
+  let redis: RedisClient;
+  let queues: Queues;
+  const prefix = "scripts";
+  const keys = stateKeys(prefix, { cluster: true });
+  const errors: string[] = [];
+
+  beforeAll(async () => {
+    c = await startTestCluster();
+    redis = createRedis({ url: "redis://127.0.0.1:6379", clusterNodes: seedsOf(c) }, "shared", silentLogger);
+    queues = createQueues(redis, prefix, silentLogger, queueLayout(true));
+  }, 60_000);
+  afterAll(async () => {
+    await queues?.close();
+    redis?.disconnect();
+    await c?.close();
+  });
+
+  /** Runs one step; a CROSSSLOT (or any error) is recorded and fails the test. */
+  const step = async <T>(what: string, fn: () => Promise<T>): Promise<T | undefined> => {
+    try {
+      return await fn();
+    } catch (err) {
+      errors.push(`${what}: ${err instanceof Error ? err.message : String(err)}`);
+      return undefined;
+    }
+  };
+
+  it("a cross-slot MULTI is refused here (what every step below must not meet)", async () => {
+    await step("control", () => redis.multi().set("scripts:a", "1").set("scripts:b", "1").exec());
+    expect(errors.splice(0)).toEqual([expect.stringMatching(/slot/i)]);
+  });
+
+  it("subscriptions (MULTI over the `sub` family)", async () => {
+    const subs = new SubscriptionStore(redis, keys);
+    const sub = {
+      channelId: "C1",
+      groupId: "g1",
+      groupName: "Support",
+      communityId: "c1",
+      filters: {},
+      createdBy: "U1",
+      createdAt: "2026-11-20T10:00:00.000Z",
+    };
+    expect(await step("subscriptions.put", () => subs.put(sub))).toEqual({ created: true });
+    expect(await step("subscriptions.forChannel", () => subs.forChannel("C1"))).toHaveLength(1);
+    expect(await step("subscriptions.remove", () => subs.remove("C1", "g1"))).toBe(true);
+    expect(await step("subscriptions.groups", () => subs.groups())).toEqual([]);
+    expect(errors.splice(0)).toEqual([]);
+  });
+
+  it("delivery markers (one script over the `health` family) and dead letters (MULTI)", async () => {
+    const health = new DeliveryHealthStore(redis, keys);
+    const recorder = new DeliveryRecorder(redis, keys, queues, health, undefined, silentLogger, 5_000);
+    const raw = readFileSync("test/fixtures/webhooks/chatthread-created.json", "utf8");
+    const bad = '{"not":"a webhook"}';
+    const outcomes = await step("recorder.record", () =>
+      Promise.all([
+        recorder.record(classifyDelivery(raw), raw, new Date()),
+        recorder.record(classifyDelivery(bad), bad, new Date()),
+      ]),
+    );
+    expect(outcomes).toEqual(["queued", "dead_letter"]);
+    expect(
+      await step("recorder.record (repeat)", () => recorder.record(classifyDelivery(raw), raw, new Date())),
+    ).toBe("duplicate");
+    expect((await health.deadLetterCounts()).total).toBe(1);
+    await step("health.recordMessage", () => health.recordMessage("g1", "m1", new Date().toISOString()));
+    await step("health.recordMessage", () => health.recordMessage("g1", "m2", new Date().toISOString()));
+    const today = new Date().toISOString().slice(0, 10);
+    expect(
+      await step("health.activity (pipeline)", () => health.activity("g1", [today, "2026-01-01"])),
+    ).toEqual({
+      [today]: 2,
+      "2026-01-01": 0,
+    });
+    expect(errors.splice(0)).toEqual([]);
+  });
+
+  it("message refs and posting markers, locks, the channel throttle", async () => {
+    const refs = new MessageRefStore(redis, keys);
+    const ref = { ts: "1.0001", enrichedAtMs: 1_000, hasSentiment: true, groupId: "g1" };
+    expect(await step("refs.setIfNewer", () => refs.setIfNewer("C1", "t1", ref))).toBe(true);
+    expect(
+      await step("refs.setCard", () =>
+        refs.setCard("C1", "t1", "1.0001", { digest: digest("t1", "T"), change: [], noLongerMatches: false }),
+      ),
+    ).toBe(true);
+    await step("refs.markPosting", () => refs.markPosting("C1", "t1", new Date()));
+    expect(await step("refs.postingSince", () => refs.postingSince("C1", "t1"))).toBeTypeOf("number");
+    const release = await step("tryLock", () => tryLock(redis, keys.lock("digest:C1:t1"), 5_000));
+    expect(release).toBeTypeOf("function");
+    await step("lock release", async () => release?.());
+    const throttle = new ChannelThrottle(redis, keys, 1_000);
+    const now = Date.now();
+    expect(await step("throttle.reserve", () => throttle.reserve("C1", now))).toBe(now);
+    expect(await step("throttle.reserve", () => throttle.reserve("C1", now))).toBe(now + 1_000);
+    await step("throttle.pushBack", () => throttle.pushBack("C1", now + 10_000, now));
+    expect(errors.splice(0)).toEqual([]);
+  });
+
+  it("the weekly and digest run guard, pending digests, pending replies", async () => {
+    for (const key of [keys.weeklyRun("C1", "2026-W47"), keys.digestRun("C1", "2026-11-20T09")]) {
+      const guard = new RunGuard(redis, key, "job-1");
+      expect(await step("runGuard.claim", () => guard.claim())).toBe("claimed");
+      expect(await step("runGuard.markPart", () => guard.markPart("g1", "1.0002"))).toBe(true);
+      await step("runGuard.finish (MULTI)", () => guard.finish());
+      expect(await step("runGuard.claim again", () => new RunGuard(redis, key, "job-2").claim())).toBe(
+        "done",
+      );
+    }
+    const pending = new PendingDigestStore(redis, keys);
+    const e = entry("t1", 1_000, "First");
+    expect(await step("pending.add", () => pending.add("C1", e))).toBe(true);
+    const listed = (await step("pending.list", () => pending.list("C1"))) ?? [];
+    expect(listed).toHaveLength(1);
+    expect(await step("pending.removeShown", () => pending.removeShown("C1", listed))).toBe(1);
+    const replies = new PendingReplies(redis, keys);
+    await step("replies.push (MULTI)", () =>
+      replies.push("C1", "t1", { messageId: "m1", author: "a", text: "hi", at: "2026-11-20T10:00:00Z" }),
+    );
+    expect((await replies.peek("C1", "t1", 10)).taken).toBe(1);
+    expect(errors.splice(0)).toEqual([]);
+  });
+
+  it("triage scripts, alerts' fire-once keys, ops alerts", async () => {
+    const triage = new TriageStore(redis, keys);
+    const at = new Date();
+    expect(await step("triage.setHandled", () => triage.setHandled("C1", "t1", true, "U1", at))).toBe(true);
+    expect(await step("triage.reopen", () => triage.setHandled("C1", "t1", false, "U1", at))).toBe(true);
+    expect(await step("triage.assign", () => triage.assign("C1", "t1", "U2", "U1", at))).toBe(true);
+    expect(await step("triage.toggleFollow", () => triage.toggleFollow("C1", "t1", "U2"))).toBe("followed");
+    expect((await triage.get("C1", "t1")).assignee?.user).toBe("U2");
+    const fired = keys.alertFired("C1", "negative:g1");
+    expect(await redis.set(fired, "claimed:o1", "PX", 60_000, "NX")).toBe("OK");
+    expect(await step("alerts UNCLAIM", () => redis.eval(UNCLAIM, 1, fired, "claimed:o1"))).toBe(1);
+    await redis.set(fired, "posted", "PX", 60_000);
+    expect(await step("alerts EXTEND", () => redis.eval(EXTEND, 1, fired, 120_000))).toBe(1);
+    const alerts = new AlertSettingsStore(redis, keys);
+    await step("alertSettings.put", () =>
+      alerts.put("C1", {
+        groupId: "g1",
+        groupName: "Support",
+        negativeSpike: true,
+        volumeSpike: false,
+        setBy: "U1",
+        setAt: at.toISOString(),
+      }),
+    );
+    expect(await step("alertSettings.all", () => alerts.all())).toHaveLength(1);
+    const ops = new OpsNotifier(redis, keys, () => queues.slack, "COPS", silentLogger);
+    expect(await step("ops.alert", () => ops.alert("cluster-test", "a test incident"))).toBe(true);
+    expect(await step("ops.resolve", () => ops.resolve("cluster-test", "resolved"))).toBe(true);
+    expect(errors.splice(0)).toEqual([]);
+  });
+
+  it("reconcile baselines (MULTI over the `reconcile` family)", async () => {
+    const baselines = new BaselineStore(redis, keys, 1);
+    const all = new Map([
+      ["t1", { f: "a", seen: 1 }],
+      ["t2", { f: "b", seen: 2 }],
+    ]);
+    await step("baseline.save (MULTI, trimming)", () =>
+      baselines.save("g1", { startedAt: 1, readAt: 2 }, all, ["t1", "t2"], new Set(["t2"])),
+    );
+    const loaded = await step("baseline.load", () => baselines.load("g1"));
+    expect([...(loaded?.entries.keys() ?? [])]).toEqual(["t2"]);
+    expect(await step("baseline.groups", () => baselines.groups())).toEqual(["g1"]);
+    await step("baseline.drop (MULTI)", () => baselines.drop("g1"));
+    expect(await baselines.groups()).toEqual([]);
+    expect(errors.splice(0)).toEqual([]);
+  });
+
+  it("the installation store (MULTI over the `install` family)", async () => {
+    const store = new RedisInstallationStore(
+      redis,
+      installKeys(prefix, { cluster: true }),
+      new Sealer(Buffer.alloc(32, 1)),
+    );
+    await step("installations.store (MULTI)", () =>
+      store.storeInstallation(teamInstall("T1", "xoxb-T1-secret")),
+    );
+    expect((await step("installations.list", () => store.list()))?.map((w) => w.id)).toEqual(["T1"]);
+    await step("installations.delete (MULTI)", () =>
+      store.deleteInstallation({ teamId: "T1", isEnterpriseInstall: false, enterpriseId: undefined }),
+    );
+    expect(await store.has("T1")).toBe(false);
+    expect(errors.splice(0)).toEqual([]);
+  });
+
+  it("the same keys spread over more than one master", async () => {
+    const names = [keys.subscribedGroups, keys.lastDelivery, keys.deadLetters, keys.reconcileBaseline("g1")];
+    const slots = await Promise.all(
+      names.map(async (k) => Number(await redis.call("CLUSTER", "KEYSLOT", k))),
+    );
+    expect(new Set(slots).size).toBe(names.length);
+  });
+});
