@@ -9,6 +9,7 @@ import { escapeAndTruncate, truncateMrkdwn } from "../mrkdwn.js";
 import { toKnownBlocks, type KnownBlock } from "./known-blocks.js";
 import { fitList } from "./limits.js";
 import { channelRef, healthGlance } from "./status.js";
+import { settingsButton } from "./subscription-list.js";
 import { formatDate } from "./thread-digest.js";
 import { EMOJI, slackDate } from "./wording.js";
 
@@ -50,17 +51,29 @@ export interface HomeInput {
   now: Date;
 }
 
-function channelItem(channelId: string, subs: Subscription[], schedule: string | undefined): KnownBlock[] {
-  const lines = subs.map((s) => {
+function channelItem(
+  channelId: string,
+  subs: Subscription[],
+  schedule: string | undefined,
+  canChange: boolean,
+): KnownBlock[] {
+  // The schedule line is mrkdwn already (escaped, with its own emoji): cut, never escaped twice.
+  const head = Blocks.Section({
+    text: schedule ? `${channelRef(channelId)}\n${truncateMrkdwn(schedule, 300)}` : channelRef(channelId),
+  });
+  const rows = subs.map((s) => {
     const f = describeFilters(s.filters);
     const paused = s.paused ? " :pause_button: paused" : "";
-    return `• ${Md.bold(escapeAndTruncate(s.groupName || s.groupId, 100))} (\`${escapeAndTruncate(s.groupId, 40)}\`)${
-      f ? ` — ${escapeAndTruncate(f, 200)}` : ""
-    }${paused}`;
+    const row = Blocks.Section({
+      text: `• ${Md.bold(escapeAndTruncate(s.groupName || s.groupId, 100))} (\`${escapeAndTruncate(s.groupId, 40)}\`)${
+        f ? ` — ${escapeAndTruncate(f, 200)}` : ""
+      }${paused}`,
+    });
+    // The same form as `/insight settings`, for those who may change configuration.
+    if (canChange) row.accessory(settingsButton(s));
+    return row;
   });
-  // The schedule line is mrkdwn already (escaped, with its own emoji): cut, never escaped twice.
-  if (schedule) lines.push(truncateMrkdwn(schedule, 300));
-  return toKnownBlocks(Blocks.Section({ text: `${channelRef(channelId)}\n${lines.join("\n")}` }));
+  return toKnownBlocks(head, ...rows);
 }
 
 function pausedItem(s: Subscription, canChange: boolean): KnownBlock[] {
@@ -164,7 +177,8 @@ export function renderHome(input: HomeInput): ViewPayload {
     );
   }
   const channels = [...byChannel.keys()].sort();
-  for (const c of channels) items.push(channelItem(c, byChannel.get(c) ?? [], input.schedules.get(c)));
+  for (const c of channels)
+    items.push(channelItem(c, byChannel.get(c) ?? [], input.schedules.get(c), input.canChange));
   if (paused.length > 0) {
     items.push(
       toKnownBlocks(
@@ -188,7 +202,7 @@ export function renderHome(input: HomeInput): ViewPayload {
     Blocks.Section({ text: Md.bold("Quick help") }),
     Blocks.Section({ text: help.join("\n") || "Type `/insight help` in any channel." }),
     Blocks.Context().elements(
-      `Ranges: \`last7Days\`, \`last30Days\`, \`last3Months\`, \`last6Months\`, \`allTime\`. Replies are visible only to you.${
+      `Ranges: \`7d\`, \`30d\`, \`3m\`, \`6m\`, \`all\` (or \`last 30 days\`). Replies are visible only to you.${
         input.adminsOnly ? " Subscriptions and schedules are changed by the app's admins." : ""
       }`,
     ),

@@ -7,6 +7,7 @@ import { startHarness, TEST_CHANNEL, type Harness } from "../../helpers/app-harn
 import { blockActionsPayload } from "../../helpers/slack.js";
 import { allTexts, expectNoLiveTokens } from "../render/walk.js";
 import { buttons, sendEvent } from "../commands/helpers.js";
+import { SETTINGS_ACTIONS } from "../../../src/slack/settings-ids.js";
 
 const ADMIN = "U0ADMIN";
 const MEMBER = "U0MEMBER";
@@ -127,6 +128,10 @@ describe("App Home tab", () => {
     const after = await homeOf(ADMIN, before + 1);
     expect(after.text).toContain("Resumed digests of *Saturday Rides* in <#C0ARCHIVED>");
     expect((await h.services.subscriptions.get("C0ARCHIVED", SEED.groups.rides))?.paused).toBeUndefined();
-    expect(buttons(after.view.blocks)).toHaveLength(0);
+    const left = buttons(after.view.blocks).map((b) => b.action_id);
+    expect(left).not.toContain(ACTIONS.resume);
+    // What an admin keeps: the settings form of each subscription.
+    expect(left.length).toBeGreaterThan(0);
+    expect(new Set(left)).toEqual(new Set([SETTINGS_ACTIONS.open]));
   });
 });

@@ -1,3 +1,4 @@
+import { SETTINGS_ACTIONS } from "../../../src/slack/settings-ids.js";
 import { describe, expect, it } from "vitest";
 import type { StatusReport } from "../../../src/status/gather-status.js";
 import { SILENCE_THRESHOLD_MS } from "../../../src/status/silence.js";
@@ -212,6 +213,11 @@ describe("renderHome", () => {
 
   it("health at a glance, subscriptions by channel with schedules, paused ones with Resume, quick help", () => {
     const v = renderHome(base);
+    const json = JSON.stringify(v);
+    // One Settings button per subscription for those who may change configuration, none otherwise.
+    expect(json.match(new RegExp(`"action_id":"${SETTINGS_ACTIONS.open}"`, "g"))).toHaveLength(3);
+    expect(JSON.stringify(renderHome({ ...base, canChange: false }))).not.toContain(SETTINGS_ACTIONS.open);
+    expect(json).toContain("Ranges: `7d`, `30d`, `3m`, `6m`, `all`");
     expect(v).toMatchSnapshot();
     expect(v.type).toBe("home");
     const t = joined(v.blocks);
@@ -220,12 +226,17 @@ describe("renderHome", () => {
     expect(t).toContain(":warning: *Queues:* 5 waiting or delayed, 1 failed");
     expect(t).toContain("*Subscriptions* — 3 in 2 channels");
     expect(t).toContain(
-      "<#C0CHAN1>\n• *Group 1* (`grp_1`) — sentiment negative\n:calendar: Weekly summary: Mondays 09:00 (UTC)",
+      "<#C0CHAN1>\n:calendar: Weekly summary: Mondays 09:00 (UTC)\n• *Group 1* (`grp_1`) — sentiment negative",
     );
     expect(t).toContain(":pause_button: *Group 9* in <#C0CHAN2> — Slack said `is_archived`");
     expect(t).toContain("• `/insight threads [range] [group]` — threads");
     expect(t).toContain("Subscriptions and schedules are changed by the app's admins.");
-    expect(buttons(v.blocks as unknown[]).map((b) => b.action_id)).toEqual([ACTIONS.resume]);
+    expect(buttons(v.blocks as unknown[]).map((b) => b.action_id)).toEqual([
+      SETTINGS_ACTIONS.open,
+      SETTINGS_ACTIONS.open,
+      SETTINGS_ACTIONS.open,
+      ACTIONS.resume,
+    ]);
   });
 
   it("small wrongs: one calendar per schedule, no 'help — this help' line, <group> escaped", () => {
