@@ -33,9 +33,11 @@ const count = (v: unknown): number | undefined =>
  * Joins a `chatthread-crud` event with the thread's listing item (undefined while the
  * listing has not been fetched or did not contain the thread).
  *
- * The payload is the enrichment that triggered the event, so its title, summary and
- * counts win; the listing fills in what the payload lacks (sentiment, keywords, question
- * fields, dates). Should a payload ever carry those too (unknown fields pass through),
+ * The payload is the enrichment that triggered the event, so its title and summary win;
+ * the listing fills in what the payload lacks (sentiment, keywords, question fields,
+ * dates). Counts come from the listing when it has them: it is what `threads`, the weekly
+ * summary and the counts edits read, so every view shows the same numbers (rule 10), and it
+ * also counts messages that arrived after the enrichment. Should a payload ever carry those too (unknown fields pass through),
  * they are used first. A listing item for another thread is ignored rather than shown.
  */
 export function buildThreadDigest(event: ThreadEvent, listing: Thread | undefined): ThreadDigest {
@@ -51,8 +53,8 @@ export function buildThreadDigest(event: ThreadEvent, listing: Thread | undefine
     summary: text(p.summary) ?? text(l?.summary),
     sentiment: text(p.sentiment) ?? text(l?.sentiment),
     keywords: payloadKeywords.length > 0 ? payloadKeywords : l ? readKeywords(l) : [],
-    messageCount: p.messageCount ?? l?.messageCount,
-    participantCount: p.participantCount ?? count(l?.participantCount),
+    messageCount: count(l?.messageCount) ?? p.messageCount,
+    participantCount: count(l?.participantCount) ?? p.participantCount,
     isQuestionLed: bool(p.isQuestionLed) ?? l?.isQuestionLed,
     questionResponseStatus: text(p.questionResponseStatus) ?? text(l?.questionResponseStatus),
     firstMessageDate: text(p.firstMessageDate) ?? text(l?.firstMessageDate),

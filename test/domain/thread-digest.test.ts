@@ -34,6 +34,18 @@ describe("buildThreadDigest", () => {
     });
   });
 
+  it("takes counts from the listing, the source `threads` reads, and from the payload without one", () => {
+    const event = updatedEvent();
+    const later = { ...listingItem("thr_8c1f2a9e"), messageCount: 60, participantCount: 13 };
+    const d = buildThreadDigest(event, later);
+    expect([d.messageCount, d.participantCount]).toEqual([60, 13]);
+    const alone = buildThreadDigest(event, undefined);
+    expect([alone.messageCount, alone.participantCount]).toEqual([
+      event.payload.messageCount,
+      event.payload.participantCount,
+    ]);
+  });
+
   it("works without a listing: no sentiment yet, no keywords", () => {
     const d = buildThreadDigest(createdEvent(), undefined);
     expect(d.action).toBe("created");
