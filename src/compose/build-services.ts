@@ -58,8 +58,10 @@ export interface Services {
   config: Config;
   logger: Logger;
   metrics: Metrics;
-  /** Stores, commands and producers share it; the receiver and each worker have their own. */
+  /** Stores and commands share it (auto-pipelined); the receiver and each worker have their own. */
   redis: Redis;
+  /** The queues' producers (BullMQ's scripts live on it). */
+  queueRedis: Redis;
   keys: StateKeys;
   queues: Queues;
   subscriptions: SubscriptionStore;
@@ -99,10 +101,15 @@ export function buildServices(config: Config, logger: Logger, tuning: RuntimeTun
   const metrics = createMetrics({ defaultMetrics: true });
   // Commands, stores and producers wait through short Redis blips; only the webhook receiver
   // fails fast (its own connection, webhooks/create-receiver.ts) because it has a spool to fall back on.
-  const redis = createRedis(config.redis, "shared", logger);
+  // Stores send the commands issued in one event-loop turn in one write (a digest's reads, its
+  // writes after the post): each write to the socket costs more CPU than the command itself.
+  const redis = createRedis(config.redis, "shared", logger, { enableAutoPipelining: true });
+  // BullMQ defines about forty scripts on its connection, which every auto-pipeline would copy:
+  // the queues keep a connection of their own, without it.
+  const queueRedis = createRedis(config.redis, "shared", logger);
   const cluster = isCluster(redis);
   const keys = stateKeys(config.redis.prefix, { cluster });
-  const queues = createQueues(redis, config.redis.prefix, logger, queueLayout(cluster, tuning.queueShards));
+  const queues = createQueues(queueRedis, config.redis.prefix, logger, queueLayout(cluster, tuning.queueShards));
   const client = new InsightClient({
     baseUrl: config.insight.baseUrl,
     apiKey: config.insight.apiKey,
@@ -145,6 +152,7 @@ export function buildServices(config: Config, logger: Logger, tuning: RuntimeTun
     logger,
     metrics,
     redis,
+    queueRedis,
     keys,
     queues,
     subscriptions,
@@ -181,4 +189,5 @@ export async function closeServices(s: Services): Promise<void> {
   await s.queues.close().catch(failed);
   await s.insight.client.close().catch(failed);
   s.redis.disconnect();
+  s.queueRedis.disconnect();
 }
