@@ -19,7 +19,9 @@ import { PendingDigestStore } from "../digest/pending-store.js";
 import { DigestSchedules } from "../digest/schedules.js";
 import { AlertSettingsStore } from "../alerts/settings-store.js";
 import { WeeklySchedules } from "../weekly/schedules.js";
-import { JOB_DEFAULTS } from "../jobs/queues.js";
+import { JOB_DEFAULTS, SHARD_KEYS } from "../jobs/queues.js";
+import { fairQueue } from "../workspaces/fair-queue.js";
+import { FairTurns } from "../workspaces/fair-turns.js";
 import { stampQueue } from "../workspaces/stamped-queue.js";
 import type { Services } from "./build-services.js";
 
@@ -43,7 +45,7 @@ export interface WorkspaceCredentials {
   insight: { apiKey: string; baseUrl: string } | undefined;
 }
 
-function stampQueues(q: Queues, id: string): Queues {
+function stampQueues(q: Queues, id: string, turns: FairTurns): Queues {
   return {
     get layout() {
       return q.layout;
@@ -58,8 +60,9 @@ function stampQueues(q: Queues, id: string): Queues {
     get deliveries() {
       return stampQueue(q.deliveries, id);
     },
+    // Slack rate limits are per workspace: the slack-out queue takes fair turns across workspaces.
     get slack() {
-      return stampQueue(q.slack, id);
+      return fairQueue(stampQueue(q.slack, id), turns, id, SHARD_KEYS.slack);
     },
     get refresh() {
       return stampQueue(q.refresh, id);
@@ -83,7 +86,7 @@ function stampQueues(q: Queues, id: string): Queues {
 export function buildWorkspaceServices(base: Services, ws: WorkspaceCredentials): Services {
   const { config, logger, metrics, redis, tuning } = base;
   const keys = stateKeys(workspacePrefix(config.redis.prefix, ws.id), { cluster: isCluster(redis) });
-  const queues = stampQueues(base.queues, ws.id);
+  const queues = stampQueues(base.queues, ws.id, new FairTurns(redis, config.redis.prefix));
   const wsLogger = logger.child({ workspace: ws.id });
   const client = new InsightClient({
     baseUrl: ws.insight?.baseUrl ?? NOT_CONNECTED_URL,

@@ -106,6 +106,16 @@ export function installKeys(prefix: string, o: { cluster?: boolean } = {}) {
 }
 export type InstallKeys = ReturnType<typeof installKeys>;
 
+/**
+ * Multi-workspace mode: each workspace's last fair-queueing tag in one shard of a queue
+ * (workspaces/fair-turns.ts), a hash. The shard's BullMQ name is part of it: on a cluster that
+ * name is the shard's hash tag (`{slack-out-0}`), so this key shares the slot of the shard's own
+ * keys, which the one script reads with it (rule 11).
+ */
+export function fairTurnsKey(prefix: string, queueName: string): string {
+  return `${prefix}:state:fair:${queueName}`;
+}
+
 /** The key prefix of one workspace's stores; single-workspace mode keeps `prefix` itself (no migration). */
 export function workspacePrefix(prefix: string, workspaceId: string): string {
   return `${prefix}:w:${workspaceId}`;
