@@ -7,6 +7,7 @@ import { OpsNotifier } from "../ops/ops-notifier.js";
 import { insightErrorReporter } from "../ops/report-insight-error.js";
 import { createSlackApi } from "../slack/client.js";
 import { ChannelThrottle } from "../slack/outbound/channel-throttle.js";
+import { MethodHold } from "../slack/outbound/method-hold.js";
 import { createSlackSender } from "../slack/outbound/slack-sender.js";
 import { DeliveryHealthStore } from "../store/delivery-health.js";
 import { stateKeys, workspacePrefix } from "../store/keys.js";
@@ -138,7 +139,7 @@ export function buildWorkspaceServices(base: Services, ws: WorkspaceCredentials)
     throttle: new ChannelThrottle(redis, keys, tuning.channelGapMs),
     insight: { client, lookup: new ThreadLookup(client, { cacheMs: tuning.lookupCacheMs }) },
     slack,
-    sender: createSlackSender(slack),
+    sender: createSlackSender(slack, new MethodHold(redis, keys)),
     reportInsightError: insightErrorReporter(ops),
     workspaceId: ws.id,
   };

@@ -14,7 +14,7 @@
  * - `reconcile`: every baseline, the list of baselines and the reconciler's status;
  * - `alerts`: every channel's alert settings and the set of channels that have some;
  * - `install` (installKeys): every installation and the set of installed workspaces;
- * - no tag (one key at a time): locks, channel slots, alerts, schedules, weekly runs.
+ * - no tag (one key at a time): locks, channel slots, method holds, alerts, schedules, weekly runs.
  */
 export function stateKeys(prefix: string, o: { cluster?: boolean } = {}) {
   const s = `${prefix}:state`;
@@ -46,6 +46,8 @@ export function stateKeys(prefix: string, o: { cluster?: boolean } = {}) {
     pressOnce: (userId: string, channelId: string, threadId: string, action: string) =>
       `${s}:press:${userId}:${channelId}:${threadId}:${action}`,
     channelSlot: (channelId: string) => `${s}:slot:${channelId}`,
+    /** A Slack method held after its 429 (every channel of the workspace waits): until, in ms. */
+    slackHold: (method: string) => `${s}:slack-hold:${method}`,
     // family `health`
     dedupe: (deliveryId: string) =>
       o.cluster ? `${s}:{health}:dedupe:${deliveryId}` : `${s}:dedupe:${deliveryId}`,
