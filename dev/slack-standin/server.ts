@@ -59,8 +59,8 @@ export interface SlackStandIn {
    * "upload" for upload URLs or "response_url" for response URLs.
    */
   fail: {
-    /** HTTP 429 with Retry-After and body {ok:false,error:"ratelimited"}. */
-    rateLimit(method: string, o: { count: number; retryAfterSeconds: number }): void;
+    /** HTTP 429 with Retry-After and body {ok:false,error:"ratelimited"}; only for that workspace's token when `team` is given. */
+    rateLimit(method: string, o: { count: number; retryAfterSeconds: number; team?: string }): void;
     /** HTTP 200 {ok:false,error:code}; only for that channel when given; `count` default: until cleared. */
     error(method: string, code: string, o?: { channel?: string; count?: number }): void;
     serverError(method: string, o: { count: number; status?: number }): void;
@@ -228,13 +228,14 @@ export async function startSlackStandIn(opts: SlackStandInOptions = {}): Promise
     }
   };
 
-  function takeRule(method: string, args: Obj): FailureRule | undefined {
+  function takeRule(method: string, args: Obj, team?: string): FailureRule | undefined {
     const channel = args.channel ?? args.channel_id;
     const rule = rules.find(
       (r) =>
         r.remaining > 0 &&
         (r.method === method || (r.method === "*" && method !== "upload" && method !== "response_url")) &&
-        (r.kind !== "error" || r.channel === undefined || r.channel === channel),
+        (r.kind !== "error" || r.channel === undefined || r.channel === channel) &&
+        (r.kind !== "rateLimit" || r.team === undefined || r.team === team),
     );
     if (rule) rule.remaining -= 1;
     return rule;
@@ -316,13 +317,14 @@ export async function startSlackStandIn(opts: SlackStandInOptions = {}): Promise
       sendJson(res, 200, result);
     };
 
-    if (applyRule(takeRule(method, args), call, res)) {
+    const ws = token ? oauth.workspaceOf(token) : undefined;
+    const teamId = ws ? ((ws.isEnterpriseInstall ? ws.enterpriseId : ws.teamId) ?? "") : STANDIN_TEAM.id;
+    if (applyRule(takeRule(method, args, teamId), call, res)) {
       logger.debug({ method, injected: call.error }, "slack stand-in injected failure");
+      call.team = teamId;
       return;
     }
     if (method === "oauth.v2.access") return finish(oauth.access(args, basicAuth(req), nowSec()));
-    const ws = token ? oauth.workspaceOf(token) : undefined;
-    const teamId = ws ? ((ws.isEnterpriseInstall ? ws.enterpriseId : ws.teamId) ?? "") : STANDIN_TEAM.id;
     call.team = teamId;
     if (method === "auth.revoke") {
       const err = tokenError(token);
@@ -456,7 +458,13 @@ export async function startSlackStandIn(opts: SlackStandInOptions = {}): Promise
     responseUrl: (id) => `${origin}/response/${encodeURIComponent(id ?? nextId("R"))}`,
     fail: {
       rateLimit: (method, o) =>
-        addRule({ kind: "rateLimit", method, remaining: o.count, retryAfterSeconds: o.retryAfterSeconds }),
+        addRule({
+          kind: "rateLimit",
+          method,
+          remaining: o.count,
+          retryAfterSeconds: o.retryAfterSeconds,
+          ...(o.team !== undefined ? { team: o.team } : {}),
+        }),
       error: (method, code, o = {}) =>
         addRule({
           kind: "error",

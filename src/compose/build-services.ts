@@ -9,6 +9,7 @@ import { OpsNotifier } from "../ops/ops-notifier.js";
 import { insightErrorReporter, type ReportInsightError } from "../ops/report-insight-error.js";
 import { createSlackApi, type SlackApi } from "../slack/client.js";
 import { ChannelThrottle } from "../slack/outbound/channel-throttle.js";
+import { MethodHold } from "../slack/outbound/method-hold.js";
 import { createSlackSender, type SlackSender } from "../slack/outbound/slack-sender.js";
 import { DeliveryHealthStore } from "../store/delivery-health.js";
 import { installKeys, stateKeys, type StateKeys } from "../store/keys.js";
@@ -167,7 +168,7 @@ export function buildServices(config: Config, logger: Logger, tuning: RuntimeTun
     throttle: new ChannelThrottle(redis, keys, tuning.channelGapMs),
     insight: { client, lookup: new ThreadLookup(client, { cacheMs: tuning.lookupCacheMs }) },
     slack,
-    sender: createSlackSender(slack),
+    sender: createSlackSender(slack, new MethodHold(redis, keys)),
     reportInsightError: insightErrorReporter(ops),
     tuning,
     ...(mw && sealer

@@ -164,7 +164,15 @@ async function startWeb(
   const refreshGauges = async () => {
     metrics.spoolSize.set(await receiver.spool.sizeOnDisk());
     for (const q of s.queues.all()) {
-      const counts = await q.getJobCounts("waiting", "active", "delayed", "failed");
+      const { prioritized = 0, ...counts } = await q.getJobCounts(
+        "waiting",
+        "prioritized",
+        "active",
+        "delayed",
+        "failed",
+      );
+      // Jobs with a priority (fair turns across workspaces) are waiting ones too.
+      counts.waiting = (counts.waiting ?? 0) + prioritized;
       for (const [state, n] of Object.entries(counts)) metrics.queueDepth.set({ queue: q.name, state }, n);
     }
     if (s.installs) {

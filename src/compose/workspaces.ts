@@ -7,6 +7,7 @@ import { OpsNotifier } from "../ops/ops-notifier.js";
 import { insightErrorReporter } from "../ops/report-insight-error.js";
 import { createSlackApi } from "../slack/client.js";
 import { ChannelThrottle } from "../slack/outbound/channel-throttle.js";
+import { MethodHold } from "../slack/outbound/method-hold.js";
 import { createSlackSender } from "../slack/outbound/slack-sender.js";
 import { DeliveryHealthStore } from "../store/delivery-health.js";
 import { stateKeys, workspacePrefix } from "../store/keys.js";
@@ -19,7 +20,9 @@ import { PendingDigestStore } from "../digest/pending-store.js";
 import { DigestSchedules } from "../digest/schedules.js";
 import { AlertSettingsStore } from "../alerts/settings-store.js";
 import { WeeklySchedules } from "../weekly/schedules.js";
-import { JOB_DEFAULTS } from "../jobs/queues.js";
+import { JOB_DEFAULTS, SHARD_KEYS } from "../jobs/queues.js";
+import { fairQueue } from "../workspaces/fair-queue.js";
+import { FairTurns } from "../workspaces/fair-turns.js";
 import { stampQueue } from "../workspaces/stamped-queue.js";
 import type { Services } from "./build-services.js";
 
@@ -43,7 +46,7 @@ export interface WorkspaceCredentials {
   insight: { apiKey: string; baseUrl: string } | undefined;
 }
 
-function stampQueues(q: Queues, id: string): Queues {
+function stampQueues(q: Queues, id: string, turns: FairTurns): Queues {
   return {
     get layout() {
       return q.layout;
@@ -58,8 +61,9 @@ function stampQueues(q: Queues, id: string): Queues {
     get deliveries() {
       return stampQueue(q.deliveries, id);
     },
+    // Slack rate limits are per workspace: the slack-out queue takes fair turns across workspaces.
     get slack() {
-      return stampQueue(q.slack, id);
+      return fairQueue(stampQueue(q.slack, id), turns, id, SHARD_KEYS.slack);
     },
     get refresh() {
       return stampQueue(q.refresh, id);
@@ -83,7 +87,7 @@ function stampQueues(q: Queues, id: string): Queues {
 export function buildWorkspaceServices(base: Services, ws: WorkspaceCredentials): Services {
   const { config, logger, metrics, redis, tuning } = base;
   const keys = stateKeys(workspacePrefix(config.redis.prefix, ws.id), { cluster: isCluster(redis) });
-  const queues = stampQueues(base.queues, ws.id);
+  const queues = stampQueues(base.queues, ws.id, new FairTurns(redis, config.redis.prefix));
   const wsLogger = logger.child({ workspace: ws.id });
   const client = new InsightClient({
     baseUrl: ws.insight?.baseUrl ?? NOT_CONNECTED_URL,
@@ -135,7 +139,7 @@ export function buildWorkspaceServices(base: Services, ws: WorkspaceCredentials)
     throttle: new ChannelThrottle(redis, keys, tuning.channelGapMs),
     insight: { client, lookup: new ThreadLookup(client, { cacheMs: tuning.lookupCacheMs }) },
     slack,
-    sender: createSlackSender(slack),
+    sender: createSlackSender(slack, new MethodHold(redis, keys)),
     reportInsightError: insightErrorReporter(ops),
     workspaceId: ws.id,
   };

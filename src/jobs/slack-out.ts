@@ -229,6 +229,8 @@ async function sendDigest(
       const since = posting;
       if (since !== undefined) {
         const ts = await deps.sender.findDigest(channel, threadId, since - 5_000).catch((err: unknown) => {
+          // Rate limited: wait and look again (posting afresh now could post it twice).
+          if (classifySlackError(err).kind === "rate_limited") throw err;
           // History unreadable (scope missing, Slack down): post afresh, as when nothing is found.
           deps.logger.debug({ err, channel, threadId }, "could not look for an earlier post of this digest");
           return undefined;
@@ -322,6 +324,8 @@ async function sendDm(deps: SlackOutDeps, data: Extract<SlackJob, { kind: "dm" }
   let text = data.text;
   if (data.card) {
     const link = await deps.sender.permalink(data.card.channel, data.card.ts).catch((err: unknown) => {
+      // Rate limited: the DM waits for its link rather than going without it.
+      if (classifySlackError(err).kind === "rate_limited") throw err;
       // The card was deleted meanwhile: the DM still says what happened, without the link.
       deps.logger.debug({ err, channel: data.card?.channel }, "no permalink for the card");
       return undefined;

@@ -14,7 +14,7 @@
  * - `reconcile`: every baseline, the list of baselines and the reconciler's status;
  * - `alerts`: every channel's alert settings and the set of channels that have some;
  * - `install` (installKeys): every installation and the set of installed workspaces;
- * - no tag (one key at a time): locks, channel slots, alerts, schedules, weekly runs.
+ * - no tag (one key at a time): locks, channel slots, method holds, alerts, schedules, weekly runs.
  */
 export function stateKeys(prefix: string, o: { cluster?: boolean } = {}) {
   const s = `${prefix}:state`;
@@ -46,6 +46,8 @@ export function stateKeys(prefix: string, o: { cluster?: boolean } = {}) {
     pressOnce: (userId: string, channelId: string, threadId: string, action: string) =>
       `${s}:press:${userId}:${channelId}:${threadId}:${action}`,
     channelSlot: (channelId: string) => `${s}:slot:${channelId}`,
+    /** A Slack method held after its 429 (every channel of the workspace waits): until, in ms. */
+    slackHold: (method: string) => `${s}:slack-hold:${method}`,
     // family `health`
     dedupe: (deliveryId: string) =>
       o.cluster ? `${s}:{health}:dedupe:${deliveryId}` : `${s}:dedupe:${deliveryId}`,
@@ -105,6 +107,16 @@ export function installKeys(prefix: string, o: { cluster?: boolean } = {}) {
   };
 }
 export type InstallKeys = ReturnType<typeof installKeys>;
+
+/**
+ * Multi-workspace mode: each workspace's last fair-queueing tag in one shard of a queue
+ * (workspaces/fair-turns.ts), a hash. The shard's BullMQ name is part of it: on a cluster that
+ * name is the shard's hash tag (`{slack-out-0}`), so this key shares the slot of the shard's own
+ * keys, which the one script reads with it (rule 11).
+ */
+export function fairTurnsKey(prefix: string, queueName: string): string {
+  return `${prefix}:state:fair:${queueName}`;
+}
 
 /** The key prefix of one workspace's stores; single-workspace mode keeps `prefix` itself (no migration). */
 export function workspacePrefix(prefix: string, workspaceId: string): string {

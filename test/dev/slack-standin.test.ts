@@ -384,6 +384,24 @@ describe("Slack stand-in: injected failures", () => {
     expect(slack.current.calls.map((c) => c.status)).toEqual([429, 200]);
   });
 
+  it("a 429 for one workspace's token leaves another workspace's calls alone", async () => {
+    const tokenOf = (teamId: string) => {
+      const code = slack.current.oauth.grant({ teamId, teamName: teamId, installerId: "U0ADMIN" });
+      const r = slack.current.oauth.access({ code }, undefined, Math.floor(Date.now() / 1000));
+      return r.ok ? String(r.access_token) : "";
+    };
+    const alpha = webClient(slack.current, tokenOf("T0ALPHA"));
+    const bravo = webClient(slack.current, tokenOf("T0BRAVO"));
+    slack.current.fail.rateLimit("chat.postMessage", { count: 1, retryAfterSeconds: 3, team: "T0ALPHA" });
+    expect((await bravo.chat.postMessage({ channel: "C1", text: "x" })).ok).toBe(true);
+    const err = await rejection(alpha.chat.postMessage({ channel: "C1", text: "x" }));
+    expect(err.code).toBe(ErrorCode.RateLimitedError);
+    expect(slack.current.calls.map((c) => [c.team, c.status])).toEqual([
+      ["T0BRAVO", 200],
+      ["T0ALPHA", 429],
+    ]);
+  });
+
   it("fails one channel with a Slack error until the app joins it", async () => {
     slack.current.fail.error("chat.postMessage", "not_in_channel", { channel: "C1" });
     const client = webClient(slack.current);
