@@ -4,6 +4,7 @@ import { connectionBlocks, type ConnectDeps } from "../slack/actions/connect-act
 import { publishHome } from "../slack/home/publish-home.js";
 import { DeliveryHealthStore } from "../store/delivery-health.js";
 import { stateKeys, workspacePrefix } from "../store/keys.js";
+import { isCluster } from "../store/redis.js";
 import type { Receiver } from "../webhooks/create-receiver.js";
 import { DeliveryRecorder } from "../webhooks/delivery-recorder.js";
 import { DeliveryIngest } from "../webhooks/ingest.js";
@@ -68,7 +69,9 @@ export function workspaceIngests(
     if (!id || !(await workspaces.get(id))) return undefined;
     let ingest = byWorkspace.get(id);
     if (!ingest) {
-      const keys = stateKeys(workspacePrefix(s.config.redis.prefix, id));
+      const keys = stateKeys(workspacePrefix(s.config.redis.prefix, id), {
+        cluster: isCluster(receiver.redis),
+      });
       const queues = {
         get deliveries() {
           return stampQueue(receiver.queues.deliveries, id);
