@@ -33,6 +33,10 @@ interface IssuedToken {
 export interface OAuthRegistry {
   /** A code the app exchanges at oauth.v2.access (what Slack puts on the redirect). */
   grant(ws: StandInWorkspace): string;
+  /** Makes a workspace known to the authorize page (its name, installer, admins). */
+  declare(ws: StandInWorkspace): void;
+  /** Declared workspaces, in the order declared. */
+  declared(): StandInWorkspace[];
   /** The workspace a token belongs to, when the registry issued it. */
   workspaceOf(token: string): StandInWorkspace | undefined;
   /** Error for an issued token that no longer works, else undefined. */
@@ -55,6 +59,7 @@ export function createOAuthRegistry(client?: { id: string; secret: string }): OA
   const refresh = new Map<string, StandInWorkspace>();
   const revoked = new Set<string>();
   const admins = new Set<string>();
+  const known = new Map<string, StandInWorkspace>();
   const str = (v: unknown) => (typeof v === "string" && v !== "" ? v : undefined);
 
   const issue = (ws: StandInWorkspace, nowSec: number): Obj => {
@@ -74,6 +79,10 @@ export function createOAuthRegistry(client?: { id: string; secret: string }): OA
       for (const u of [ws.installerId, ...(ws.adminIds ?? [])]) if (u) admins.add(u);
       return code;
     },
+    declare(ws) {
+      known.set(idOf(ws), ws);
+    },
+    declared: () => [...known.values()],
     workspaceOf: (token) => tokens.get(token)?.ws,
     tokenError(token, nowSec) {
       if (revoked.has(token)) return "token_revoked";
@@ -125,6 +134,7 @@ export function createOAuthRegistry(client?: { id: string; secret: string }): OA
       refresh.clear();
       revoked.clear();
       admins.clear();
+      known.clear();
     },
   };
 }

@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import { silentLogger, type Logger } from "../../src/log.js";
 import { flattenBlocks } from "./flatten-blocks.js";
+import { answerAuthorize } from "./authorize-page.js";
 import { createOAuthRegistry, type OAuthRegistry } from "./oauth.js";
 import {
   isKnownMethod,
@@ -14,6 +15,7 @@ import {
   type StandInEvent,
   type StandInState,
 } from "./methods.js";
+import type { StandInWorkspace } from "./oauth.js";
 import type { FailureRule, RecordedCall, RecordedResponse, StoredMessage, UploadedFile } from "./types.js";
 
 export type { RecordedCall, RecordedResponse, StoredMessage, UploadedFile, MessageVersion } from "./types.js";
@@ -35,6 +37,8 @@ export interface SlackStandInOptions {
   now?: () => number;
   /** The app's client id and secret that oauth.v2.access accepts; default: any. */
   oauthClient?: { id: string; secret: string };
+  /** Workspaces the authorize page knows (`GET /oauth/v2/authorize?team=<id>` installs one). */
+  workspaces?: StandInWorkspace[];
 }
 
 export interface SlackStandIn {
@@ -203,6 +207,7 @@ export async function startSlackStandIn(opts: SlackStandInOptions = {}): Promise
   };
   let rules: FailureRule[] = [];
   const oauth = createOAuthRegistry(opts.oauthClient);
+  for (const ws of opts.workspaces ?? []) oauth.declare(ws);
   const nowSec = () => Math.floor(now() / 1000);
   const hung = new Set<ServerResponse>();
   let lastMicros = 0;
@@ -418,6 +423,12 @@ export async function startSlackStandIn(opts: SlackStandInOptions = {}): Promise
     if (req.method === "POST" && parts[0] === "response" && parts[1]) {
       return handleResponseUrl(parts[1], req, res);
     }
+    if (req.method === "GET" && url.pathname === "/oauth/v2/authorize") {
+      const a = answerAuthorize(url, oauth, opts.oauthClient);
+      res.writeHead(a.status, { ...a.headers, "content-length": String(Buffer.byteLength(a.body)) });
+      res.end(a.body);
+      return;
+    }
     sendJson(res, 404, { ok: false, error: "not_found" });
   }
 
@@ -509,6 +520,7 @@ export async function startSlackStandIn(opts: SlackStandInOptions = {}): Promise
       state.files.length = 0;
       rules = [];
       oauth.reset();
+      for (const ws of opts.workspaces ?? []) oauth.declare(ws);
     },
     close() {
       for (const res of hung) res.destroy();

@@ -112,8 +112,10 @@ export function buildServices(config: Config, logger: Logger, tuning: RuntimeTun
   const keys = stateKeys(config.redis.prefix, { cluster });
   const queues = createQueues(queueRedis, config.redis.prefix, logger, queueLayout(cluster, tuning.queueShards));
   const client = new InsightClient({
-    baseUrl: config.insight.baseUrl,
-    apiKey: config.insight.apiKey,
+    // Multi-workspace mode without INSIGHT_BASE_URL: each workspace brings its own; this
+    // deployment-level client is never the one a workspace's work uses, and fails fast.
+    baseUrl: config.insight.baseUrl || "http://not-connected.invalid",
+    apiKey: config.insight.apiKey || "not-connected",
     apiVersion: config.insight.apiVersion,
     searchParam: config.insight.searchParam,
     logger,

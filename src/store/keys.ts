@@ -13,7 +13,8 @@
  * - `<group>`: a group's daily activity counters (read in one pipeline);
  * - `reconcile`: every baseline, the list of baselines and the reconciler's status;
  * - `alerts`: every channel's alert settings and the set of channels that have some;
- * - `install` (installKeys): every installation and the set of installed workspaces;
+ * - `install` (installKeys): every installation, the set of installed workspaces, every Insight
+ *   connection and the webhook secret index;
  * - no tag (one key at a time): locks, channel slots, method holds, alerts, schedules, weekly runs.
  */
 export function stateKeys(prefix: string, o: { cluster?: boolean } = {}) {
@@ -95,14 +96,15 @@ export type StateKeys = ReturnType<typeof stateKeys>;
  */
 export function installKeys(prefix: string, o: { cluster?: boolean } = {}) {
   const s = `${prefix}:state:install`;
-  // family `install`: an installation and the set of workspaces change in one MULTI.
+  // family `install`: an installation and the set of workspaces change in one MULTI, and so do
+  // a connection and the secret index.
   const t = o.cluster ? `${prefix}:state:{install}` : s;
   return {
     installation: (workspaceId: string) => `${t}:ws:${workspaceId}`,
-    connection: (workspaceId: string) => `${s}:conn:${workspaceId}`,
+    connection: (workspaceId: string) => `${t}:conn:${workspaceId}`,
     workspaces: `${t}:workspaces`,
     /** Hash: SHA-256 of a webhook secret -> workspace id. */
-    secretIndex: `${s}:secrets`,
+    secretIndex: `${t}:secrets`,
     oauthState: (nonce: string) => `${s}:oauth-state:${nonce}`,
   };
 }

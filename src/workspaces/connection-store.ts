@@ -13,7 +13,7 @@ export interface Connection {
   connectedAt: string;
 }
 
-const secretHash = (secret: string) => createHash("sha256").update(secret).digest("hex");
+export const secretHash = (secret: string) => createHash("sha256").update(secret).digest("hex");
 /** 32 random bytes in URL-safe text: far past WEBHOOK_SECRET's 16 characters. */
 const newSecret = () => randomBytes(32).toString("base64url");
 
@@ -74,7 +74,12 @@ export class ConnectionStore {
 
   /** The workspace whose webhook secret this is, if any. */
   async workspaceForSecret(presented: string): Promise<string | undefined> {
-    return (await this.redis.hget(this.keys.secretIndex, secretHash(presented))) ?? undefined;
+    return this.workspaceForSecretHash(secretHash(presented));
+  }
+
+  /** The same, from the secret's SHA-256 (hex): what deliveries kept while Redis was down are filed under. */
+  async workspaceForSecretHash(hash: string): Promise<string | undefined> {
+    return (await this.redis.hget(this.keys.secretIndex, hash)) ?? undefined;
   }
 
   private async write(

@@ -520,3 +520,73 @@ describe("Slack stand-in: printing for the demo", () => {
     }
   });
 });
+
+describe("Slack stand-in: the authorize page of Add to Slack", () => {
+  const authorize = async (s: SlackStandIn, params: Record<string, string>) => {
+    const url = new URL("../oauth/v2/authorize", s.url);
+    for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v);
+    const res = await request(url, { method: "GET" });
+    return {
+      status: res.statusCode,
+      location: String(res.headers.location ?? ""),
+      body: await res.body.text(),
+    };
+  };
+  const APP = {
+    client_id: "111.222",
+    redirect_uri: "http://127.0.0.1:9/slack/oauth_redirect",
+    state: "s.t.ate",
+  };
+
+  it("sends the browser back with a code for the chosen workspace, which oauth.v2.access exchanges", async () => {
+    const s = await startSlackStandIn({
+      oauthClient: { id: "111.222", secret: "shh-0123456789" },
+      workspaces: [{ teamId: "T0NORTH", teamName: "North", installerId: "U0NADMIN" }],
+    });
+    try {
+      const r = await authorize(s, { ...APP, team: "T0NORTH" });
+      expect(r.status).toBe(302);
+      const back = new URL(r.location);
+      expect(`${back.origin}${back.pathname}`).toBe(APP.redirect_uri);
+      expect(back.searchParams.get("state")).toBe(APP.state);
+      const code = back.searchParams.get("code") ?? "";
+      const exchange = await webClient(s, "").oauth.v2.access({
+        client_id: "111.222",
+        client_secret: "shh-0123456789",
+        code,
+      });
+      expect(exchange.team).toEqual({ id: "T0NORTH", name: "North" });
+      expect(s.oauth.isAdmin("U0NADMIN")).toBe(true);
+    } finally {
+      await s.close();
+    }
+  });
+
+  it("lists the declared workspaces when none is chosen, and says access_denied on cancel", async () => {
+    const s = await startSlackStandIn({ workspaces: [{ teamId: "T0SOUTH", teamName: "South & Co" }] });
+    try {
+      const list = await authorize(s, APP);
+      expect(list.status).toBe(200);
+      expect(list.body).toContain("South &amp; Co");
+      expect(list.body).toContain("team=T0SOUTH");
+      const denied = await authorize(s, { ...APP, decision: "deny" });
+      expect(new URL(denied.location).searchParams.get("error")).toBe("access_denied");
+      expect(new URL(denied.location).searchParams.get("code")).toBeNull();
+    } finally {
+      await s.close();
+    }
+  });
+
+  it("refuses another app's client id and an authorize URL without a redirect", async () => {
+    const s = await startSlackStandIn({ oauthClient: { id: "111.222", secret: "x" } });
+    try {
+      expect((await authorize(s, { ...APP, client_id: "999.999", team: "T1" })).status).toBe(400);
+      const { redirect_uri: _, ...noRedirect } = APP;
+      const r = await authorize(s, { ...noRedirect, team: "T1" });
+      expect(r.status).toBe(400);
+      expect(r.body).toContain("PUBLIC_URL");
+    } finally {
+      await s.close();
+    }
+  });
+});
