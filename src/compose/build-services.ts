@@ -136,8 +136,10 @@ export function buildServices(config: Config, logger: Logger, tuning: RuntimeTun
     }),
     timeZoneOf,
   };
-  const ops = new OpsNotifier(redis, keys, () => queues.slack, config.opsChannelId, logger);
   const mw = config.multiWorkspace;
+  // Many workspaces: no token of the deployment's own may post, and a job without a workspace
+  // would run once per installed workspace (another customer's): deployment alerts are logged.
+  const ops = new OpsNotifier(redis, keys, () => queues.slack, mw ? undefined : config.opsChannelId, logger);
   const ik = installKeys(config.redis.prefix, { cluster });
   const sealer = mw ? new Sealer(mw.encryptionKey, mw.previousEncryptionKeys) : undefined;
   return {

@@ -157,7 +157,12 @@ async function startWeb(
   running.receiver = receiver;
 
   const commands = new CommandRouter(
-    { logger, adminUserIds: config.adminUserIds, reportInsightError: s.reportInsightError },
+    {
+      logger,
+      adminUserIds: config.adminUserIds,
+      // A command's failure is its workspace's: a refused key goes to that workspace's admins.
+      reportInsightError: workspaces ? scopedServices(s).reportInsightError : s.reportInsightError,
+    },
     features.flatMap((f) => f.subcommands ?? []),
   );
   running.commands = commands;

@@ -8,7 +8,7 @@ import type { Receiver } from "../webhooks/create-receiver.js";
 import { DeliveryRecorder } from "../webhooks/delivery-recorder.js";
 import { DeliveryIngest } from "../webhooks/ingest.js";
 import { Spool } from "../webhooks/spool.js";
-import { workspaceAdmins } from "../workspaces/admins.js";
+import { listWorkspaceAdmins, workspaceAdmins } from "../workspaces/admins.js";
 import { checkInsightKey } from "../workspaces/check-key.js";
 import type { ConnectionStore } from "../workspaces/connection-store.js";
 import type { RemoveWorkspaceDeps } from "../workspaces/lifecycle.js";
@@ -35,6 +35,11 @@ export function multiWorkspaces(s: Services): Workspaces {
       return { id, botToken, insight: conn ? { apiKey: conn.apiKey, baseUrl: conn.baseUrl } : undefined };
     },
     async () => (await installs.installations.list()).map((w) => w.id),
+    listWorkspaceAdmins({
+      adminUserIds: s.config.adminUserIds,
+      apiUrl: s.config.slack.apiUrl,
+      botToken: (id) => installs.installations.botToken(id),
+    }),
   );
 }
 
