@@ -1,3 +1,4 @@
+import type { Queue } from "bullmq";
 import type { Config } from "../config.js";
 import { InsightClient } from "../insight/client.js";
 import type { WorkerTuning } from "../jobs/create-worker.js";
@@ -91,6 +92,11 @@ export interface Services {
   };
   /** Set on one workspace's services (compose/workspaces.ts). */
   workspaceId?: string;
+  /** What `status` reads in a workspace: its own jobs and its own spool (compose/workspaces.ts). */
+  workspaceStatus?: {
+    queues(): readonly Pick<Queue, "name" | "getJobCounts" | "getWorkersCount">[];
+    readonly spoolDir: string;
+  };
   /** Multi-workspace mode: the Home tab's connection section (Connect). */
   homeTop?: (userId: string) => Promise<KnownBlock[]>;
 }

@@ -13,6 +13,8 @@ import { checkInsightKey } from "../workspaces/check-key.js";
 import type { ConnectionStore } from "../workspaces/connection-store.js";
 import type { RemoveWorkspaceDeps } from "../workspaces/lifecycle.js";
 import { stampQueue } from "../workspaces/stamped-queue.js";
+import type { WorkspaceRow } from "../admin/workspaces-page.js";
+import { waitingByWorkspace } from "../workspaces/queue-depth.js";
 import type { Services } from "./build-services.js";
 import { statusDeps } from "./narrow-deps.js";
 import { Workspaces } from "./workspaces.js";
@@ -157,4 +159,37 @@ export function lifecycleDeps(s: Services, installs: Installs, workspaces: Works
     forget: (id) => workspaces.forget(id),
     logger: s.logger,
   };
+}
+
+/** The admin page's rows: what each workspace is, never its tokens, key or webhook URL. */
+export async function workspaceRows(
+  s: Services,
+  installs: Installs,
+  workspaces: Workspaces,
+): Promise<WorkspaceRow[]> {
+  const [installed, waiting] = await Promise.all([
+    installs.installations.list(),
+    waitingByWorkspace(s.queues.all()),
+  ]);
+  return Promise.all(
+    installed.map(async (w): Promise<WorkspaceRow> => {
+      const [conn, subs] = await Promise.all([
+        installs.connections.summary(w.id),
+        workspaces
+          .get(w.id)
+          .then((ws) => ws?.subscriptions.all())
+          .catch(() => undefined),
+      ]);
+      return {
+        id: w.id,
+        name: w.name,
+        enterprise: w.enterprise,
+        installedAt: w.installedAt,
+        connected: conn.connected,
+        keyRejectedAt: conn.keyRejectedAt,
+        subscriptions: subs?.length,
+        waitingJobs: waiting.get(w.id) ?? 0,
+      };
+    }),
+  );
 }

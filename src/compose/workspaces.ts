@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from "node:async_hooks";
+import { join } from "node:path";
 import type { Processor } from "bullmq";
 import { InsightClient } from "../insight/client.js";
 import type { Queues } from "../jobs/queues.js";
@@ -22,6 +23,7 @@ import { WeeklySchedules } from "../weekly/schedules.js";
 import { JOB_DEFAULTS, jobId } from "../jobs/queues.js";
 import { keyRejection, WorkspaceOpsNotifier } from "../workspaces/key-rejection.js";
 import { stampQueue } from "../workspaces/stamped-queue.js";
+import { ownJobCounts } from "../workspaces/queue-depth.js";
 import type { Services } from "./build-services.js";
 
 /*
@@ -166,6 +168,11 @@ export function buildWorkspaceServices(
     sender: createSlackSender(slack),
     reportInsightError: insightErrorReporter(ops),
     workspaceId: ws.id,
+    workspaceStatus: {
+      queues: () => base.queues.all().map((q) => ownJobCounts(q, ws.id)),
+      // Its deliveries are spooled in its own directory (workspace-wiring.ts).
+      spoolDir: join(config.spoolDir, "w", ws.id),
+    },
   };
 }
 
@@ -227,6 +234,12 @@ export function scopedServices(base: Services): Services {
     slack: scoped((s) => s.slack),
     sender: scoped((s) => s.sender),
     reportInsightError: (...args) => need().reportInsightError(...args),
+    workspaceStatus: {
+      queues: () => need().workspaceStatus?.queues() ?? [],
+      get spoolDir() {
+        return need().workspaceStatus?.spoolDir ?? base.config.spoolDir;
+      },
+    },
   };
 }
 
