@@ -20,6 +20,8 @@ export interface StandInWorkspace {
   installerId?: string;
   /** Users `users.info` reports as admins (`is_admin`), besides the installer. */
   adminIds?: string[];
+  /** Members who are not admins (users.list lists them with the admins). */
+  memberIds?: string[];
   /** Token rotation on: oauth.v2.access returns a refresh token and `expires_in`. */
   rotation?: { expiresInSeconds: number };
 }
@@ -44,6 +46,8 @@ export interface OAuthRegistry {
   /** Bot tokens issued to that team or enterprise, newest last (tests read them). */
   tokensOf(workspaceId: string): string[];
   isAdmin(user: string): boolean;
+  /** The people of that workspace (installer, admins, members), in the order they were granted. */
+  usersOf(workspaceId: string): { id: string; admin: boolean }[];
   /** oauth.v2.access: a code, or `grant_type=refresh_token`. */
   access(args: Obj, basic: { id: string; secret: string } | undefined, nowSec: number): MethodResult;
   /** auth.revoke with that token. */
@@ -60,6 +64,7 @@ export function createOAuthRegistry(client?: { id: string; secret: string }): OA
   const revoked = new Set<string>();
   const admins = new Set<string>();
   const known = new Map<string, StandInWorkspace>();
+  const people = new Map<string, Map<string, boolean>>();
   const str = (v: unknown) => (typeof v === "string" && v !== "" ? v : undefined);
 
   const issue = (ws: StandInWorkspace, nowSec: number): Obj => {
@@ -77,6 +82,10 @@ export function createOAuthRegistry(client?: { id: string; secret: string }): OA
       const code = `code-${randomBytes(8).toString("hex")}`;
       codes.set(code, ws);
       for (const u of [ws.installerId, ...(ws.adminIds ?? [])]) if (u) admins.add(u);
+      const team = people.get(idOf(ws)) ?? new Map<string, boolean>();
+      for (const u of [ws.installerId, ...(ws.adminIds ?? [])]) if (u) team.set(u, true);
+      for (const u of ws.memberIds ?? []) if (!team.has(u)) team.set(u, false);
+      people.set(idOf(ws), team);
       return code;
     },
     declare(ws) {
@@ -92,6 +101,8 @@ export function createOAuthRegistry(client?: { id: string; secret: string }): OA
     },
     tokensOf: (id) => [...tokens.entries()].filter(([, t]) => idOf(t.ws) === id).map(([k]) => k),
     isAdmin: (user) => admins.has(user),
+    usersOf: (id) =>
+      [...(people.get(id) ?? new Map<string, boolean>())].map(([u, admin]) => ({ id: u, admin })),
     access(args, basic, nowSec) {
       const id = str(args.client_id) ?? basic?.id;
       const secret = str(args.client_secret) ?? basic?.secret;
@@ -135,6 +146,7 @@ export function createOAuthRegistry(client?: { id: string; secret: string }): OA
       revoked.clear();
       admins.clear();
       known.clear();
+      people.clear();
     },
   };
 }

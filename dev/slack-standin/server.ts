@@ -354,6 +354,7 @@ export async function startSlackStandIn(opts: SlackStandInOptions = {}): Promise
         isEnterpriseInstall: ws?.isEnterpriseInstall === true,
       },
       isAdmin: (user) => oauth.isAdmin(user),
+      users: () => oauth.usersOf(teamId),
       onJoin: (channel) => {
         rules = rules.filter(
           (r) => !(r.kind === "error" && r.code === "not_in_channel" && r.channel === channel),

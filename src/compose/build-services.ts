@@ -1,3 +1,4 @@
+import type { Queue } from "bullmq";
 import type { Config } from "../config.js";
 import { InsightClient } from "../insight/client.js";
 import type { WorkerTuning } from "../jobs/create-worker.js";
@@ -94,6 +95,11 @@ export interface Services {
   };
   /** Set on one workspace's services (compose/workspaces.ts). */
   workspaceId?: string;
+  /** What `status` reads in a workspace: its own jobs and its own spool (compose/workspaces.ts). */
+  workspaceStatus?: {
+    queues(): readonly Pick<Queue, "name" | "getJobCounts" | "getWorkersCount">[];
+    readonly spoolDir: string;
+  };
   /** Multi-workspace mode: the Home tab's connection section (Connect). */
   homeTop?: (userId: string) => Promise<KnownBlock[]>;
 }
@@ -146,8 +152,10 @@ export function buildServices(config: Config, logger: Logger, tuning: RuntimeTun
     }),
     timeZoneOf,
   };
-  const ops = new OpsNotifier(redis, keys, () => queues.slack, config.opsChannelId, logger);
   const mw = config.multiWorkspace;
+  // Many workspaces: no token of the deployment's own may post, and a job without a workspace
+  // would run once per installed workspace (another customer's): deployment alerts are logged.
+  const ops = new OpsNotifier(redis, keys, () => queues.slack, mw ? undefined : config.opsChannelId, logger);
   const ik = installKeys(config.redis.prefix, { cluster });
   const sealer = mw ? new Sealer(mw.encryptionKey, mw.previousEncryptionKeys) : undefined;
   return {

@@ -10,11 +10,13 @@ import { DeliveryIngest } from "../webhooks/ingest.js";
 import { Spool } from "../webhooks/spool.js";
 import { classifyDelivery } from "../webhooks/classify-delivery.js";
 import { UnroutedDeliveries, type WebhookIngest } from "../webhooks/unrouted.js";
-import { workspaceAdmins } from "../workspaces/admins.js";
+import { listWorkspaceAdmins, workspaceAdmins } from "../workspaces/admins.js";
 import { checkInsightKey } from "../workspaces/check-key.js";
 import { secretHash, type ConnectionStore } from "../workspaces/connection-store.js";
 import type { RemoveWorkspaceDeps } from "../workspaces/lifecycle.js";
 import { stampQueue } from "../workspaces/stamped-queue.js";
+import type { WorkspaceRow } from "../admin/workspaces-page.js";
+import { waitingByWorkspace } from "../workspaces/queue-depth.js";
 import type { Services } from "./build-services.js";
 import { statusDeps } from "./narrow-deps.js";
 import { Workspaces } from "./workspaces.js";
@@ -37,6 +39,11 @@ export function multiWorkspaces(s: Services): Workspaces {
       return { id, botToken, insight: conn ? { apiKey: conn.apiKey, baseUrl: conn.baseUrl } : undefined };
     },
     async () => (await installs.installations.list()).map((w) => w.id),
+    listWorkspaceAdmins({
+      adminUserIds: s.config.adminUserIds,
+      apiUrl: s.config.slack.apiUrl,
+      botToken: (id) => installs.installations.botToken(id),
+    }),
   );
 }
 
@@ -201,4 +208,37 @@ export function lifecycleDeps(s: Services, installs: Installs, workspaces: Works
     forget: (id) => workspaces.forget(id),
     logger: s.logger,
   };
+}
+
+/** The admin page's rows: what each workspace is, never its tokens, key or webhook URL. */
+export async function workspaceRows(
+  s: Services,
+  installs: Installs,
+  workspaces: Workspaces,
+): Promise<WorkspaceRow[]> {
+  const [installed, waiting] = await Promise.all([
+    installs.installations.list(),
+    waitingByWorkspace(s.queues.all()),
+  ]);
+  return Promise.all(
+    installed.map(async (w): Promise<WorkspaceRow> => {
+      const [conn, subs] = await Promise.all([
+        installs.connections.summary(w.id),
+        workspaces
+          .get(w.id)
+          .then((ws) => ws?.subscriptions.all())
+          .catch(() => undefined),
+      ]);
+      return {
+        id: w.id,
+        name: w.name,
+        enterprise: w.enterprise,
+        installedAt: w.installedAt,
+        connected: conn.connected,
+        keyRejectedAt: conn.keyRejectedAt,
+        subscriptions: subs?.length,
+        waitingJobs: waiting.get(w.id) ?? 0,
+      };
+    }),
+  );
 }

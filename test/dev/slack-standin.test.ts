@@ -590,3 +590,31 @@ describe("Slack stand-in: the authorize page of Add to Slack", () => {
     }
   });
 });
+
+describe("Slack stand-in: users.list", () => {
+  it("lists each workspace's own people, page by page as Slack does", async () => {
+    const tokenOf = (teamId: string, installerId: string, adminIds: string[], memberIds: string[]) => {
+      const code = slack.current.oauth.grant({ teamId, installerId, adminIds, memberIds });
+      const r = slack.current.oauth.access({ code }, undefined, Math.floor(Date.now() / 1000));
+      return r.ok ? String(r.access_token) : "";
+    };
+    const a = tokenOf("T0LISTA", "U0AONE", ["U0ATWO"], ["U0ATHREE", "U0AFOUR"]);
+    tokenOf("T0LISTB", "U0BONE", [], ["U0BTWO"]);
+    const client = webClient(slack.current, a);
+    const seen: { id?: string; is_admin?: boolean; is_bot?: boolean; team_id?: string }[] = [];
+    let cursor: string | undefined;
+    let pages = 0;
+    do {
+      const r = await client.users.list({ limit: 2, ...(cursor ? { cursor } : {}) });
+      seen.push(...(r.members ?? []));
+      cursor = r.response_metadata?.next_cursor || undefined;
+      pages++;
+    } while (cursor && pages < 10);
+    expect(pages).toBe(3);
+    expect(seen.map((m) => m.id)).toEqual(["U0AONE", "U0ATWO", "U0ATHREE", "U0AFOUR", "U0BOT"]);
+    expect(seen.filter((m) => m.is_admin).map((m) => m.id)).toEqual(["U0AONE", "U0ATWO"]);
+    expect(seen.find((m) => m.id === "U0BOT")?.is_bot).toBe(true);
+    expect(seen.every((m) => m.team_id === "T0LISTA")).toBe(true);
+    expect(platformCode(await rejection(client.users.list({ cursor: "bm9wZQ==" })))).toBe("invalid_cursor");
+  });
+});
