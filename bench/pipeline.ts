@@ -121,18 +121,28 @@ async function redisCalls(redis: Redis): Promise<{ all: number; scripts: number 
   return { all, scripts };
 }
 
-function spawnReady(cmd: string[], env: NodeJS.ProcessEnv, ts: boolean, cwd?: string): Promise<ChildProcess> {
+function spawnReady(
+  cmd: string[],
+  env: NodeJS.ProcessEnv,
+  ts: boolean,
+  cwd?: string,
+  nodeFlags: string[] = [],
+): Promise<ChildProcess> {
   return new Promise((resolve, reject) => {
     // `--profile DIR`: the apps write a CPU profile there when stopped (SIGINT).
     const prof =
       args.profile && cmd[0] !== "bench/targets/ceiling.ts"
         ? ["--cpu-prof", `--cpu-prof-dir=${args.profile}`]
         : [];
-    const child = spawn(process.execPath, [...prof, ...(ts ? ["--import", "tsx"] : []), ...cmd], {
-      env,
-      ...(cwd ? { cwd } : {}),
-      stdio: ["ignore", "pipe", "inherit"],
-    });
+    const child = spawn(
+      process.execPath,
+      [...nodeFlags, ...prof, ...(ts ? ["--import", "tsx"] : []), ...cmd],
+      {
+        env,
+        ...(cwd ? { cwd } : {}),
+        stdio: ["ignore", "pipe", "inherit"],
+      },
+    );
     const started = performance.now();
     const timer = setTimeout(() => reject(new Error(`${cmd.join(" ")} did not start`)), 60_000);
     child.stdout?.on("data", (d: Buffer) => {
@@ -209,9 +219,8 @@ async function main(): Promise<void> {
   const slack = await startSlackStandIn();
   const spool = mkdtempSync(join(tmpdir(), "bench-spool-"));
   const prefix = `bench-pipeline-${process.pid}`;
-  const appEnv = (port: number, tuning: object, appPrefix = prefix, nodeOptions = ""): NodeJS.ProcessEnv => ({
+  const appEnv = (port: number, tuning: object, appPrefix = prefix): NodeJS.ProcessEnv => ({
     ...process.env,
-    NODE_OPTIONS: [process.env.NODE_OPTIONS, nodeOptions].filter(Boolean).join(" "),
     NODE_ENV: "production",
     SLACK_BOT_TOKEN: "xoxb-bench-token",
     SLACK_SIGNING_SECRET: "bench-signing-secret",
@@ -229,10 +238,11 @@ async function main(): Promise<void> {
   });
   // `cwd`: the same app from another checkout (`--before`), run the same way (built there for dist).
   const startApp = (port: number, tuning: object, cwd?: string, appPrefix = prefix) => {
-    const env = appEnv(port, tuning, appPrefix, args[cwd ? "before-node-options" : "node-options"]);
+    const env = appEnv(port, tuning, appPrefix);
+    const flags = (args[cwd ? "before-node-options" : "node-options"] ?? "").split(/\s+/).filter(Boolean);
     return APP === "dist"
-      ? spawnReady(["bench/targets/app-dist.mjs"], env, false, cwd)
-      : spawnReady(["test/helpers/app-process.ts"], env, true, cwd);
+      ? spawnReady(["bench/targets/app-dist.mjs"], env, false, cwd, flags)
+      : spawnReady(["test/helpers/app-process.ts"], env, true, cwd, flags);
   };
 
   const rows: Row[] = [];
