@@ -17,7 +17,7 @@ export function unsubscribeCommand(deps: UnsubscribeDeps): Subcommand {
   return {
     name: "unsubscribe",
     usage: USAGE,
-    summary: "stop the digests of a chat group in this channel",
+    summary: "this channel stops following a chat group (its cards and digests; alerts stay)",
     mutates: true,
     async run(ctx) {
       const ref = ctx.args.join(" ").trim();
@@ -50,7 +50,7 @@ export function unsubscribeCommand(deps: UnsubscribeDeps): Subcommand {
         ? `\nIts alerts stay on here; \`/insight alerts off ${escapeMrkdwn(sub.groupId)}\` stops them.`
         : "";
       await ctx.respond({
-        text: `Unsubscribed: no more digests of *${escapeMrkdwn(sub.groupName)}* (\`${sub.groupId}\`) in this channel.${alertsStay}`,
+        text: `Unsubscribed: this channel no longer follows *${escapeMrkdwn(sub.groupName)}* (\`${sub.groupId}\`).${alertsStay}`,
       });
     },
   };

@@ -235,7 +235,7 @@ describe("noise control commands, end to end (signed requests, real Redis, emula
     expect(await h.services.digest.pending.count(channel)).toBe(1);
 
     const r = await say(`unsubscribe ${SUPPORT}`, channel);
-    expect(r.text).toMatch(/^Unsubscribed: no more digests of \*Lumen DB Support\*/);
+    expect(r.text).toMatch(/^Unsubscribed: this channel no longer follows \*Lumen DB Support\*/);
     expect(await h.services.digest.pending.count(channel)).toBe(0);
     expect(await h.services.queues.digest.getJobScheduler(scheduler)).toBeUndefined();
   });

@@ -182,7 +182,7 @@ describe("unsubscribe (unit, fake deps)", () => {
     expect(await subscriptions.get("C0UNIT", GROUP)).toBeUndefined();
     expect(synced.at(-1)).toBe(`C0UNIT ${GROUP}`);
     expect(replies[0]?.text).toBe(
-      "Unsubscribed: no more digests of *Lumen DB Support* (`group-support-01`) in this channel.\nIts alerts stay on here; `/insight alerts off group-support-01` stops them.",
+      "Unsubscribed: this channel no longer follows *Lumen DB Support* (`group-support-01`).\nIts alerts stay on here; `/insight alerts off group-support-01` stops them.",
     );
   });
 
@@ -192,7 +192,7 @@ describe("unsubscribe (unit, fake deps)", () => {
     const { ctx, replies } = dummyCommand(GROUP);
     await unsubscribeCommand(deps).run(ctx);
     expect(replies[0]?.text).toBe(
-      "Unsubscribed: no more digests of *Lumen DB Support* (`group-support-01`) in this channel.",
+      "Unsubscribed: this channel no longer follows *Lumen DB Support* (`group-support-01`).",
     );
   });
 });
