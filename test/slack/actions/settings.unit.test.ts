@@ -54,6 +54,20 @@ function valuesOf(view: Record<string, unknown>): FormValues {
 }
 
 describe("settings modal (pure)", () => {
+  it("names each digest period with the times it posts at, and the channel's zone", () => {
+    const view = renderSettingsModal(sub(), { timeZone: "Asia/Tokyo" });
+    const every = input(view, F.every) as { options?: { text: { text: string } }[] };
+    expect(every.options?.map((o) => o.text.text)).toEqual([
+      "Every hour, on the hour",
+      "Every 2 hours, at 01:00, 03:00, …, 23:00",
+      "Every 4 hours, at 01:00, 05:00, …, 21:00",
+      "Every 8 hours, at 01:00, 09:00 and 17:00",
+      "Every 12 hours, at 09:00 and 21:00",
+      "Once a day, at 09:00",
+    ]);
+    expect(JSON.stringify(view.blocks)).toContain("times in the channel's time zone (Asia/Tokyo).");
+  });
+
   it("is filled in with what is in force", () => {
     const view = renderSettingsModal(sub());
     expect(view).toMatchObject({ type: "modal", callback_id: SETTINGS_MODAL_CALLBACK });
