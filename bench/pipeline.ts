@@ -223,12 +223,11 @@ async function main(): Promise<void> {
     LOG_LEVEL: process.env.BENCH_DEBUG ? "debug" : "info",
     TEST_TUNING: JSON.stringify(tuning),
   });
+  // `cwd`: the same app from another checkout (`--before`), run the same way (built there for dist).
   const startApp = (port: number, tuning: object, cwd?: string, appPrefix = prefix) =>
-    cwd
-      ? spawnReady(["test/helpers/app-process.ts"], appEnv(port, tuning, appPrefix), true, cwd)
-      : APP === "dist"
-        ? spawnReady(["bench/targets/app-dist.mjs"], appEnv(port, tuning, appPrefix), false)
-        : spawnReady(["test/helpers/app-process.ts"], appEnv(port, tuning, appPrefix), true);
+    APP === "dist"
+      ? spawnReady(["bench/targets/app-dist.mjs"], appEnv(port, tuning, appPrefix), false, cwd)
+      : spawnReady(["test/helpers/app-process.ts"], appEnv(port, tuning, appPrefix), true, cwd);
 
   const rows: Row[] = [];
   const memory = new Map<string, { idle: number; peak: number; startMs: number }>();

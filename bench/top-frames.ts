@@ -1,6 +1,12 @@
-// Top frames of a V8 CPU profile (node --cpu-prof) by self time, and by total time for the
-// app's own files: `tsx bench/top-frames.ts FILE.cpuprofile [N]`.
+// Top frames of a V8 CPU profile (node --cpu-prof): busy time by package (each sample goes to
+// the nearest frame on its stack that belongs to a package or to the app), the top frames by
+// self time, and the app's own functions by total time.
+//
+//   tsx bench/top-frames.ts FILE.cpuprofile [N] [--skip-ms MS]
+//
+// `--skip-ms` leaves out the first MS of the profile (start-up: module loading).
 import { readFileSync } from "node:fs";
+import { parseArgs } from "node:util";
 
 interface Node {
   id: number;
@@ -13,31 +19,66 @@ interface Profile {
   timeDeltas: number[];
 }
 
-const [file, n = "25"] = process.argv.slice(2);
+const { positionals, values } = parseArgs({
+  allowPositionals: true,
+  options: { "skip-ms": { type: "string", default: "0" } },
+});
+const [file, n = "25"] = positionals;
 if (!file) {
-  console.error("usage: top-frames.ts FILE.cpuprofile [N]");
+  console.error("usage: top-frames.ts FILE.cpuprofile [N] [--skip-ms MS]");
   process.exit(2);
 }
+const skipUs = Number(values["skip-ms"]) * 1000;
 const p = JSON.parse(readFileSync(file, "utf8")) as Profile;
 const byId = new Map(p.nodes.map((x) => [x.id, x]));
 const parent = new Map<number, number>();
 for (const x of p.nodes) for (const c of x.children ?? []) parent.set(c, x.id);
 const self = new Map<number, number>();
-p.samples.forEach((id, i) => self.set(id, (self.get(id) ?? 0) + (p.timeDeltas[i] ?? 0)));
+let clock = 0;
+p.samples.forEach((id, i) => {
+  const dt = p.timeDeltas[i] ?? 0;
+  clock += dt;
+  if (clock >= skipUs) self.set(id, (self.get(id) ?? 0) + dt);
+});
+const IDLE = /^\((idle|program|garbage collector)\)$/;
 const total = [...self.values()].reduce((a, b) => a + b, 0);
 const idle = [...self.entries()]
-  .filter(([id]) => /^\((idle|program|garbage collector)\)$/.test(byId.get(id)?.callFrame.functionName ?? ""))
+  .filter(([id]) => IDLE.test(byId.get(id)?.callFrame.functionName ?? ""))
   .map(([id, t]) => [byId.get(id)?.callFrame.functionName, t] as const);
+const idleTotal = [...self.entries()]
+  .filter(([id]) => byId.get(id)?.callFrame.functionName === "(idle)")
+  .reduce((a, [, t]) => a + t, 0);
+const busy = total - idleTotal;
+
+/** The app's own code: this repository's src/ (tsx) or dist/ (compiled), not a package's. */
+const isApp = (url: string) => !url.includes("node_modules") && /\/(src|dist)\//.test(url);
+const packageOf = (url: string): string | undefined => {
+  const m = /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url);
+  if (m) return m[1];
+  if (isApp(url)) return "(the app)";
+  if (url.startsWith("node:")) return "(node internals)";
+  return undefined;
+};
 
 const label = (x: Node) => {
   const url = x.callFrame.url.replace(/^file:\/\//, "").replace(/.*node_modules\//, "");
-  const short = url.replace(/^.*\/(src|dev|bench|test)\//, "$1/");
+  const short = url.replace(/^.*\/(src|dist|dev|bench|test)\//, "$1/");
   return `${x.callFrame.functionName || "(anonymous)"} ${short}:${x.callFrame.lineNumber + 1}`;
 };
 const selfBy = new Map<string, number>();
+const packageBy = new Map<string, number>();
 for (const [id, t] of self) {
   const x = byId.get(id);
-  if (x) selfBy.set(label(x), (selfBy.get(label(x)) ?? 0) + t);
+  if (!x) continue;
+  selfBy.set(label(x), (selfBy.get(label(x)) ?? 0) + t);
+  if (x.callFrame.functionName === "(idle)") continue;
+  // Native frames (no url) count for the code that called them.
+  let pkg: string | undefined;
+  for (let cur: number | undefined = id; cur !== undefined && !pkg; cur = parent.get(cur)) {
+    pkg = packageOf(byId.get(cur)?.callFrame.url ?? "");
+  }
+  const name = pkg ?? (IDLE.test(x.callFrame.functionName) ? x.callFrame.functionName : "(native, no caller)");
+  packageBy.set(name, (packageBy.get(name) ?? 0) + t);
 }
 // Total time per function: each sample counts once for every distinct frame on its stack.
 const totalBy = new Map<string, number>();
@@ -47,20 +88,29 @@ for (const [id, t] of self) {
     const x = byId.get(cur);
     if (!x) break;
     const l = label(x);
-    if (!seen.has(l)) totalBy.set(l, (totalBy.get(l) ?? 0) + t);
+    if (!seen.has(l) && isApp(x.callFrame.url)) totalBy.set(l, (totalBy.get(l) ?? 0) + t);
     seen.add(l);
   }
 }
 const ms = (us: number) => `${(us / 1000).toFixed(0)} ms`;
-console.log(`profile ${file}: ${ms(total)} sampled; ${idle.map(([f, t]) => `${f} ${ms(t)}`).join(", ")}`);
-console.log(`\ntop ${n} by self time`);
-for (const [l, t] of [...selfBy].sort((a, b) => b[1] - a[1]).slice(0, Number(n))) {
-  console.log(`${((100 * t) / total).toFixed(1).padStart(5)}%  ${ms(t).padStart(8)}  ${l}`);
+const pct = (t: number, of: number) => `${((100 * t) / of).toFixed(1).padStart(5)}%`;
+console.log(
+  `profile ${file}: ${ms(total)} sampled${skipUs ? ` after the first ${ms(skipUs)}` : ""}; busy ${ms(busy)}; ${idle
+    .map(([f, t]) => `${f} ${ms(t)}`)
+    .join(", ")}`,
+);
+console.log(`\nbusy time by package (share of busy time)`);
+for (const [l, t] of [...packageBy].sort((a, b) => b[1] - a[1]).slice(0, Number(n))) {
+  console.log(`${pct(t, busy)}  ${ms(t).padStart(8)}  ${l}`);
 }
-console.log(`\ntop ${n} of the app's own functions (src/) by total time`);
-for (const [l, t] of [...totalBy]
-  .filter(([l]) => / src\//.test(l))
+console.log(`\ntop ${n} by self time (share of busy time)`);
+for (const [l, t] of [...selfBy]
+  .filter(([l]) => !l.startsWith("(idle)"))
   .sort((a, b) => b[1] - a[1])
   .slice(0, Number(n))) {
-  console.log(`${((100 * t) / total).toFixed(1).padStart(5)}%  ${ms(t).padStart(8)}  ${l}`);
+  console.log(`${pct(t, busy)}  ${ms(t).padStart(8)}  ${l}`);
+}
+console.log(`\ntop ${n} of the app's own functions by total time (share of busy time)`);
+for (const [l, t] of [...totalBy].sort((a, b) => b[1] - a[1]).slice(0, Number(n))) {
+  console.log(`${pct(t, busy)}  ${ms(t).padStart(8)}  ${l}`);
 }

@@ -51,6 +51,12 @@ export function createMetrics(opts: { defaultMetrics?: boolean } = {}) {
       labelNames: ["outcome"] as const,
       registers: r,
     }),
+    workspaceQueueDepth: new Gauge({
+      name: "insight_relay_workspace_queue_depth",
+      help: "Multi-workspace mode: waiting jobs of the busiest workspaces per queue, by rank (1 = busiest, up to 10) and the sum of the others; the admin page names them",
+      labelNames: ["queue", "rank"] as const,
+      registers: r,
+    }),
     queueDepth: new Gauge({
       name: "insight_relay_queue_jobs",
       help: "Jobs per queue and state",

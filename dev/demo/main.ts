@@ -1,14 +1,21 @@
 /*
  * `npm run demo`: a self-contained tour with no credentials. Starts the Insight Service
  * emulator, a stand-in Slack and the app, plays a realistic sequence and says where to look.
- * Reads REDIS_URL, REDIS_PREFIX and DEMO_OUT_DIR; `-- --keep` keeps it running afterwards.
+ * Reads REDIS_URL, REDIS_PREFIX and DEMO_OUT_DIR; `-- --keep` keeps it running afterwards;
+ * `-- --workspaces 2` plays the two-workspace tour instead (multi-workspace mode).
  */
 import { randomBytes } from "node:crypto";
 import { resolve } from "node:path";
 import { dropPrefix, findRedis } from "./redis.js";
 import { runTour } from "./tour.js";
+import { runWorkspacesTour } from "./workspaces-tour.js";
+import { parseDemoArgs } from "./args.js";
 
-const USAGE = "usage: npm run demo [-- --keep]   (--keep: stay up after the tour, until Ctrl-C)";
+const USAGE = [
+  "usage: npm run demo [-- [--keep] [--workspaces 1|2]]",
+  "  --keep          stay up after the tour, until Ctrl-C",
+  "  --workspaces 2  one deployment, two Slack workspaces installed with Add to Slack, side by side",
+].join("\n");
 
 async function main(): Promise<number> {
   const args = process.argv.slice(2);
@@ -16,9 +23,9 @@ async function main(): Promise<number> {
     console.log(USAGE);
     return 0;
   }
-  const unknown = args.filter((a) => a !== "--keep");
-  if (unknown.length) {
-    console.error(`demo: unknown argument ${unknown[0]}\n${USAGE}`);
+  const flags = parseDemoArgs(args);
+  if ("error" in flags) {
+    console.error(`demo: ${flags.error}\n${USAGE}`);
     return 2;
   }
   const wanted = process.env.REDIS_URL?.trim() || "redis://127.0.0.1:6379";
@@ -34,14 +41,15 @@ async function main(): Promise<number> {
   if (redis.origin === "throwaway") {
     write(`(no Redis answered at ${wanted}: using a throwaway redis-server at ${redis.url})\n`);
   }
-  const keepUntil = args.includes("--keep")
+  const keepUntil = flags.keep
     ? new Promise<void>((done) => {
         process.once("SIGINT", () => done());
         process.once("SIGTERM", () => done());
       })
     : undefined;
   const started = Date.now();
-  const result = await runTour({ redisUrl: redis.url, prefix, outDir, write, keepUntil });
+  const tour = flags.workspaces === 2 ? runWorkspacesTour : runTour;
+  const result = await tour({ redisUrl: redis.url, prefix, outDir, write, keepUntil });
   await dropPrefix(redis.url, prefix).catch(() => undefined);
   await redis.stop();
   if (result.problems.length) {

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { isAbsolute, join, relative } from "node:path";
+import { join } from "node:path";
 import { pino } from "pino";
 import { loadConfig, secretsOf } from "../../src/config.js";
 import { SEED, startEmulator, type Emulator } from "../emulator/index.js";
@@ -12,6 +12,7 @@ import { startSlackStandIn, type SlackStandIn } from "../slack-standin/server.js
 import { dayOf } from "../../src/store/delivery-health.js";
 import { createPrinter, type Printer } from "./print.js";
 import { sendSlashCommand } from "./sign.js";
+import { shownPath, sleep, waitFor } from "./wait.js";
 
 export const DEMO_CHANNEL = "C0COMMUNITY";
 const DEMO_USER = "U0MANAGER";
@@ -44,24 +45,6 @@ interface Ctx {
   signingSecret: string;
   p: Printer;
   problems: string[];
-}
-
-/** Relative to the working directory when inside it, else absolute. */
-function shownPath(path: string): string {
-  const rel = relative(process.cwd(), path);
-  return rel && !rel.startsWith("..") && !isAbsolute(rel) ? rel : path;
-}
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function waitFor<T>(probe: () => T | undefined | false | Promise<T | undefined | false>, ms: number) {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await probe();
-    if (v) return v;
-    if (Date.now() > end) return undefined;
-    await sleep(50);
-  }
 }
 
 const textOf = (body: unknown): string =>

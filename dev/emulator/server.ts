@@ -56,6 +56,8 @@ export interface Emulator {
   webhooks: WebhookSender;
   /** Grants another key (e.g. to test a key whose grant changes): "all" or a list of community ids. */
   grantKey(key: string, communities: "all" | string[]): void;
+  /** Revokes a key, as the dashboard would: every later request with it answers 401. */
+  revokeKey(key: string): void;
   /** Updates a thread and sends chatthread-crud (`updated` unless told otherwise). */
   enrichThread(
     groupId: string,
@@ -124,6 +126,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
     requests,
     webhooks,
     grantKey: (key, communities) => keys.grant(key, communities),
+    revokeKey: (key) => keys.revoke(key),
     async enrichThread(groupId, threadId, changes, action = "updated") {
       const thread = store.updateThread(groupId, threadId, changes);
       return webhooks.send(threadEvent(action, requireGroup(groupId), thread, now()));

@@ -48,6 +48,8 @@ export interface MethodContext {
   team: { id: string; name: string; enterpriseId?: string; isEnterpriseInstall: boolean };
   /** users.info's `is_admin`: installers and named admins of a granted workspace. */
   isAdmin(user: string): boolean;
+  /** users.list: the people of the call's workspace (installer, admins, members). */
+  users(): { id: string; admin: boolean }[];
 }
 
 type Handler = (args: Obj, ctx: MethodContext) => MethodResult;
@@ -310,6 +312,39 @@ const handlers: Record<string, Handler> = {
         profile: { display_name: name, real_name: `User ${user}` },
       },
     };
+  },
+
+  "users.list": (args, ctx) => {
+    // Paginated as Slack does: `limit` per page, an opaque `next_cursor`, "" on the last page.
+    const limit = Math.min(Math.max(Number(args.limit ?? 0) || 100, 1), 1000);
+    const cursor = str(args.cursor);
+    const offset = cursor
+      ? Number(
+          Buffer.from(cursor, "base64")
+            .toString("utf8")
+            .replace(/^offset:/, ""),
+        )
+      : 0;
+    if (!Number.isInteger(offset) || offset < 0) return fail("invalid_cursor");
+    const person = (id: string, admin: boolean) => ({
+      id,
+      team_id: ctx.team.id,
+      name: `user-${id.toLowerCase()}`,
+      deleted: false,
+      is_bot: false,
+      is_admin: admin,
+      is_owner: false,
+      tz: "UTC",
+    });
+    const all = [
+      ...ctx.users().map((u) => person(u.id, u.admin)),
+      // The app's own bot user is a member too, as in Slack.
+      { ...person(STANDIN_BOT.userId, false), is_bot: true, name: STANDIN_BOT.user },
+    ];
+    const page = all.slice(offset, offset + limit);
+    const next =
+      offset + limit < all.length ? Buffer.from(`offset:${offset + limit}`).toString("base64") : "";
+    return { ok: true, members: page, cache_ts: 1700000000, response_metadata: { next_cursor: next } };
   },
 
   "views.open": (args, ctx) => {

@@ -20,6 +20,8 @@ export interface StandInWorkspace {
   installerId?: string;
   /** Users `users.info` reports as admins (`is_admin`), besides the installer. */
   adminIds?: string[];
+  /** Members who are not admins (users.list lists them with the admins). */
+  memberIds?: string[];
   /** Token rotation on: oauth.v2.access returns a refresh token and `expires_in`. */
   rotation?: { expiresInSeconds: number };
 }
@@ -33,6 +35,10 @@ interface IssuedToken {
 export interface OAuthRegistry {
   /** A code the app exchanges at oauth.v2.access (what Slack puts on the redirect). */
   grant(ws: StandInWorkspace): string;
+  /** Makes a workspace known to the authorize page (its name, installer, admins). */
+  declare(ws: StandInWorkspace): void;
+  /** Declared workspaces, in the order declared. */
+  declared(): StandInWorkspace[];
   /** The workspace a token belongs to, when the registry issued it. */
   workspaceOf(token: string): StandInWorkspace | undefined;
   /** Error for an issued token that no longer works, else undefined. */
@@ -40,6 +46,8 @@ export interface OAuthRegistry {
   /** Bot tokens issued to that team or enterprise, newest last (tests read them). */
   tokensOf(workspaceId: string): string[];
   isAdmin(user: string): boolean;
+  /** The people of that workspace (installer, admins, members), in the order they were granted. */
+  usersOf(workspaceId: string): { id: string; admin: boolean }[];
   /** oauth.v2.access: a code, or `grant_type=refresh_token`. */
   access(args: Obj, basic: { id: string; secret: string } | undefined, nowSec: number): MethodResult;
   /** auth.revoke with that token. */
@@ -55,6 +63,8 @@ export function createOAuthRegistry(client?: { id: string; secret: string }): OA
   const refresh = new Map<string, StandInWorkspace>();
   const revoked = new Set<string>();
   const admins = new Set<string>();
+  const known = new Map<string, StandInWorkspace>();
+  const people = new Map<string, Map<string, boolean>>();
   const str = (v: unknown) => (typeof v === "string" && v !== "" ? v : undefined);
 
   const issue = (ws: StandInWorkspace, nowSec: number): Obj => {
@@ -72,8 +82,16 @@ export function createOAuthRegistry(client?: { id: string; secret: string }): OA
       const code = `code-${randomBytes(8).toString("hex")}`;
       codes.set(code, ws);
       for (const u of [ws.installerId, ...(ws.adminIds ?? [])]) if (u) admins.add(u);
+      const team = people.get(idOf(ws)) ?? new Map<string, boolean>();
+      for (const u of [ws.installerId, ...(ws.adminIds ?? [])]) if (u) team.set(u, true);
+      for (const u of ws.memberIds ?? []) if (!team.has(u)) team.set(u, false);
+      people.set(idOf(ws), team);
       return code;
     },
+    declare(ws) {
+      known.set(idOf(ws), ws);
+    },
+    declared: () => [...known.values()],
     workspaceOf: (token) => tokens.get(token)?.ws,
     tokenError(token, nowSec) {
       if (revoked.has(token)) return "token_revoked";
@@ -83,6 +101,8 @@ export function createOAuthRegistry(client?: { id: string; secret: string }): OA
     },
     tokensOf: (id) => [...tokens.entries()].filter(([, t]) => idOf(t.ws) === id).map(([k]) => k),
     isAdmin: (user) => admins.has(user),
+    usersOf: (id) =>
+      [...(people.get(id) ?? new Map<string, boolean>())].map(([u, admin]) => ({ id: u, admin })),
     access(args, basic, nowSec) {
       const id = str(args.client_id) ?? basic?.id;
       const secret = str(args.client_secret) ?? basic?.secret;
@@ -125,6 +145,8 @@ export function createOAuthRegistry(client?: { id: string; secret: string }): OA
       refresh.clear();
       revoked.clear();
       admins.clear();
+      known.clear();
+      people.clear();
     },
   };
 }

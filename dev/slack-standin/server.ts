@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import { silentLogger, type Logger } from "../../src/log.js";
 import { flattenBlocks } from "./flatten-blocks.js";
+import { answerAuthorize } from "./authorize-page.js";
 import { createOAuthRegistry, type OAuthRegistry } from "./oauth.js";
 import {
   isKnownMethod,
@@ -14,6 +15,7 @@ import {
   type StandInEvent,
   type StandInState,
 } from "./methods.js";
+import type { StandInWorkspace } from "./oauth.js";
 import type { FailureRule, RecordedCall, RecordedResponse, StoredMessage, UploadedFile } from "./types.js";
 
 export type { RecordedCall, RecordedResponse, StoredMessage, UploadedFile, MessageVersion } from "./types.js";
@@ -35,6 +37,8 @@ export interface SlackStandInOptions {
   now?: () => number;
   /** The app's client id and secret that oauth.v2.access accepts; default: any. */
   oauthClient?: { id: string; secret: string };
+  /** Workspaces the authorize page knows (`GET /oauth/v2/authorize?team=<id>` installs one). */
+  workspaces?: StandInWorkspace[];
 }
 
 export interface SlackStandIn {
@@ -59,8 +63,8 @@ export interface SlackStandIn {
    * "upload" for upload URLs or "response_url" for response URLs.
    */
   fail: {
-    /** HTTP 429 with Retry-After and body {ok:false,error:"ratelimited"}. */
-    rateLimit(method: string, o: { count: number; retryAfterSeconds: number }): void;
+    /** HTTP 429 with Retry-After and body {ok:false,error:"ratelimited"}; only for that workspace's token when `team` is given. */
+    rateLimit(method: string, o: { count: number; retryAfterSeconds: number; team?: string }): void;
     /** HTTP 200 {ok:false,error:code}; only for that channel when given; `count` default: until cleared. */
     error(method: string, code: string, o?: { channel?: string; count?: number }): void;
     serverError(method: string, o: { count: number; status?: number }): void;
@@ -203,6 +207,7 @@ export async function startSlackStandIn(opts: SlackStandInOptions = {}): Promise
   };
   let rules: FailureRule[] = [];
   const oauth = createOAuthRegistry(opts.oauthClient);
+  for (const ws of opts.workspaces ?? []) oauth.declare(ws);
   const nowSec = () => Math.floor(now() / 1000);
   const hung = new Set<ServerResponse>();
   let lastMicros = 0;
@@ -228,13 +233,14 @@ export async function startSlackStandIn(opts: SlackStandInOptions = {}): Promise
     }
   };
 
-  function takeRule(method: string, args: Obj): FailureRule | undefined {
+  function takeRule(method: string, args: Obj, team?: string): FailureRule | undefined {
     const channel = args.channel ?? args.channel_id;
     const rule = rules.find(
       (r) =>
         r.remaining > 0 &&
         (r.method === method || (r.method === "*" && method !== "upload" && method !== "response_url")) &&
-        (r.kind !== "error" || r.channel === undefined || r.channel === channel),
+        (r.kind !== "error" || r.channel === undefined || r.channel === channel) &&
+        (r.kind !== "rateLimit" || r.team === undefined || r.team === team),
     );
     if (rule) rule.remaining -= 1;
     return rule;
@@ -316,13 +322,14 @@ export async function startSlackStandIn(opts: SlackStandInOptions = {}): Promise
       sendJson(res, 200, result);
     };
 
-    if (applyRule(takeRule(method, args), call, res)) {
+    const ws = token ? oauth.workspaceOf(token) : undefined;
+    const teamId = ws ? ((ws.isEnterpriseInstall ? ws.enterpriseId : ws.teamId) ?? "") : STANDIN_TEAM.id;
+    if (applyRule(takeRule(method, args, teamId), call, res)) {
       logger.debug({ method, injected: call.error }, "slack stand-in injected failure");
+      call.team = teamId;
       return;
     }
     if (method === "oauth.v2.access") return finish(oauth.access(args, basicAuth(req), nowSec()));
-    const ws = token ? oauth.workspaceOf(token) : undefined;
-    const teamId = ws ? ((ws.isEnterpriseInstall ? ws.enterpriseId : ws.teamId) ?? "") : STANDIN_TEAM.id;
     call.team = teamId;
     if (method === "auth.revoke") {
       const err = tokenError(token);
@@ -347,6 +354,7 @@ export async function startSlackStandIn(opts: SlackStandInOptions = {}): Promise
         isEnterpriseInstall: ws?.isEnterpriseInstall === true,
       },
       isAdmin: (user) => oauth.isAdmin(user),
+      users: () => oauth.usersOf(teamId),
       onJoin: (channel) => {
         rules = rules.filter(
           (r) => !(r.kind === "error" && r.code === "not_in_channel" && r.channel === channel),
@@ -416,6 +424,12 @@ export async function startSlackStandIn(opts: SlackStandInOptions = {}): Promise
     if (req.method === "POST" && parts[0] === "response" && parts[1]) {
       return handleResponseUrl(parts[1], req, res);
     }
+    if (req.method === "GET" && url.pathname === "/oauth/v2/authorize") {
+      const a = answerAuthorize(url, oauth, opts.oauthClient);
+      res.writeHead(a.status, { ...a.headers, "content-length": String(Buffer.byteLength(a.body)) });
+      res.end(a.body);
+      return;
+    }
     sendJson(res, 404, { ok: false, error: "not_found" });
   }
 
@@ -456,7 +470,13 @@ export async function startSlackStandIn(opts: SlackStandInOptions = {}): Promise
     responseUrl: (id) => `${origin}/response/${encodeURIComponent(id ?? nextId("R"))}`,
     fail: {
       rateLimit: (method, o) =>
-        addRule({ kind: "rateLimit", method, remaining: o.count, retryAfterSeconds: o.retryAfterSeconds }),
+        addRule({
+          kind: "rateLimit",
+          method,
+          remaining: o.count,
+          retryAfterSeconds: o.retryAfterSeconds,
+          ...(o.team !== undefined ? { team: o.team } : {}),
+        }),
       error: (method, code, o = {}) =>
         addRule({
           kind: "error",
@@ -501,6 +521,7 @@ export async function startSlackStandIn(opts: SlackStandInOptions = {}): Promise
       state.files.length = 0;
       rules = [];
       oauth.reset();
+      for (const ws of opts.workspaces ?? []) oauth.declare(ws);
     },
     close() {
       for (const res of hung) res.destroy();

@@ -57,7 +57,7 @@ export interface UploadedFile {
 }
 
 export type FailureRule =
-  | { kind: "rateLimit"; method: string; remaining: number; retryAfterSeconds: number }
+  | { kind: "rateLimit"; method: string; remaining: number; retryAfterSeconds: number; team?: string }
   | { kind: "error"; method: string; remaining: number; code: string; channel?: string }
   | { kind: "serverError"; method: string; remaining: number; status: number }
   | { kind: "hang"; method: string; remaining: number };

@@ -1,6 +1,7 @@
 import type { Queue } from "bullmq";
 import type { Feature } from "../feature.js";
 import { QUEUE_NAMES, type AlertsJob } from "../jobs/queues.js";
+import { keepScheduled } from "../jobs/keep-scheduled.js";
 import type { Logger } from "../log.js";
 import { alertsCommand, type AlertsCommandDeps } from "../slack/commands/alerts.js";
 import type { Subcommand } from "../slack/commands/types.js";
@@ -8,7 +9,6 @@ import { evaluateAlerts, type AlertsEvalDeps } from "./evaluate.js";
 
 export const ALERTS_SCHEDULER_ID = "alerts";
 export const DEFAULT_ALERTS_INTERVAL_MS = 5 * 60_000;
-const RETRY_SETUP_MS = 30_000;
 
 export interface AlertsFeatureDeps {
   command: AlertsCommandDeps;
@@ -40,30 +40,14 @@ export function alertsFeature(deps: AlertsFeatureDeps): Feature<Subcommand> {
         processor: async (job) => evaluateAlerts(deps.evaluate, job.id ?? "alerts"),
       },
     ],
-    async startScheduler() {
-      let stopped = false;
-      let retry: NodeJS.Timeout | undefined;
-      const schedule = async (): Promise<void> => {
-        try {
-          await deps.queue().upsertJobScheduler(
-            ALERTS_SCHEDULER_ID,
-            { every: intervalMs },
-            {
-              name: "alerts",
-              opts: { attempts: 1, removeOnComplete: { count: 50 }, removeOnFail: { count: 50 } },
-            },
-          );
-        } catch (err) {
-          // Redis down at start-up: the rest of the app runs; the schedule is set once Redis is back.
-          deps.logger.warn({ err }, "alerts: could not set their schedule; retrying in 30 s");
-          if (!stopped) retry = setTimeout(() => void schedule(), RETRY_SETUP_MS).unref();
-        }
-      };
-      await schedule();
-      return async () => {
-        stopped = true;
-        if (retry) clearTimeout(retry);
-      };
-    },
+    startScheduler: () =>
+      keepScheduled({
+        queue: deps.queue,
+        schedulerId: ALERTS_SCHEDULER_ID,
+        name: "alerts",
+        everyMs: intervalMs,
+        what: "alerts",
+        logger: deps.logger,
+      }),
   };
 }

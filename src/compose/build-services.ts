@@ -1,3 +1,4 @@
+import type { Queue } from "bullmq";
 import type { Config } from "../config.js";
 import { InsightClient } from "../insight/client.js";
 import type { WorkerTuning } from "../jobs/create-worker.js";
@@ -9,6 +10,7 @@ import { OpsNotifier } from "../ops/ops-notifier.js";
 import { insightErrorReporter, type ReportInsightError } from "../ops/report-insight-error.js";
 import { createSlackApi, type SlackApi } from "../slack/client.js";
 import { ChannelThrottle } from "../slack/outbound/channel-throttle.js";
+import { MethodHold } from "../slack/outbound/method-hold.js";
 import { createSlackSender, type SlackSender } from "../slack/outbound/slack-sender.js";
 import { DeliveryHealthStore } from "../store/delivery-health.js";
 import { installKeys, stateKeys, type StateKeys } from "../store/keys.js";
@@ -58,8 +60,10 @@ export interface Services {
   config: Config;
   logger: Logger;
   metrics: Metrics;
-  /** Stores, commands and producers share it; the receiver and each worker have their own. */
+  /** Stores and commands share it (auto-pipelined); the receiver and each worker have their own. */
   redis: Redis;
+  /** The queues' producers (BullMQ's scripts live on it). */
+  queueRedis: Redis;
   keys: StateKeys;
   queues: Queues;
   subscriptions: SubscriptionStore;
@@ -91,6 +95,11 @@ export interface Services {
   };
   /** Set on one workspace's services (compose/workspaces.ts). */
   workspaceId?: string;
+  /** What `status` reads in a workspace: its own jobs and its own spool (compose/workspaces.ts). */
+  workspaceStatus?: {
+    queues(): readonly Pick<Queue, "name" | "getJobCounts" | "getWorkersCount">[];
+    readonly spoolDir: string;
+  };
   /** Multi-workspace mode: the Home tab's connection section (Connect). */
   homeTop?: (userId: string) => Promise<KnownBlock[]>;
 }
@@ -99,13 +108,20 @@ export function buildServices(config: Config, logger: Logger, tuning: RuntimeTun
   const metrics = createMetrics({ defaultMetrics: true });
   // Commands, stores and producers wait through short Redis blips; only the webhook receiver
   // fails fast (its own connection, webhooks/create-receiver.ts) because it has a spool to fall back on.
-  const redis = createRedis(config.redis, "shared", logger);
+  // Stores send the commands issued in one event-loop turn in one write (a digest's reads, its
+  // writes after the post): each write to the socket costs more CPU than the command itself.
+  const redis = createRedis(config.redis, "shared", logger, { enableAutoPipelining: true });
+  // BullMQ defines about forty scripts on its connection, which every auto-pipeline would copy:
+  // the queues keep a connection of their own, without it.
+  const queueRedis = createRedis(config.redis, "shared", logger);
   const cluster = isCluster(redis);
   const keys = stateKeys(config.redis.prefix, { cluster });
-  const queues = createQueues(redis, config.redis.prefix, logger, queueLayout(cluster, tuning.queueShards));
+  const queues = createQueues(queueRedis, config.redis.prefix, logger, queueLayout(cluster, tuning.queueShards));
   const client = new InsightClient({
-    baseUrl: config.insight.baseUrl,
-    apiKey: config.insight.apiKey,
+    // Multi-workspace mode without INSIGHT_BASE_URL: each workspace brings its own; this
+    // deployment-level client is never the one a workspace's work uses, and fails fast.
+    baseUrl: config.insight.baseUrl || "http://not-connected.invalid",
+    apiKey: config.insight.apiKey || "not-connected",
     apiVersion: config.insight.apiVersion,
     searchParam: config.insight.searchParam,
     logger,
@@ -136,8 +152,10 @@ export function buildServices(config: Config, logger: Logger, tuning: RuntimeTun
     }),
     timeZoneOf,
   };
-  const ops = new OpsNotifier(redis, keys, () => queues.slack, config.opsChannelId, logger);
   const mw = config.multiWorkspace;
+  // Many workspaces: no token of the deployment's own may post, and a job without a workspace
+  // would run once per installed workspace (another customer's): deployment alerts are logged.
+  const ops = new OpsNotifier(redis, keys, () => queues.slack, mw ? undefined : config.opsChannelId, logger);
   const ik = installKeys(config.redis.prefix, { cluster });
   const sealer = mw ? new Sealer(mw.encryptionKey, mw.previousEncryptionKeys) : undefined;
   return {
@@ -145,6 +163,7 @@ export function buildServices(config: Config, logger: Logger, tuning: RuntimeTun
     logger,
     metrics,
     redis,
+    queueRedis,
     keys,
     queues,
     subscriptions,
@@ -159,7 +178,7 @@ export function buildServices(config: Config, logger: Logger, tuning: RuntimeTun
     throttle: new ChannelThrottle(redis, keys, tuning.channelGapMs),
     insight: { client, lookup: new ThreadLookup(client, { cacheMs: tuning.lookupCacheMs }) },
     slack,
-    sender: createSlackSender(slack),
+    sender: createSlackSender(slack, new MethodHold(redis, keys)),
     reportInsightError: insightErrorReporter(ops),
     tuning,
     ...(mw && sealer
@@ -181,4 +200,5 @@ export async function closeServices(s: Services): Promise<void> {
   await s.queues.close().catch(failed);
   await s.insight.client.close().catch(failed);
   s.redis.disconnect();
+  s.queueRedis.disconnect();
 }

@@ -1,4 +1,4 @@
-import { adminFeature } from "../admin/feature.js";
+import { adminFeature, type AdminFeatureDeps } from "../admin/feature.js";
 import type { Feature } from "../feature.js";
 import { relayFeature } from "../jobs/relay-feature.js";
 import { repeatCheck } from "../webhooks/delivery-recorder.js";
@@ -26,6 +26,8 @@ import {
 
 export interface FeatureOptions {
   reconciler?: ReconcilerOptions;
+  /** Multi-workspace mode: the admin page reads the deployment's queues and its workspaces. */
+  admin?: Pick<AdminFeatureDeps, "queues" | "workspaces">;
 }
 
 /**
@@ -42,7 +44,11 @@ export function buildFeatures(s: Services, o: FeatureOptions = {}): Feature<Subc
       slackOut: slackOutDeps(s),
       ...(s.tuning.workerConcurrency ? { concurrency: s.tuning.workerConcurrency } : {}),
     }),
-    adminFeature({ password: s.config.adminPassword, queues: () => s.queues.all() }),
+    adminFeature({
+      password: s.config.adminPassword,
+      queues: () => s.queues.all(),
+      ...o.admin,
+    }),
     commandsFeature(commandsDeps(s)),
     weeklyFeature({
       command: weeklyCommandDeps(s),

@@ -112,10 +112,11 @@ export function statusDeps(s: Services): StatusDeps {
     health: s.health,
     subscriptions: s.subscriptions,
     ops: s.ops,
-    queues: () => s.queues.all(),
+    // In a workspace: its own jobs only (status shows that workspace alone).
+    queues: () => s.workspaceStatus?.queues() ?? s.queues.all(),
     insight: s.insight.client,
     // A fresh reader each time: the spool's segments are shared by every process on SPOOL_DIR.
-    spoolSize: () => new Spool(s.config.spoolDir, s.logger).sizeOnDisk(),
+    spoolSize: () => new Spool(s.workspaceStatus?.spoolDir ?? s.config.spoolDir, s.logger).sizeOnDisk(),
     reportInsightError: s.reportInsightError,
     logger: s.logger,
   };

@@ -20,7 +20,14 @@ import { buildFeatures } from "./features.js";
 import { connectionBlocks, registerConnect } from "../slack/actions/connect-actions.js";
 import { currentWorkspaceId, scopedServices, type Workspaces } from "./workspaces.js";
 import { registerLifecycle } from "../workspaces/lifecycle.js";
-import { connectDeps, lifecycleDeps, multiWorkspaces, workspaceIngests } from "./workspace-wiring.js";
+import { refreshWorkspaceDepth } from "../workspaces/queue-depth.js";
+import {
+  connectDeps,
+  lifecycleDeps,
+  multiWorkspaces,
+  workspaceIngests,
+  workspaceRows,
+} from "./workspace-wiring.js";
 
 export interface RunningRoles {
   server?: Server;
@@ -59,6 +66,15 @@ export async function startRoles(s: Services, given?: readonly Feature<Subcomman
               connectionBlocks(connectDeps(s, installs(s), workspaces), currentWorkspaceId() ?? "", userId),
           }
         : s,
+      workspaces
+        ? {
+            // The deployment's view: every queue and every workspace, outside any one workspace.
+            admin: {
+              queues: () => s.queues.all(),
+              workspaces: () => workspaceRows(s, installs(s), workspaces),
+            },
+          }
+        : {},
     );
   const runs = (r: Role) => config.role === "all" || config.role === r;
   const stopSchedulers: (() => Promise<void>)[] = [];
@@ -157,14 +173,27 @@ async function startWeb(
   running.receiver = receiver;
 
   const commands = new CommandRouter(
-    { logger, adminUserIds: config.adminUserIds, reportInsightError: s.reportInsightError },
+    {
+      logger,
+      adminUserIds: config.adminUserIds,
+      // A command's failure is its workspace's: a refused key goes to that workspace's admins.
+      reportInsightError: workspaces ? scopedServices(s).reportInsightError : s.reportInsightError,
+    },
     features.flatMap((f) => f.subcommands ?? []),
   );
   running.commands = commands;
   const refreshGauges = async () => {
     metrics.spoolSize.set(await receiver.spool.sizeOnDisk());
     for (const q of s.queues.all()) {
-      const counts = await q.getJobCounts("waiting", "active", "delayed", "failed");
+      const { prioritized = 0, ...counts } = await q.getJobCounts(
+        "waiting",
+        "prioritized",
+        "active",
+        "delayed",
+        "failed",
+      );
+      // Jobs with a priority (fair turns across workspaces) are waiting ones too.
+      counts.waiting = (counts.waiting ?? 0) + prioritized;
       for (const [state, n] of Object.entries(counts)) metrics.queueDepth.set({ queue: q.name, state }, n);
     }
     if (s.installs) {
@@ -172,6 +201,7 @@ async function startWeb(
       const connected = await Promise.all(installed.map((w) => s.installs?.connections.isConnected(w.id)));
       metrics.workspaces.set({ state: "installed" }, installed.length);
       metrics.workspaces.set({ state: "connected" }, connected.filter(Boolean).length);
+      await refreshWorkspaceDepth(metrics.workspaceQueueDepth, s.queues.all());
     }
   };
   const slackApp = createSlackApp({

@@ -1,18 +1,22 @@
-import { createHash } from "node:crypto";
 import { join } from "node:path";
 import { connectionBlocks, type ConnectDeps } from "../slack/actions/connect-actions.js";
 import { publishHome } from "../slack/home/publish-home.js";
 import { DeliveryHealthStore } from "../store/delivery-health.js";
 import { stateKeys, workspacePrefix } from "../store/keys.js";
+import { isCluster, withTimeout } from "../store/redis.js";
 import type { Receiver } from "../webhooks/create-receiver.js";
 import { DeliveryRecorder } from "../webhooks/delivery-recorder.js";
 import { DeliveryIngest } from "../webhooks/ingest.js";
 import { Spool } from "../webhooks/spool.js";
-import { workspaceAdmins } from "../workspaces/admins.js";
+import { classifyDelivery } from "../webhooks/classify-delivery.js";
+import { UnroutedDeliveries, type WebhookIngest } from "../webhooks/unrouted.js";
+import { listWorkspaceAdmins, workspaceAdmins } from "../workspaces/admins.js";
 import { checkInsightKey } from "../workspaces/check-key.js";
-import type { ConnectionStore } from "../workspaces/connection-store.js";
+import { secretHash, type ConnectionStore } from "../workspaces/connection-store.js";
 import type { RemoveWorkspaceDeps } from "../workspaces/lifecycle.js";
 import { stampQueue } from "../workspaces/stamped-queue.js";
+import type { WorkspaceRow } from "../admin/workspaces-page.js";
+import { waitingByWorkspace } from "../workspaces/queue-depth.js";
 import type { Services } from "./build-services.js";
 import { statusDeps } from "./narrow-deps.js";
 import { Workspaces } from "./workspaces.js";
@@ -35,40 +39,46 @@ export function multiWorkspaces(s: Services): Workspaces {
       return { id, botToken, insight: conn ? { apiKey: conn.apiKey, baseUrl: conn.baseUrl } : undefined };
     },
     async () => (await installs.installations.list()).map((w) => w.id),
+    listWorkspaceAdmins({
+      adminUserIds: s.config.adminUserIds,
+      apiUrl: s.config.slack.apiUrl,
+      botToken: (id) => installs.installations.botToken(id),
+    }),
   );
 }
+
+/** How long a secret lookup may take before the delivery is kept unrouted instead. */
+const LOOKUP_TIMEOUT_MS = 1_000;
 
 /**
  * The webhook route's secret -> workspace: each workspace's deliveries are recorded under its
  * own prefix (de-duplication, health, dead letters) and queued stamped with its id, over the
  * receiver's fail-fast connection; each has its own spool directory. Known secrets are kept in
- * memory for a short while, so a Redis blip does not turn a known sender's deliveries into
- * 404s; a rotated, disconnected or uninstalled secret is dropped at once in this process and
- * within SECRET_CACHE_MS in the others.
+ * memory for a short while, and past that still used while Redis cannot be asked, so a Redis
+ * outage does not turn a known sender's deliveries into 404s or 503s; a rotated, disconnected
+ * or uninstalled secret is dropped at once in this process and within SECRET_CACHE_MS in the
+ * others. A secret this process has not seen, while Redis is down, is kept unrouted on disk
+ * (webhooks/unrouted.ts) and routed, or dead-lettered, once Redis answers (rule 1).
  */
 export function workspaceIngests(
   s: Services,
-  connections: Pick<ConnectionStore, "workspaceForSecret">,
+  connections: Pick<ConnectionStore, "workspaceForSecretHash">,
   workspaces: Workspaces,
   receiver: Receiver,
-): (presented: string) => Promise<DeliveryIngest | undefined> {
+): (presented: string) => Promise<WebhookIngest | undefined> {
   const bySecret = new Map<string, { id: string; ingest: DeliveryIngest; until: number }>();
   const byWorkspace = new Map<string, DeliveryIngest>();
-  const hash = (p: string) => createHash("sha256").update(p).digest("hex");
   workspaces.onForget((id) => {
     for (const [h, e] of bySecret) if (e.id === id) bySecret.delete(h);
     byWorkspace.get(id)?.close();
     byWorkspace.delete(id);
   });
-  return async (presented) => {
-    const h = hash(presented);
-    const known = bySecret.get(h);
-    if (known && known.until > Date.now()) return known.ingest;
-    const id = await connections.workspaceForSecret(presented);
-    if (!id || !(await workspaces.get(id))) return undefined;
+  const ingestOf = (id: string): DeliveryIngest => {
     let ingest = byWorkspace.get(id);
     if (!ingest) {
-      const keys = stateKeys(workspacePrefix(s.config.redis.prefix, id));
+      const keys = stateKeys(workspacePrefix(s.config.redis.prefix, id), {
+        cluster: isCluster(receiver.redis),
+      });
       const queues = {
         get deliveries() {
           return stampQueue(receiver.queues.deliveries, id);
@@ -85,6 +95,52 @@ export function workspaceIngests(
       void ingest.replay().catch(() => undefined);
       byWorkspace.set(id, ingest);
     }
+    return ingest;
+  };
+  /** The installed workspace whose secret has this hash; undefined: none; throws while Redis cannot say. */
+  const lookup = async (h: string): Promise<string | undefined> => {
+    if (!receiver.recorder.available) throw new Error("Redis unavailable");
+    const id = await withTimeout(connections.workspaceForSecretHash(h), LOOKUP_TIMEOUT_MS, "Redis");
+    if (!id || !(await withTimeout(workspaces.get(id), LOOKUP_TIMEOUT_MS, "Redis"))) return undefined;
+    return id;
+  };
+  const unrouted = new UnroutedDeliveries({
+    dir: join(s.config.spoolDir, "unrouted"),
+    resolve: async (h) => {
+      const id = await lookup(h);
+      return id ? ingestOf(id) : "unknown";
+    },
+    deadLetter: (d) => {
+      const c = classifyDelivery(d.body);
+      return receiver.health.addDeadLetter({
+        at: d.receivedAt,
+        reason: "unknown_secret",
+        webhookType: c.kind === "valid" ? c.event.webhookType : c.webhookType,
+        error: "kept while Redis was unavailable; no workspace has this webhook secret",
+        body: d.body,
+        deliveryId: c.deliveryId,
+      });
+    },
+    logger: s.logger,
+    metrics: s.metrics,
+  });
+  const route = () => void unrouted.replay().catch(() => undefined);
+  receiver.redis.on("ready", route);
+  if (unrouted.pending()) route(); // kept by a process before this one
+  return async (presented) => {
+    const h = secretHash(presented);
+    const known = bySecret.get(h);
+    if (known && known.until > Date.now()) return known.ingest;
+    let id: string | undefined;
+    try {
+      id = await lookup(h);
+    } catch {
+      // Redis cannot say: a secret seen lately still goes to its workspace (whose ingest
+      // spools); any other is kept until it can be checked.
+      return known?.ingest ?? unrouted.ingestFor(h);
+    }
+    if (!id) return undefined;
+    const ingest = ingestOf(id);
     bySecret.set(h, { id, ingest, until: Date.now() + SECRET_CACHE_MS });
     return ingest;
   };
@@ -156,4 +212,37 @@ export function lifecycleDeps(s: Services, installs: Installs, workspaces: Works
     forget: (id) => workspaces.forget(id),
     logger: s.logger,
   };
+}
+
+/** The admin page's rows: what each workspace is, never its tokens, key or webhook URL. */
+export async function workspaceRows(
+  s: Services,
+  installs: Installs,
+  workspaces: Workspaces,
+): Promise<WorkspaceRow[]> {
+  const [installed, waiting] = await Promise.all([
+    installs.installations.list(),
+    waitingByWorkspace(s.queues.all()),
+  ]);
+  return Promise.all(
+    installed.map(async (w): Promise<WorkspaceRow> => {
+      const [conn, subs] = await Promise.all([
+        installs.connections.summary(w.id),
+        workspaces
+          .get(w.id)
+          .then((ws) => ws?.subscriptions.all())
+          .catch(() => undefined),
+      ]);
+      return {
+        id: w.id,
+        name: w.name,
+        enterprise: w.enterprise,
+        installedAt: w.installedAt,
+        connected: conn.connected,
+        keyRejectedAt: conn.keyRejectedAt,
+        subscriptions: subs?.length,
+        waitingJobs: waiting.get(w.id) ?? 0,
+      };
+    }),
+  );
 }

@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from "node:async_hooks";
+import { join } from "node:path";
 import type { Processor } from "bullmq";
 import { InsightClient } from "../insight/client.js";
 import type { Queues } from "../jobs/queues.js";
@@ -7,6 +8,7 @@ import { OpsNotifier } from "../ops/ops-notifier.js";
 import { insightErrorReporter } from "../ops/report-insight-error.js";
 import { createSlackApi } from "../slack/client.js";
 import { ChannelThrottle } from "../slack/outbound/channel-throttle.js";
+import { MethodHold } from "../slack/outbound/method-hold.js";
 import { createSlackSender } from "../slack/outbound/slack-sender.js";
 import { DeliveryHealthStore } from "../store/delivery-health.js";
 import { stateKeys, workspacePrefix } from "../store/keys.js";
@@ -19,8 +21,12 @@ import { PendingDigestStore } from "../digest/pending-store.js";
 import { DigestSchedules } from "../digest/schedules.js";
 import { AlertSettingsStore } from "../alerts/settings-store.js";
 import { WeeklySchedules } from "../weekly/schedules.js";
-import { JOB_DEFAULTS } from "../jobs/queues.js";
+import { JOB_DEFAULTS, jobId, SHARD_KEYS } from "../jobs/queues.js";
+import { fairQueue } from "../workspaces/fair-queue.js";
+import { FairTurns } from "../workspaces/fair-turns.js";
+import { keyRejection, WorkspaceOpsNotifier } from "../workspaces/key-rejection.js";
 import { stampQueue } from "../workspaces/stamped-queue.js";
+import { ownJobCounts } from "../workspaces/queue-depth.js";
 import type { Services } from "./build-services.js";
 
 /*
@@ -43,7 +49,7 @@ export interface WorkspaceCredentials {
   insight: { apiKey: string; baseUrl: string } | undefined;
 }
 
-function stampQueues(q: Queues, id: string): Queues {
+function stampQueues(q: Queues, id: string, turns: FairTurns): Queues {
   return {
     get layout() {
       return q.layout;
@@ -58,8 +64,9 @@ function stampQueues(q: Queues, id: string): Queues {
     get deliveries() {
       return stampQueue(q.deliveries, id);
     },
+    // Slack rate limits are per workspace: the slack-out queue takes fair turns across workspaces.
     get slack() {
-      return stampQueue(q.slack, id);
+      return fairQueue(stampQueue(q.slack, id), turns, id, SHARD_KEYS.slack);
     },
     get refresh() {
       return stampQueue(q.refresh, id);
@@ -80,10 +87,14 @@ function stampQueues(q: Queues, id: string): Queues {
 }
 
 /** One workspace's services: the base's connections and queues, everything else its own. */
-export function buildWorkspaceServices(base: Services, ws: WorkspaceCredentials): Services {
+export function buildWorkspaceServices(
+  base: Services,
+  ws: WorkspaceCredentials,
+  adminsOf?: (workspaceId: string) => Promise<string[]>,
+): Services {
   const { config, logger, metrics, redis, tuning } = base;
   const keys = stateKeys(workspacePrefix(config.redis.prefix, ws.id), { cluster: isCluster(redis) });
-  const queues = stampQueues(base.queues, ws.id);
+  const queues = stampQueues(base.queues, ws.id, new FairTurns(redis, config.redis.prefix));
   const wsLogger = logger.child({ workspace: ws.id });
   const client = new InsightClient({
     baseUrl: ws.insight?.baseUrl ?? NOT_CONNECTED_URL,
@@ -94,6 +105,8 @@ export function buildWorkspaceServices(base: Services, ws: WorkspaceCredentials)
     metrics,
     ...(tuning.insightTimeoutMs ? { timeoutMs: tuning.insightTimeoutMs } : {}),
     ...(tuning.insightRetry ? { retry: tuning.insightRetry } : {}),
+    // The key works (again): the "key rejected" mark goes (throttled in keyRejection).
+    onSuccess: () => void rejection?.accepted(),
   });
   const slack = createSlackApi({
     token: ws.botToken,
@@ -101,8 +114,29 @@ export function buildWorkspaceServices(base: Services, ws: WorkspaceCredentials)
     logger: wsLogger,
     metrics,
   });
-  // Operational alerts of a workspace never go to the deployment's ops channel (another customer's).
-  const ops = new OpsNotifier(redis, keys, () => queues.slack, undefined, wsLogger);
+  // Operational alerts of a workspace never go to the deployment's ops channel (another
+  // customer's); a refused Insight key is told to the workspace's own admins.
+  const connections = base.installs?.connections;
+  const rejection =
+    connections && ws.insight
+      ? keyRejection({
+          workspaceId: ws.id,
+          apiKey: ws.insight.apiKey,
+          connections,
+          admins: adminsOf ?? (async () => []),
+          dm: async (userId, text, key) => {
+            await queues.slack.add(
+              "dm",
+              { kind: "dm", channelId: userId, userId, text },
+              { jobId: jobId("dm", userId, key) },
+            );
+          },
+          logger: wsLogger,
+        })
+      : undefined;
+  const ops = rejection
+    ? new WorkspaceOpsNotifier(redis, keys, () => queues.slack, wsLogger, rejection)
+    : new OpsNotifier(redis, keys, () => queues.slack, undefined, wsLogger);
   const subscriptions = new SubscriptionStore(redis, keys);
   const schedules = new WeeklySchedules(() => queues.weekly, redis, keys.schedules, JOB_DEFAULTS.weekly);
   const timeZoneOf = async (channelId: string) =>
@@ -135,9 +169,14 @@ export function buildWorkspaceServices(base: Services, ws: WorkspaceCredentials)
     throttle: new ChannelThrottle(redis, keys, tuning.channelGapMs),
     insight: { client, lookup: new ThreadLookup(client, { cacheMs: tuning.lookupCacheMs }) },
     slack,
-    sender: createSlackSender(slack),
+    sender: createSlackSender(slack, new MethodHold(redis, keys)),
     reportInsightError: insightErrorReporter(ops),
     workspaceId: ws.id,
+    workspaceStatus: {
+      queues: () => base.queues.all().map((q) => ownJobCounts(q, ws.id)),
+      // Its deliveries are spooled in its own directory (workspace-wiring.ts).
+      spoolDir: join(config.spoolDir, "w", ws.id),
+    },
   };
 }
 
@@ -199,6 +238,12 @@ export function scopedServices(base: Services): Services {
     slack: scoped((s) => s.slack),
     sender: scoped((s) => s.sender),
     reportInsightError: (...args) => need().reportInsightError(...args),
+    workspaceStatus: {
+      queues: () => need().workspaceStatus?.queues() ?? [],
+      get spoolDir() {
+        return need().workspaceStatus?.spoolDir ?? base.config.spoolDir;
+      },
+    },
   };
 }
 
@@ -211,12 +256,14 @@ export class Workspaces {
     private readonly base: Services,
     private readonly load: (id: string) => Promise<WorkspaceCredentials | undefined>,
     readonly list: () => Promise<string[]>,
+    /** Who is told when the workspace's Insight key is refused. */
+    private readonly adminsOf?: (workspaceId: string) => Promise<string[]>,
   ) {}
 
   get(id: string): Promise<Services | undefined> {
     let hit = this.cache.get(id);
     if (!hit) {
-      hit = this.load(id).then((c) => (c ? buildWorkspaceServices(this.base, c) : undefined));
+      hit = this.load(id).then((c) => (c ? buildWorkspaceServices(this.base, c, this.adminsOf) : undefined));
       // A failed or empty load is not remembered: the next request tries again.
       hit.then(
         (s) => s ?? this.cache.delete(id),

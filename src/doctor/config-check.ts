@@ -24,6 +24,11 @@ const ADVICE: Record<string, string> = {
   WEEKLY_DEFAULT_CRON: 'use five cron fields such as "0 9 * * 1", or remove it',
   DEFAULT_TIMEZONE: "use an IANA zone such as Europe/Paris, or remove it to use UTC",
   LOG_LEVEL: "use fatal, error, warn, info, debug or trace, or remove it to use info",
+  PUBLIC_URL: "set the app's public https address, like https://relay.example.com",
+  SLACK_CLIENT_ID: "copy the Client ID from your Slack app's Basic Information page",
+  SLACK_CLIENT_SECRET: "copy the Client Secret from your Slack app's Basic Information page",
+  SLACK_STATE_SECRET: "make one with: openssl rand -hex 24",
+  ENCRYPTION_KEY: "make one with: openssl rand -hex 32 (32 bytes, hex or base64; NEW,OLD while rotating)",
 };
 
 /**

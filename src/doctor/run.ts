@@ -3,6 +3,7 @@ import { checkInsight } from "./insight-check.js";
 import { checkRedis } from "./redis-check.js";
 import { formatResult, type CheckResult } from "./result.js";
 import { checkSlack } from "./slack-check.js";
+import { checkEncryptionKey, checkOAuthClient, checkPublicUrl, oauthUrls } from "./oauth-check.js";
 import { parsePublicBase, webhookUrl } from "./webhook-url.js";
 
 export interface DoctorOptions {
@@ -68,18 +69,43 @@ export async function runDoctor(o: DoctorOptions): Promise<number> {
     const redisBad = needs("REDIS_URL", "REDIS_PREFIX");
     const insightBad = needs("INSIGHT_BASE_URL", "INSIGHT_API_KEY", "INSIGHT_API_VERSION");
     const slackBad = needs("SLACK_BOT_TOKEN", "SLACK_API_URL");
+    const mw = config.multiWorkspace;
     const checks = await Promise.all([
       redisBad.length
         ? skip("Redis", redisBad)
         : checkRedis(config.redis.url, config.redis.prefix, t, config.redis.clusterNodes),
-      insightBad.length ? skip("Insight API key", insightBad) : checkInsight(config, t),
-      slackBad.length ? skip("Slack token", slackBad) : checkSlack(config, t),
+      ...(mw
+        ? // Many workspaces: each brings its own bot token and API key; the deployment's OAuth settings are what to check.
+          [
+            checkOAuthClient(config, t).then((r) => [r]),
+            [checkEncryptionKey(mw), checkPublicUrl(config.publicUrl)],
+            [
+              {
+                status: "skip",
+                name: "Insight API key",
+                text: "each workspace connects its own key from the app's Home tab (Connect); /admin/workspaces lists which are connected",
+              } satisfies CheckResult,
+            ],
+          ]
+        : [
+            insightBad.length ? skip("Insight API key", insightBad) : checkInsight(config, t),
+            slackBad.length ? skip("Slack token", slackBad) : checkSlack(config, t),
+          ]),
     ]);
     results.push(...checks.flat());
   }
   for (const r of results) out(formatResult(r));
 
-  if (config && !cfg.bad.has("WEBHOOK_SECRET")) {
+  if (config?.multiWorkspace) {
+    const base = publicBase ?? config.publicUrl ?? "https://<your-host>";
+    const { install, redirect } = oauthUrls(base);
+    out("");
+    out("Many workspaces (Add to Slack):");
+    out(`  Install link to share: ${install}`);
+    out(`  Redirect URL (Slack app > OAuth & Permissions): ${redirect}`);
+    out(`  Slack app (slash command, interactivity, events) Request URL: ${base}/slack/events`);
+    out("  Each workspace's webhook URL is shown to its admins in the app's Home tab after Connect.");
+  } else if (config && !cfg.bad.has("WEBHOOK_SECRET")) {
     out("");
     out(
       "Webhook URL to paste into the Insight Service's dashboard (it holds WEBHOOK_SECRET: keep it private):",

@@ -57,6 +57,8 @@ export interface InsightClientOptions {
   logger?: Logger;
   /** Every attempt is counted in metrics.insightCalls {endpoint, status}. */
   metrics?: Metrics;
+  /** Told of every successful answer (a workspace's "key rejected" mark goes when the key works). */
+  onSuccess?: () => void;
   sleep?: (ms: number) => Promise<void>;
   random?: () => number;
 }
@@ -103,6 +105,7 @@ export class InsightClient {
   readonly #policy: RetryPolicy;
   readonly #logger: Logger;
   readonly #metrics: Metrics | undefined;
+  readonly #onSuccess: (() => void) | undefined;
   readonly #sleep: (ms: number) => Promise<void>;
   readonly #random: () => number;
   #closed = false;
@@ -132,6 +135,7 @@ export class InsightClient {
     positive("retry.maxAttempts", this.#policy.maxAttempts);
     this.#logger = (opts.logger ?? silentLogger).child({ component: "insight-client" });
     this.#metrics = opts.metrics;
+    this.#onSuccess = opts.onSuccess;
     this.#sleep = opts.sleep ?? ((ms) => delay(ms));
     this.#random = opts.random ?? Math.random;
     this.#pool = new Pool(url.origin, {
@@ -293,7 +297,10 @@ export class InsightClient {
         { endpoint, path: shownPath, status: label, attempt, ms: Math.round(tookMs) },
         "insight call",
       );
-      if (outcome.ok) return outcome.body;
+      if (outcome.ok) {
+        this.#onSuccess?.();
+        return outcome.body;
+      }
 
       const f = outcome.failure;
       const decision = decideRetry({

@@ -426,15 +426,9 @@ export function createQueues(
     namesOf: (name) => (logical.has(name) ? physicalNames(name as QueueName, layout) : [name]),
     all: every,
     close: async () => {
-      await Promise.all([
-        deliveries.close(),
-        slack.close(),
-        refresh.close(),
-        weekly.close(),
-        reconcile.close(),
-        digest.close(),
-        alerts.close(),
-      ]);
+      await Promise.all(
+        [deliveries, slack, refresh, weekly, reconcile, digest, alerts].map((q) => q.close()),
+      );
     },
   };
 }

@@ -33,7 +33,7 @@ export interface SlackOutDeps {
   keys: Pick<StateKeys, "lock">;
   refs: Pick<
     MessageRefStore,
-    "get" | "postingSince" | "setIfNewer" | "clearPosting" | "markPosting" | "setCard"
+    "get" | "postingSince" | "setIfNewer" | "markPosting" | "setCard"
   >;
   triage: Pick<TriageStore, "get" | "followersOf" | "noteCard">;
   replies: Pick<PendingReplies, "peek" | "drop">;
@@ -81,10 +81,13 @@ export async function processSlackJob(
   let format: CardFormat = "full";
   if (data.kind === "digest") {
     // Unsubscribed or paused while this job waited for its slot: nothing to post.
-    const sub = await deps.subscriptions.get(channel, data.digest.groupId);
+    // Read together: one write to Redis on an auto-pipelined connection.
+    const [sub, ref] = await Promise.all([
+      deps.subscriptions.get(channel, data.digest.groupId),
+      deps.refs.get(channel, data.digest.threadId),
+    ]);
     if (!sub || sub.paused) return "stale";
     format = deliveryOf(sub).format;
-    const ref = await deps.refs.get(channel, data.digest.threadId);
     const version = digestVersion(data.enrichedAtMs, Boolean(data.digest.sentiment));
     if (ref && digestVersion(ref.enrichedAtMs, ref.hasSentiment) >= version) return "stale";
     // Out of this channel's filters and never posted here: nothing to keep true.
@@ -170,16 +173,19 @@ async function sendDigest(
   const noLongerMatches = job.data.noLongerMatches === true;
   let digest = job.data.digest;
   const threadId = digest.threadId;
-  const release = await tryLock(
-    deps.redis,
-    deps.keys.lock(`digest:${channel}:${threadId}`),
-    deps.lockTtlMs ?? 15_000,
-  );
+  // The lock and what the card needs are asked together (one write): when the lock is not
+  // taken, the reads are simply not used.
+  const [release, firstRef, triage, posting] = await Promise.all([
+    tryLock(deps.redis, deps.keys.lock(`digest:${channel}:${threadId}`), deps.lockTtlMs ?? 15_000),
+    deps.refs.get(channel, threadId),
+    deps.triage.get(channel, threadId),
+    deps.refs.postingSince(channel, threadId),
+  ]);
   // Another job is posting this thread to this channel right now: come back shortly.
   if (!release) await delay(job, token, now() + 300 + Math.random() * 400);
   try {
     const hasSentiment = Boolean(digest.sentiment);
-    let ref = await deps.refs.get(channel, threadId);
+    let ref = firstRef;
     if (
       ref &&
       digestVersion(ref.enrichedAtMs, ref.hasSentiment) >= digestVersion(enrichedAtMs, hasSentiment)
@@ -199,7 +205,6 @@ async function sendDigest(
         participantCount: maxOf(digest.participantCount, prev.digest.participantCount),
       };
     }
-    const triage = await deps.triage.get(channel, threadId);
     const reEnriched = ref !== undefined && ref.enrichedAtMs > 0 && enrichedAtMs > ref.enrichedAtMs;
     // A sentiment filled in for the same enrichment is not news: the last change line stays.
     const change = prev
@@ -221,9 +226,11 @@ async function sendDigest(
 
     // A previous attempt may have posted and died before recording the ts: look for it.
     if (!ref) {
-      const since = await deps.refs.postingSince(channel, threadId);
+      const since = posting;
       if (since !== undefined) {
         const ts = await deps.sender.findDigest(channel, threadId, since - 5_000).catch((err: unknown) => {
+          // Rate limited: wait and look again (posting afresh now could post it twice).
+          if (classifySlackError(err).kind === "rate_limited") throw err;
           // History unreadable (scope missing, Slack down): post afresh, as when nothing is found.
           deps.logger.debug({ err, channel, threadId }, "could not look for an earlier post of this digest");
           return undefined;
@@ -250,15 +257,12 @@ async function sendDigest(
       ts = await postMarked(deps, channel, threadId, text, blocks, metadata, now);
       outcome = "posted";
     }
-    await deps.refs.setIfNewer(channel, threadId, {
-      ts,
-      enrichedAtMs,
-      hasSentiment,
-      groupId: digest.groupId,
-      card,
-    });
-    await deps.refs.clearPosting(channel, threadId);
-    if (outcome === "posted") await deps.triage.noteCard(channel, threadId, new Date(now()));
+    // The ref and the end of the posting mark in one script: a retry finds either the mark
+    // or the ref, never neither. The triage note goes in the same write.
+    await Promise.all([
+      deps.refs.setIfNewer(channel, threadId, { ts, enrichedAtMs, hasSentiment, groupId: digest.groupId, card }),
+      outcome === "posted" ? deps.triage.noteCard(channel, threadId, new Date(now())) : undefined,
+    ]);
     if (reEnriched) await notifyFollowers(deps, channel, ts, digest, change, enrichedAtMs);
     deps.logger.info({ jobId: job.id, channel, threadId, ts, outcome }, "digest delivered");
     return outcome;
@@ -320,6 +324,8 @@ async function sendDm(deps: SlackOutDeps, data: Extract<SlackJob, { kind: "dm" }
   let text = data.text;
   if (data.card) {
     const link = await deps.sender.permalink(data.card.channel, data.card.ts).catch((err: unknown) => {
+      // Rate limited: the DM waits for its link rather than going without it.
+      if (classifySlackError(err).kind === "rate_limited") throw err;
       // The card was deleted meanwhile: the DM still says what happened, without the link.
       deps.logger.debug({ err, channel: data.card?.channel }, "no permalink for the card");
       return undefined;

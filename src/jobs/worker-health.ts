@@ -86,7 +86,12 @@ export class WorkerHealth {
         if (idleMs > this.stuckAfterMs) {
           let waiting: number;
           try {
-            waiting = await withTimeout(queue().getWaitingCount(), this.redisTimeoutMs, "Redis");
+            // Jobs with a priority (fair turns across workspaces) wait in their own set.
+            waiting = await withTimeout(
+              queue().getJobCountByTypes("waiting", "prioritized"),
+              this.redisTimeoutMs,
+              "Redis",
+            );
           } catch (err) {
             return { name, ok: false, reason: err instanceof Error ? err.message : "Redis unreachable" };
           }

@@ -1,11 +1,11 @@
 import type { Queue } from "bullmq";
 import type { Feature } from "../feature.js";
 import { QUEUE_NAMES, type ReconcileJob } from "../jobs/queues.js";
+import { keepScheduled } from "../jobs/keep-scheduled.js";
 import type { Logger } from "../log.js";
 import type { Reconciler } from "./reconciler.js";
 
 export const RECONCILE_SCHEDULER_ID = "reconcile";
-const RETRY_SETUP_MS = 30_000;
 
 export interface ReconcileFeatureDeps {
   reconciler: Pick<Reconciler, "run">;
@@ -40,30 +40,14 @@ export function reconcileFeature<Command>(deps: ReconcileFeatureDeps): Feature<C
         },
       },
     ],
-    async startScheduler() {
-      let stopped = false;
-      let retry: NodeJS.Timeout | undefined;
-      const schedule = async (): Promise<void> => {
-        try {
-          await deps.queue().upsertJobScheduler(
-            RECONCILE_SCHEDULER_ID,
-            { every: deps.intervalSeconds * 1000 },
-            {
-              name: "reconcile",
-              opts: { attempts: 1, removeOnComplete: { count: 50 }, removeOnFail: { count: 50 } },
-            },
-          );
-        } catch (err) {
-          // Redis down at start-up: the rest of the app runs; the schedule is set once Redis is back.
-          deps.logger.warn({ err }, "reconciler: could not set its schedule; retrying in 30 s");
-          if (!stopped) retry = setTimeout(() => void schedule(), RETRY_SETUP_MS).unref();
-        }
-      };
-      await schedule();
-      return async () => {
-        stopped = true;
-        if (retry) clearTimeout(retry);
-      };
-    },
+    startScheduler: () =>
+      keepScheduled({
+        queue: deps.queue,
+        schedulerId: RECONCILE_SCHEDULER_ID,
+        name: "reconcile",
+        everyMs: deps.intervalSeconds * 1000,
+        what: "reconciler",
+        logger: deps.logger,
+      }),
   };
 }

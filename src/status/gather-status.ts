@@ -104,14 +104,15 @@ export async function gatherStatus(deps: StatusDeps, o: GatherOptions = {}): Pro
         Promise.all(
           queues.map(async (q): Promise<QueueDepth> => {
             const [c, workers] = await Promise.all([
-              q.getJobCounts("waiting", "active", "delayed", "failed"),
+              q.getJobCounts("waiting", "prioritized", "active", "delayed", "failed"),
               // Rule 8: a queue nobody consumes is the failure a reconnect can leave behind.
               q.getWorkersCount().catch(() => undefined),
             ]);
             return {
               workers,
               name: q.name,
-              waiting: c.waiting ?? 0,
+              // Jobs with a priority (fair turns across workspaces) wait too.
+              waiting: (c.waiting ?? 0) + (c.prioritized ?? 0),
               active: c.active ?? 0,
               delayed: c.delayed ?? 0,
               failed: c.failed ?? 0,

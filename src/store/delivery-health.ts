@@ -7,7 +7,8 @@ const ACTIVITY_TTL_SECONDS = 120 * 86_400;
 
 export interface DeadLetter {
   at: string;
-  reason: "invalid_json" | "invalid_envelope" | "invalid_payload" | "unknown_type";
+  /** `unknown_secret`: kept while Redis was down (multi-workspace mode), then found to be nobody's. */
+  reason: "invalid_json" | "invalid_envelope" | "invalid_payload" | "unknown_type" | "unknown_secret";
   webhookType: string | undefined;
   error: string;
   /** The delivery as received, cut to 16 KiB. */

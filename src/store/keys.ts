@@ -13,8 +13,9 @@
  * - `<group>`: a group's daily activity counters (read in one pipeline);
  * - `reconcile`: every baseline, the list of baselines and the reconciler's status;
  * - `alerts`: every channel's alert settings and the set of channels that have some;
- * - `install` (installKeys): every installation and the set of installed workspaces;
- * - no tag (one key at a time): locks, channel slots, alerts, schedules, weekly runs.
+ * - `install` (installKeys): every installation, the set of installed workspaces, every Insight
+ *   connection and the webhook secret index;
+ * - no tag (one key at a time): locks, channel slots, method holds, alerts, schedules, weekly runs.
  */
 export function stateKeys(prefix: string, o: { cluster?: boolean } = {}) {
   const s = `${prefix}:state`;
@@ -46,6 +47,8 @@ export function stateKeys(prefix: string, o: { cluster?: boolean } = {}) {
     pressOnce: (userId: string, channelId: string, threadId: string, action: string) =>
       `${s}:press:${userId}:${channelId}:${threadId}:${action}`,
     channelSlot: (channelId: string) => `${s}:slot:${channelId}`,
+    /** A Slack method held after its 429 (every channel of the workspace waits): until, in ms. */
+    slackHold: (method: string) => `${s}:slack-hold:${method}`,
     // family `health`
     dedupe: (deliveryId: string) =>
       o.cluster ? `${s}:{health}:dedupe:${deliveryId}` : `${s}:dedupe:${deliveryId}`,
@@ -93,18 +96,29 @@ export type StateKeys = ReturnType<typeof stateKeys>;
  */
 export function installKeys(prefix: string, o: { cluster?: boolean } = {}) {
   const s = `${prefix}:state:install`;
-  // family `install`: an installation and the set of workspaces change in one MULTI.
+  // family `install`: an installation and the set of workspaces change in one MULTI, and so do
+  // a connection and the secret index.
   const t = o.cluster ? `${prefix}:state:{install}` : s;
   return {
     installation: (workspaceId: string) => `${t}:ws:${workspaceId}`,
-    connection: (workspaceId: string) => `${s}:conn:${workspaceId}`,
+    connection: (workspaceId: string) => `${t}:conn:${workspaceId}`,
     workspaces: `${t}:workspaces`,
     /** Hash: SHA-256 of a webhook secret -> workspace id. */
-    secretIndex: `${s}:secrets`,
+    secretIndex: `${t}:secrets`,
     oauthState: (nonce: string) => `${s}:oauth-state:${nonce}`,
   };
 }
 export type InstallKeys = ReturnType<typeof installKeys>;
+
+/**
+ * Multi-workspace mode: each workspace's last fair-queueing tag in one shard of a queue
+ * (workspaces/fair-turns.ts), a hash. The shard's BullMQ name is part of it: on a cluster that
+ * name is the shard's hash tag (`{slack-out-0}`), so this key shares the slot of the shard's own
+ * keys, which the one script reads with it (rule 11).
+ */
+export function fairTurnsKey(prefix: string, queueName: string): string {
+  return `${prefix}:state:fair:${queueName}`;
+}
 
 /** The key prefix of one workspace's stores; single-workspace mode keeps `prefix` itself (no migration). */
 export function workspacePrefix(prefix: string, workspaceId: string): string {

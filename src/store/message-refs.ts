@@ -50,8 +50,10 @@ export function digestVersion(enrichedAtMs: number, hasSentiment: boolean): numb
 }
 
 // Compare-and-set: writes only when the new version is newer than the stored one, so an
-// older re-enrichment that finishes late can never overwrite a newer one.
+// older re-enrichment that finishes late can never overwrite a newer one. Either way the
+// posting mark (KEYS[2], same slot) is done with: the message it guarded is recorded.
 const SET_IF_NEWER = `
+redis.call('DEL', KEYS[2])
 local cur = redis.call('HGET', KEYS[1], 'version')
 if cur and tonumber(cur) >= tonumber(ARGV[1]) then return 0 end
 redis.call('HSET', KEYS[1], 'version', ARGV[1], 'ts', ARGV[2], 'enrichedAtMs', ARGV[3], 'hasSentiment', ARGV[4], 'groupId', ARGV[5])
@@ -101,12 +103,16 @@ export class MessageRefStore {
     return res === 1;
   }
 
-  /** Records a posted or edited digest; false when a newer one is already recorded. */
+  /**
+   * Records a posted or edited digest, and clears its posting mark (`markPosting`); false when
+   * a newer one is already recorded.
+   */
   async setIfNewer(channelId: string, threadId: string, ref: MessageRef): Promise<boolean> {
     const res = await this.redis.eval(
       SET_IF_NEWER,
-      1,
+      2,
       this.keys.messageRef(channelId, threadId),
+      this.keys.posting(channelId, threadId),
       String(digestVersion(ref.enrichedAtMs, ref.hasSentiment)),
       ref.ts,
       String(ref.enrichedAtMs),
@@ -126,9 +132,5 @@ export class MessageRefStore {
   async postingSince(channelId: string, threadId: string): Promise<number | undefined> {
     const v = await this.redis.get(this.keys.posting(channelId, threadId));
     return v ? Number(v) : undefined;
-  }
-
-  async clearPosting(channelId: string, threadId: string): Promise<void> {
-    await this.redis.del(this.keys.posting(channelId, threadId));
   }
 }

@@ -75,9 +75,11 @@ export function clusterOptions(
 ): ClusterOptions {
   const u = new URL(url);
   const tls = u.protocol === "rediss:";
-  const { enableOfflineQueue, ...nodeOptions } = { ...base, ...extra };
+  const { enableOfflineQueue, enableAutoPipelining, ...nodeOptions } = { ...base, ...extra };
   return {
     enableOfflineQueue: enableOfflineQueue ?? true,
+    // A cluster pipelines per node itself; its nodes' own connections must not.
+    ...(enableAutoPipelining ? { enableAutoPipelining } : {}),
     clusterRetryStrategy: retryStrategy,
     // A failover takes the cluster down for a few seconds (node timeout + election): commands
     // wait through it in small steps, except the receiver's, which spools instead.

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Logger } from "../log.js";
 import type { Metrics } from "../metrics.js";
-import type { DeliveryIngest } from "./ingest.js";
+import type { WebhookIngest } from "./unrouted.js";
 import { readBodyLimited } from "./read-body.js";
 import { secretMatcher } from "./secret.js";
 import { WrongSecretLimiter } from "./wrong-secret-limiter.js";
@@ -31,12 +31,12 @@ export type NodeHandler = (req: IncomingMessage, res: ServerResponse) => boolean
  */
 export function webhookHandler(opts: {
   secret: string;
-  ingest: DeliveryIngest;
+  ingest: WebhookIngest;
   /**
    * Multi-workspace mode: the ingest of the workspace whose secret this is (undefined: none).
    * Replaces the single secret; each workspace's deliveries are recorded in its own state.
    */
-  ingestFor?: (presented: string) => Promise<DeliveryIngest | undefined>;
+  ingestFor?: (presented: string) => Promise<WebhookIngest | undefined>;
   logger: Logger;
   metrics?: Metrics;
   limiter?: WrongSecretLimiter;

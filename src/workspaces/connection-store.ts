@@ -13,7 +13,23 @@ export interface Connection {
   connectedAt: string;
 }
 
-const secretHash = (secret: string) => createHash("sha256").update(secret).digest("hex");
+/** What the admin page and metrics read of a connection, without opening it. */
+export interface ConnectionSummary {
+  connected: boolean;
+  /** When the service first refused the stored key, while it still does. */
+  keyRejectedAt: string | undefined;
+}
+
+/*
+ * Marks the connection's key as refused, once: only while the connection still holds the
+ * sealed value the caller opened (a key replaced or disconnected meanwhile is not marked, and
+ * a deleted connection is not brought back as a hash with only the mark).
+ */
+const MARK_REJECTED = `
+if redis.call("HGET", KEYS[1], "sealed") ~= ARGV[1] then return 0 end
+return redis.call("HSETNX", KEYS[1], "keyRejectedAt", ARGV[2])`;
+
+export const secretHash = (secret: string) => createHash("sha256").update(secret).digest("hex");
 /** 32 random bytes in URL-safe text: far past WEBHOOK_SECRET's 16 characters. */
 const newSecret = () => randomBytes(32).toString("base64url");
 
@@ -39,6 +55,35 @@ export class ConnectionStore {
     return JSON.parse(plaintext) as Connection;
   }
 
+  /**
+   * The service answered 401 to `apiKey`: marks the connection "key rejected" when that is still
+   * its key. Returns the mark's time when this call opened the incident (once across processes),
+   * undefined when it was already open or the key is no longer the stored one.
+   */
+  async markKeyRejected(workspaceId: string, apiKey: string): Promise<string | undefined> {
+    const sealed = await this.redis.hget(this.keys.connection(workspaceId), "sealed");
+    if (!sealed) return undefined;
+    const current = JSON.parse(this.sealer.open(sealed).plaintext) as Connection;
+    if (current.apiKey !== apiKey) return undefined;
+    const at = this.now().toISOString();
+    const opened = await this.redis.eval(MARK_REJECTED, 1, this.keys.connection(workspaceId), sealed, at);
+    return opened === 1 ? at : undefined;
+  }
+
+  /** The key works again: clears the mark; true when there was one. */
+  async clearKeyRejected(workspaceId: string): Promise<boolean> {
+    return (await this.redis.hdel(this.keys.connection(workspaceId), "keyRejectedAt")) === 1;
+  }
+
+  async summary(workspaceId: string): Promise<ConnectionSummary> {
+    const [sealed, keyRejectedAt] = await this.redis.hmget(
+      this.keys.connection(workspaceId),
+      "sealed",
+      "keyRejectedAt",
+    );
+    return { connected: sealed !== null, keyRejectedAt: sealed ? (keyRejectedAt ?? undefined) : undefined };
+  }
+
   async isConnected(workspaceId: string): Promise<boolean> {
     return (await this.redis.exists(this.keys.connection(workspaceId))) === 1;
   }
@@ -46,13 +91,18 @@ export class ConnectionStore {
   /** Saves a checked key with a fresh webhook secret (the old secret stops working); returns the secret. */
   async connect(workspaceId: string, o: { apiKey: string; baseUrl: string; by: string }): Promise<string> {
     const secret = newSecret();
-    await this.write(workspaceId, await this.get(workspaceId), {
-      apiKey: o.apiKey,
-      baseUrl: o.baseUrl,
-      webhookSecret: secret,
-      connectedBy: o.by,
-      connectedAt: this.now().toISOString(),
-    });
+    await this.write(
+      workspaceId,
+      await this.get(workspaceId),
+      {
+        apiKey: o.apiKey,
+        baseUrl: o.baseUrl,
+        webhookSecret: secret,
+        connectedBy: o.by,
+        connectedAt: this.now().toISOString(),
+      },
+      { clearsRejection: true },
+    );
     return secret;
   }
 
@@ -61,7 +111,7 @@ export class ConnectionStore {
     const current = await this.get(workspaceId);
     if (!current) return undefined;
     const secret = newSecret();
-    await this.write(workspaceId, current, { ...current, webhookSecret: secret });
+    await this.write(workspaceId, current, { ...current, webhookSecret: secret }, { clearsRejection: false });
     return secret;
   }
 
@@ -74,13 +124,19 @@ export class ConnectionStore {
 
   /** The workspace whose webhook secret this is, if any. */
   async workspaceForSecret(presented: string): Promise<string | undefined> {
-    return (await this.redis.hget(this.keys.secretIndex, secretHash(presented))) ?? undefined;
+    return this.workspaceForSecretHash(secretHash(presented));
+  }
+
+  /** The same, from the secret's SHA-256 (hex): what deliveries kept while Redis was down are filed under. */
+  async workspaceForSecretHash(hash: string): Promise<string | undefined> {
+    return (await this.redis.hget(this.keys.secretIndex, hash)) ?? undefined;
   }
 
   private async write(
     workspaceId: string,
     previous: Connection | undefined,
     next: Connection,
+    o: { clearsRejection: boolean },
   ): Promise<void> {
     const m = this.redis.multi();
     if (previous) m.hdel(this.keys.secretIndex, secretHash(previous.webhookSecret));
@@ -88,6 +144,8 @@ export class ConnectionStore {
       sealed: this.sealer.seal(JSON.stringify(next)),
       connectedAt: next.connectedAt,
     });
+    // Connect saves a key the service just accepted: no "rejected" mark; a new secret keeps it.
+    if (o.clearsRejection) m.hdel(this.keys.connection(workspaceId), "keyRejectedAt");
     m.hset(this.keys.secretIndex, secretHash(next.webhookSecret), workspaceId);
     await m.exec();
   }

@@ -1,5 +1,6 @@
 import type { App } from "@slack/bolt";
-import type { RedisClient as Redis } from "../store/redis.js";
+import type { Redis as OneRedis } from "ioredis";
+import { isCluster, type RedisClient as Redis } from "../store/redis.js";
 import type { Logger } from "../log.js";
 import { workspaceIdOf } from "./installation-store.js";
 
@@ -16,16 +17,32 @@ export interface RemoveWorkspaceDeps {
   logger: Logger;
 }
 
-/** Deletes every key under a prefix, in batches (SCAN, never KEYS). */
-async function dropKeys(redis: Redis, prefix: string): Promise<number> {
+/** Deletes every key under a prefix on one node, in batches (SCAN, never KEYS). */
+async function dropNodeKeys(node: OneRedis, prefix: string, oneByOne: boolean): Promise<number> {
   let cursor = "0";
   let n = 0;
   do {
-    const [next, keys] = await redis.scan(cursor, "MATCH", `${prefix}:*`, "COUNT", 500);
+    const [next, keys] = await node.scan(cursor, "MATCH", `${prefix}:*`, "COUNT", 500);
     cursor = next;
-    if (keys.length > 0) n += await redis.unlink(...keys);
+    if (keys.length === 0) continue;
+    if (!oneByOne) n += await node.unlink(...keys);
+    else {
+      // A cluster refuses one UNLINK over keys of several slots: one each, in one round trip.
+      const done = await node.pipeline(keys.map((k) => ["unlink", k])).exec();
+      n += (done ?? []).reduce((sum, [, v]) => sum + (typeof v === "number" ? v : 0), 0);
+    }
   } while (cursor !== "0");
   return n;
+}
+
+/**
+ * Deletes every key under a prefix. On a cluster SCAN sees one node's keys only, so every
+ * master is scanned (its keys are deleted through it: they are in its slots).
+ */
+export async function dropKeys(redis: Redis, prefix: string): Promise<number> {
+  if (!isCluster(redis)) return dropNodeKeys(redis, prefix, false);
+  const counts = await Promise.all(redis.nodes("master").map((node) => dropNodeKeys(node, prefix, true)));
+  return counts.reduce((a, b) => a + b, 0);
 }
 
 /**

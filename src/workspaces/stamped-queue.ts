@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import type { JobsOptions, Queue } from "bullmq";
 import { jobId } from "../jobs/queues.js";
 
@@ -19,8 +20,12 @@ export function stampQueue<Q extends object>(queue: Q, workspaceId: string): Q {
   const q = queue as unknown as Queue & { queueFor?: (key: string) => Queue };
   const own = jobId("w", workspaceId, "");
   const stampData = (data: unknown) => ({ ...(data as object), workspaceId });
-  const stampOpts = (opts: JobsOptions | undefined) =>
-    opts?.jobId ? { ...opts, jobId: scopedId(workspaceId, opts.jobId) } : opts;
+  // Every job gets an id that names its workspace (a random one when the caller gave none), so
+  // per-workspace queue depth is read from ids alone (queue-depth.ts).
+  const stampOpts = (opts: JobsOptions | undefined): JobsOptions => ({
+    ...opts,
+    jobId: scopedId(workspaceId, opts?.jobId ?? randomUUID()),
+  });
   const overrides: Record<string, unknown> = {
     add: (name: string, data: unknown, opts?: JobsOptions) => q.add(name, stampData(data), stampOpts(opts)),
     addBulk: (jobs: { name: string; data: unknown; opts?: JobsOptions }[]) =>

@@ -384,6 +384,24 @@ describe("Slack stand-in: injected failures", () => {
     expect(slack.current.calls.map((c) => c.status)).toEqual([429, 200]);
   });
 
+  it("a 429 for one workspace's token leaves another workspace's calls alone", async () => {
+    const tokenOf = (teamId: string) => {
+      const code = slack.current.oauth.grant({ teamId, teamName: teamId, installerId: "U0ADMIN" });
+      const r = slack.current.oauth.access({ code }, undefined, Math.floor(Date.now() / 1000));
+      return r.ok ? String(r.access_token) : "";
+    };
+    const alpha = webClient(slack.current, tokenOf("T0ALPHA"));
+    const bravo = webClient(slack.current, tokenOf("T0BRAVO"));
+    slack.current.fail.rateLimit("chat.postMessage", { count: 1, retryAfterSeconds: 3, team: "T0ALPHA" });
+    expect((await bravo.chat.postMessage({ channel: "C1", text: "x" })).ok).toBe(true);
+    const err = await rejection(alpha.chat.postMessage({ channel: "C1", text: "x" }));
+    expect(err.code).toBe(ErrorCode.RateLimitedError);
+    expect(slack.current.calls.map((c) => [c.team, c.status])).toEqual([
+      ["T0BRAVO", 200],
+      ["T0ALPHA", 429],
+    ]);
+  });
+
   it("fails one channel with a Slack error until the app joins it", async () => {
     slack.current.fail.error("chat.postMessage", "not_in_channel", { channel: "C1" });
     const client = webClient(slack.current);
@@ -500,5 +518,103 @@ describe("Slack stand-in: printing for the demo", () => {
       await printing.close();
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe("Slack stand-in: the authorize page of Add to Slack", () => {
+  const authorize = async (s: SlackStandIn, params: Record<string, string>) => {
+    const url = new URL("../oauth/v2/authorize", s.url);
+    for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v);
+    const res = await request(url, { method: "GET" });
+    return {
+      status: res.statusCode,
+      location: String(res.headers.location ?? ""),
+      body: await res.body.text(),
+    };
+  };
+  const APP = {
+    client_id: "111.222",
+    redirect_uri: "http://127.0.0.1:9/slack/oauth_redirect",
+    state: "s.t.ate",
+  };
+
+  it("sends the browser back with a code for the chosen workspace, which oauth.v2.access exchanges", async () => {
+    const s = await startSlackStandIn({
+      oauthClient: { id: "111.222", secret: "shh-0123456789" },
+      workspaces: [{ teamId: "T0NORTH", teamName: "North", installerId: "U0NADMIN" }],
+    });
+    try {
+      const r = await authorize(s, { ...APP, team: "T0NORTH" });
+      expect(r.status).toBe(302);
+      const back = new URL(r.location);
+      expect(`${back.origin}${back.pathname}`).toBe(APP.redirect_uri);
+      expect(back.searchParams.get("state")).toBe(APP.state);
+      const code = back.searchParams.get("code") ?? "";
+      const exchange = await webClient(s, "").oauth.v2.access({
+        client_id: "111.222",
+        client_secret: "shh-0123456789",
+        code,
+      });
+      expect(exchange.team).toEqual({ id: "T0NORTH", name: "North" });
+      expect(s.oauth.isAdmin("U0NADMIN")).toBe(true);
+    } finally {
+      await s.close();
+    }
+  });
+
+  it("lists the declared workspaces when none is chosen, and says access_denied on cancel", async () => {
+    const s = await startSlackStandIn({ workspaces: [{ teamId: "T0SOUTH", teamName: "South & Co" }] });
+    try {
+      const list = await authorize(s, APP);
+      expect(list.status).toBe(200);
+      expect(list.body).toContain("South &amp; Co");
+      expect(list.body).toContain("team=T0SOUTH");
+      const denied = await authorize(s, { ...APP, decision: "deny" });
+      expect(new URL(denied.location).searchParams.get("error")).toBe("access_denied");
+      expect(new URL(denied.location).searchParams.get("code")).toBeNull();
+    } finally {
+      await s.close();
+    }
+  });
+
+  it("refuses another app's client id and an authorize URL without a redirect", async () => {
+    const s = await startSlackStandIn({ oauthClient: { id: "111.222", secret: "x" } });
+    try {
+      expect((await authorize(s, { ...APP, client_id: "999.999", team: "T1" })).status).toBe(400);
+      const { redirect_uri: _, ...noRedirect } = APP;
+      const r = await authorize(s, { ...noRedirect, team: "T1" });
+      expect(r.status).toBe(400);
+      expect(r.body).toContain("PUBLIC_URL");
+    } finally {
+      await s.close();
+    }
+  });
+});
+
+describe("Slack stand-in: users.list", () => {
+  it("lists each workspace's own people, page by page as Slack does", async () => {
+    const tokenOf = (teamId: string, installerId: string, adminIds: string[], memberIds: string[]) => {
+      const code = slack.current.oauth.grant({ teamId, installerId, adminIds, memberIds });
+      const r = slack.current.oauth.access({ code }, undefined, Math.floor(Date.now() / 1000));
+      return r.ok ? String(r.access_token) : "";
+    };
+    const a = tokenOf("T0LISTA", "U0AONE", ["U0ATWO"], ["U0ATHREE", "U0AFOUR"]);
+    tokenOf("T0LISTB", "U0BONE", [], ["U0BTWO"]);
+    const client = webClient(slack.current, a);
+    const seen: { id?: string; is_admin?: boolean; is_bot?: boolean; team_id?: string }[] = [];
+    let cursor: string | undefined;
+    let pages = 0;
+    do {
+      const r = await client.users.list({ limit: 2, ...(cursor ? { cursor } : {}) });
+      seen.push(...(r.members ?? []));
+      cursor = r.response_metadata?.next_cursor || undefined;
+      pages++;
+    } while (cursor && pages < 10);
+    expect(pages).toBe(3);
+    expect(seen.map((m) => m.id)).toEqual(["U0AONE", "U0ATWO", "U0ATHREE", "U0AFOUR", "U0BOT"]);
+    expect(seen.filter((m) => m.is_admin).map((m) => m.id)).toEqual(["U0AONE", "U0ATWO"]);
+    expect(seen.find((m) => m.id === "U0BOT")?.is_bot).toBe(true);
+    expect(seen.every((m) => m.team_id === "T0LISTA")).toBe(true);
+    expect(platformCode(await rejection(client.users.list({ cursor: "bm9wZQ==" })))).toBe("invalid_cursor");
   });
 });

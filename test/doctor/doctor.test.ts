@@ -163,3 +163,79 @@ describe("npm run doctor against the emulator and the stand-in Slack", () => {
     expect(r.out).toContain("--public-url must be an http(s) URL");
   });
 });
+
+describe("npm run doctor in multi-workspace mode", () => {
+  const CLIENT = { id: "111.222", secret: "doctor-client-secret-0123" };
+  const STATE = "doctor-state-secret-0123456789";
+  const KEY = "ab".repeat(32);
+  let slack: SlackStandIn;
+  let cwd: string;
+  let multi: Record<string, string>;
+
+  beforeAll(async () => {
+    slack = await startSlackStandIn({ oauthClient: CLIENT });
+    cwd = mkdtempSync(join(tmpdir(), "insight-relay-doctor-multi-"));
+    multi = {
+      SLACK_SIGNING_SECRET: SIGNING,
+      SLACK_API_URL: slack.url,
+      WEBHOOK_SECRET: WEBHOOK,
+      REDIS_URL: testRedisUrl(),
+      SLACK_CLIENT_ID: CLIENT.id,
+      SLACK_CLIENT_SECRET: CLIENT.secret,
+      SLACK_STATE_SECRET: STATE,
+      ENCRYPTION_KEY: KEY,
+      PUBLIC_URL: "https://relay.example.com",
+    };
+  });
+  afterAll(async () => {
+    await slack?.close();
+    rmSync(cwd, { recursive: true, force: true });
+  });
+
+  it("checks the OAuth client with Slack, the encryption key and the redirect URL instead of a bot token", async () => {
+    const r = await doctor(multi, { cwd });
+    expect(r.code).toBe(0);
+    expect(r.lines).toContain(
+      `ok    Slack OAuth client: Slack knows SLACK_CLIENT_ID ${CLIENT.id} and its secret`,
+    );
+    expect(r.out).toMatch(/^ok {4}Encryption key: ENCRYPTION_KEY is a 32-byte key \(id [0-9a-f]{8}\)$/m);
+    expect(r.lines).toContain(
+      "ok    OAuth redirect: add https://relay.example.com/slack/oauth_redirect under OAuth & Permissions > Redirect URLs in the Slack app; people install from https://relay.example.com/slack/install",
+    );
+    expect(r.out).toMatch(/^skip {2}Insight API key: each workspace connects its own key/m);
+    expect(r.out).not.toContain("Slack token");
+    expect(r.lines).toContain("  Install link to share: https://relay.example.com/slack/install");
+    // No deployment-wide webhook URL in this mode: each workspace has its own.
+    expect(r.out).not.toContain(`/webhooks/insight/${WEBHOOK}`);
+    expect(r.out).not.toContain(CLIENT.secret);
+    expect(r.out).not.toContain(STATE);
+    expect(r.out).not.toContain(KEY);
+    expect(slack.calls.some((c) => c.method === "oauth.v2.access")).toBe(true);
+  });
+
+  it("a wrong client secret and an http PUBLIC_URL fail with what to do", async () => {
+    const r = await doctor(
+      { ...multi, SLACK_CLIENT_SECRET: "not-the-secret-0000", PUBLIC_URL: "http://relay.example.com" },
+      { cwd },
+    );
+    expect(r.code).toBe(1);
+    expect(r.lines).toContain(
+      "FAIL  Slack OAuth client: Slack refused the client (invalid_client_id): copy SLACK_CLIENT_ID and SLACK_CLIENT_SECRET from the Slack app's Basic Information page",
+    );
+    expect(r.out).toMatch(
+      /^FAIL {2}OAuth redirect: PUBLIC_URL is http:\/\/relay\.example\.com: Slack accepts only https/m,
+    );
+    expect(r.out).toContain("2 checks failed");
+    expect(r.out).not.toContain("not-the-secret-0000");
+  });
+
+  it("an unset PUBLIC_URL fails, and a malformed ENCRYPTION_KEY says how to make one", async () => {
+    const { PUBLIC_URL: _unset, ...noUrl } = multi;
+    const r = await doctor(noUrl, { cwd });
+    expect(r.code).toBe(1);
+    expect(r.out).toMatch(/^FAIL {2}OAuth redirect: PUBLIC_URL is not set/m);
+    const bad = await doctor({ ...multi, ENCRYPTION_KEY: "too-short" }, { cwd });
+    expect(bad.code).toBe(1);
+    expect(bad.out).toMatch(/^FAIL {2}configuration: ENCRYPTION_KEY .*openssl rand -hex 32/m);
+  });
+});

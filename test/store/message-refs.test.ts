@@ -137,14 +137,17 @@ describe("MessageRefStore", () => {
     expect(ttl).toBeLessThanOrEqual(180 * 86_400_000);
   });
 
-  it("markPosting / postingSince / clearPosting", async () => {
+  it("markPosting / postingSince; recording the ref ends the posting mark, even when it is not newer", async () => {
     expect(await refs.postingSince("C1", "T1")).toBeUndefined();
     await refs.markPosting("C1", "T1", new Date(T0));
     expect(await refs.postingSince("C1", "T1")).toBe(T0);
     expect(await refs.postingSince("C2", "T1")).toBeUndefined();
     const ttl = await redis.ttl(keys.posting("C1", "T1"));
     expect(ttl).toBeGreaterThan(86_000);
-    await refs.clearPosting("C1", "T1");
+    expect(await refs.setIfNewer("C1", "T1", ref())).toBe(true);
+    expect(await refs.postingSince("C1", "T1")).toBeUndefined();
+    await refs.markPosting("C1", "T1", new Date(T0));
+    expect(await refs.setIfNewer("C1", "T1", ref())).toBe(false);
     expect(await refs.postingSince("C1", "T1")).toBeUndefined();
   });
 });

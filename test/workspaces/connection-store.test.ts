@@ -52,4 +52,31 @@ describe("ConnectionStore", () => {
     expect(await store.get("T1")).toBeUndefined();
     expect(await store.rotateSecret("T1")).toBeUndefined();
   });
+
+  it("marks a refused key once, only while it is the stored key; Connect and success clear the mark", async () => {
+    const base = { baseUrl: "https://i.example", by: "U1" };
+    await store.connect("T1", { apiKey: "old-key", ...base });
+    expect(await store.summary("T1")).toEqual({ connected: true, keyRejectedAt: undefined });
+    const first = await store.markKeyRejected("T1", "old-key");
+    expect(first).toBeDefined();
+    // Once per incident: a second 401 (any process) opens nothing new.
+    expect(await store.markKeyRejected("T1", "old-key")).toBeUndefined();
+    expect((await store.summary("T1")).keyRejectedAt).toBe(first);
+    // A new secret keeps the key, so it keeps the mark.
+    await store.rotateSecret("T1");
+    expect((await store.summary("T1")).keyRejectedAt).toBe(first);
+    expect(await store.clearKeyRejected("T1")).toBe(true);
+    expect(await store.clearKeyRejected("T1")).toBe(false);
+    expect(await store.markKeyRejected("T1", "old-key")).toBeDefined();
+    // Connect replaces the key: the mark goes, and a late 401 of the old key does not come back.
+    await store.connect("T1", { apiKey: "new-key", ...base });
+    expect((await store.summary("T1")).keyRejectedAt).toBeUndefined();
+    expect(await store.markKeyRejected("T1", "old-key")).toBeUndefined();
+    expect((await store.summary("T1")).keyRejectedAt).toBeUndefined();
+    // A disconnected workspace is never brought back by a mark.
+    await store.disconnect("T1");
+    expect(await store.markKeyRejected("T1", "new-key")).toBeUndefined();
+    expect(await store.isConnected("T1")).toBe(false);
+    expect(await store.summary("T1")).toEqual({ connected: false, keyRejectedAt: undefined });
+  });
 });

@@ -15,7 +15,7 @@ import {
 import type { KnownBlock } from "../render/known-blocks.js";
 
 export interface ConnectDeps {
-  connections: Pick<ConnectionStore, "get" | "connect" | "rotateSecret" | "disconnect">;
+  connections: Pick<ConnectionStore, "get" | "connect" | "rotateSecret" | "disconnect" | "summary">;
   /** Calls the service with the key; the answer never contains the key. */
   checkKey(apiKey: string, baseUrl: string): Promise<KeyCheck>;
   /** ADMIN_USER_IDS when set, else Slack's is_admin / is_owner of that user. */
@@ -38,8 +38,9 @@ export async function connectionBlocks(
   workspaceId: string,
   userId: string,
 ): Promise<KnownBlock[]> {
-  const [conn, admin] = await Promise.all([
+  const [conn, summary, admin] = await Promise.all([
     deps.connections.get(workspaceId),
+    deps.connections.summary(workspaceId),
     deps.isAdmin(workspaceId, userId).catch(() => false),
   ]);
   return renderConnectionSection(
@@ -49,6 +50,7 @@ export async function connectionBlocks(
           connectedBy: conn.connectedBy,
           connectedAt: conn.connectedAt,
           webhookUrl: webhookUrl(deps.publicUrl, conn.webhookSecret),
+          ...(summary.keyRejectedAt ? { keyRejectedAt: summary.keyRejectedAt } : {}),
         }
       : { connected: false },
     admin,

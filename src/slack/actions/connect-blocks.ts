@@ -1,6 +1,7 @@
 import { Bits, Blocks, Elements, Md, Modal, type BlockBuilder } from "slack-block-builder";
 import { escapeMrkdwn } from "../mrkdwn.js";
 import { toKnownBlocks, type KnownBlock } from "../render/known-blocks.js";
+import { EMOJI, slackDate } from "../render/wording.js";
 import type { ModalView } from "@slack/types";
 
 /*
@@ -40,6 +41,31 @@ export interface ConnectionView {
   connectedAt?: string;
   /** Shown to admins only: the URL embeds the workspace's webhook secret. */
   webhookUrl?: string;
+  /** Since when the service refuses the stored key (401), while it does. */
+  keyRejectedAt?: string;
+}
+
+/** "… refused this workspace's API key since <date>", the date in the reader's zone. */
+function refusedSince(at: string): string {
+  const ms = Date.parse(at);
+  return `The Insight Service refused this workspace's API key${Number.isNaN(ms) ? "" : ` since ${slackDate(ms)}`}`;
+}
+
+/** The DM each admin gets once per incident: what stopped and where to fix it. */
+export function renderKeyRejectedDm(keyRejectedAt: string): string {
+  return `${EMOJI.problem} ${refusedSince(keyRejectedAt)}. Digests, commands and weekly summaries need it: open this app's *Home* tab and press *Reconnect* to paste a working key.`;
+}
+
+/** The Home tab's banner while the key is refused: admins get Reconnect. */
+function keyRejectedBanner(at: string, viewerIsAdmin: boolean): BlockBuilder {
+  const text = viewerIsAdmin
+    ? `${EMOJI.problem} *${refusedSince(at)}:* reconnect. Digests, commands and weekly summaries stop until a working key is saved.`
+    : `${EMOJI.problem} *${refusedSince(at)}.* A workspace admin can reconnect it here.`;
+  const section = Blocks.Section({ text });
+  if (viewerIsAdmin) {
+    section.accessory(Elements.Button({ text: "Reconnect", actionId: CONNECT_ACTIONS.open }).primary());
+  }
+  return section;
 }
 
 /** The Home tab's top section: Connect, or the connection with Rotate and Disconnect (admins). */
@@ -57,6 +83,7 @@ export function renderConnectionSection(c: ConnectionView, viewerIsAdmin: boolea
   const who = c.connectedBy ? ` by <@${escapeMrkdwn(c.connectedBy)}>` : "";
   const when = c.connectedAt ? ` on ${escapeMrkdwn(c.connectedAt.slice(0, 10))}` : "";
   const blocks: BlockBuilder[] = [
+    ...(c.keyRejectedAt ? [keyRejectedBanner(c.keyRejectedAt, viewerIsAdmin)] : []),
     Blocks.Section({ text: `:white_check_mark: *Insight Service connected*${who}${when}.` }),
   ];
   if (viewerIsAdmin && c.webhookUrl) {

@@ -1,4 +1,6 @@
 import type { SlackApi } from "../client.js";
+import { classifySlackError, SlackCallError } from "../errors.js";
+import { PER_CHANNEL_METHODS, type MethodHold } from "./method-hold.js";
 
 /** Message metadata that marks a digest as ours, so a crashed post can be found again. */
 export const DIGEST_EVENT_TYPE = "insight_thread_digest";
@@ -39,8 +41,17 @@ interface HistoryMessage {
   metadata?: { event_type?: string; event_payload?: { thread_id?: string } };
 }
 
-/** The Slack-out worker's view of Slack, over the app's one Slack wrapper. */
-export function createSlackSender(slack: SlackApi): SlackSender {
+/**
+ * The Slack-out worker's view of Slack, over the app's one Slack wrapper. With `hold`, a method
+ * held after a 429 (per workspace and method) is not called: the call fails at once as rate
+ * limited until the hold ends, so the job waits it out like any 429 (send-in-turn.ts).
+ */
+export function createSlackSender(
+  api: SlackApi,
+  hold?: Pick<MethodHold, "heldUntil" | "hold">,
+  now: () => number = Date.now,
+): SlackSender {
+  const slack = hold ? heldCalls(api, hold, now) : api;
   return {
     async post({ channel, text, blocks, metadata, threadTs }) {
       const res = await slack.call<{ ts?: string }>("chat.postMessage", {
@@ -86,6 +97,35 @@ export function createSlackSender(slack: SlackApi): SlackSender {
       const res = await slack.call<{ permalink?: string }>("chat.getPermalink", { channel, message_ts: ts });
       if (!res.permalink) throw new Error("chat.getPermalink answered without a permalink");
       return res.permalink;
+    },
+  };
+}
+
+/** `call` that honours and records holds of per-workspace methods. */
+function heldCalls(
+  api: SlackApi,
+  hold: Pick<MethodHold, "heldUntil" | "hold">,
+  now: () => number,
+): Pick<SlackApi, "call"> {
+  return {
+    async call<T>(method: string, args: Record<string, unknown> = {}): Promise<T> {
+      if (PER_CHANNEL_METHODS.has(method)) return api.call<T>(method, args);
+      const until = await hold.heldUntil(method, now());
+      if (until !== undefined) {
+        throw new SlackCallError(method, {
+          kind: "rate_limited",
+          code: "ratelimited",
+          retryAfterMs: until - now(),
+          retryable: true,
+        });
+      }
+      try {
+        return await api.call<T>(method, args);
+      } catch (err) {
+        const c = classifySlackError(err);
+        if (c.kind === "rate_limited") await hold.hold(method, now() + (c.retryAfterMs ?? 1_000), now());
+        throw err;
+      }
     },
   };
 }

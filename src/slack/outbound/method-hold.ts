@@ -1,0 +1,41 @@
+import type { StateKeys } from "../../store/keys.js";
+import type { RedisClient as Redis } from "../../store/redis.js";
+
+// Nothing calls the method before `until`; a later hold wins over an earlier one.
+const HOLD = `
+local untilMs = tonumber(ARGV[1])
+local held = tonumber(redis.call('GET', KEYS[1]) or '0')
+if untilMs > held then redis.call('SET', KEYS[1], untilMs, 'PX', math.max(1, untilMs - tonumber(ARGV[2]))) end
+return 1
+`;
+
+/**
+ * Methods whose limit is above all per channel (about one message a second): their 429 holds
+ * the channel only (ChannelThrottle.pushBack), not every channel of the workspace.
+ */
+export const PER_CHANNEL_METHODS: ReadonlySet<string> = new Set(["chat.postMessage"]);
+
+/**
+ * Slack's Web API limits are per workspace and method (the tiers of chat.update,
+ * conversations.history, conversations.open...). After a 429 of such a method, every process
+ * holds that method for the workspace until `Retry-After` has passed, so its other channels
+ * wait it out instead of each meeting a 429 of its own. Kept under the workspace's prefix:
+ * one workspace's hold never delays another.
+ */
+export class MethodHold {
+  constructor(
+    private readonly redis: Redis,
+    private readonly keys: Pick<StateKeys, "slackHold">,
+  ) {}
+
+  /** Until when the method is held (ms since epoch), if it is. */
+  async heldUntil(method: string, nowMs: number): Promise<number | undefined> {
+    const v = await this.redis.get(this.keys.slackHold(method));
+    const until = v === null ? 0 : Number(v);
+    return until > nowMs ? until : undefined;
+  }
+
+  async hold(method: string, untilMs: number, nowMs: number): Promise<void> {
+    await this.redis.eval(HOLD, 1, this.keys.slackHold(method), untilMs, nowMs);
+  }
+}
