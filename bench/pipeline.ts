@@ -28,6 +28,9 @@ const { values: args } = parseArgs({
     connections: { type: "string", default: "1,20,100" },
     before: { type: "string" },
     profile: { type: "string" },
+    // Node flags for the app under test and for the `--before` app (e.g. "--max-semi-space-size=1").
+    "node-options": { type: "string", default: "" },
+    "before-node-options": { type: "string", default: "" },
   },
 });
 const SECONDS = Number(args.seconds);
@@ -206,8 +209,9 @@ async function main(): Promise<void> {
   const slack = await startSlackStandIn();
   const spool = mkdtempSync(join(tmpdir(), "bench-spool-"));
   const prefix = `bench-pipeline-${process.pid}`;
-  const appEnv = (port: number, tuning: object, appPrefix = prefix): NodeJS.ProcessEnv => ({
+  const appEnv = (port: number, tuning: object, appPrefix = prefix, nodeOptions = ""): NodeJS.ProcessEnv => ({
     ...process.env,
+    NODE_OPTIONS: [process.env.NODE_OPTIONS, nodeOptions].filter(Boolean).join(" "),
     NODE_ENV: "production",
     SLACK_BOT_TOKEN: "xoxb-bench-token",
     SLACK_SIGNING_SECRET: "bench-signing-secret",
@@ -224,10 +228,12 @@ async function main(): Promise<void> {
     TEST_TUNING: JSON.stringify(tuning),
   });
   // `cwd`: the same app from another checkout (`--before`), run the same way (built there for dist).
-  const startApp = (port: number, tuning: object, cwd?: string, appPrefix = prefix) =>
-    APP === "dist"
-      ? spawnReady(["bench/targets/app-dist.mjs"], appEnv(port, tuning, appPrefix), false, cwd)
-      : spawnReady(["test/helpers/app-process.ts"], appEnv(port, tuning, appPrefix), true, cwd);
+  const startApp = (port: number, tuning: object, cwd?: string, appPrefix = prefix) => {
+    const env = appEnv(port, tuning, appPrefix, args[cwd ? "before-node-options" : "node-options"]);
+    return APP === "dist"
+      ? spawnReady(["bench/targets/app-dist.mjs"], env, false, cwd)
+      : spawnReady(["test/helpers/app-process.ts"], env, true, cwd);
+  };
 
   const rows: Row[] = [];
   const memory = new Map<string, { idle: number; peak: number; startMs: number }>();

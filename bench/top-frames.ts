@@ -77,7 +77,8 @@ for (const [id, t] of self) {
   for (let cur: number | undefined = id; cur !== undefined && !pkg; cur = parent.get(cur)) {
     pkg = packageOf(byId.get(cur)?.callFrame.url ?? "");
   }
-  const name = pkg ?? (IDLE.test(x.callFrame.functionName) ? x.callFrame.functionName : "(native, no caller)");
+  const name =
+    pkg ?? (IDLE.test(x.callFrame.functionName) ? x.callFrame.functionName : "(native, no caller)");
   packageBy.set(name, (packageBy.get(name) ?? 0) + t);
 }
 // Total time per function: each sample counts once for every distinct frame on its stack.

@@ -116,7 +116,12 @@ export function buildServices(config: Config, logger: Logger, tuning: RuntimeTun
   const queueRedis = createRedis(config.redis, "shared", logger);
   const cluster = isCluster(redis);
   const keys = stateKeys(config.redis.prefix, { cluster });
-  const queues = createQueues(queueRedis, config.redis.prefix, logger, queueLayout(cluster, tuning.queueShards));
+  const queues = createQueues(
+    queueRedis,
+    config.redis.prefix,
+    logger,
+    queueLayout(cluster, tuning.queueShards),
+  );
   const client = new InsightClient({
     // Multi-workspace mode without INSIGHT_BASE_URL: each workspace brings its own; this
     // deployment-level client is never the one a workspace's work uses, and fails fast.

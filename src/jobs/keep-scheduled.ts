@@ -23,16 +23,14 @@ export async function keepScheduled(o: {
   let retry: NodeJS.Timeout | undefined;
   const schedule = async (): Promise<void> => {
     try {
-      await o
-        .queue()
-        .upsertJobScheduler(
-          o.schedulerId,
-          { every: o.everyMs },
-          {
-            name: o.name,
-            opts: { attempts: 1, removeOnComplete: { count: 50 }, removeOnFail: { count: 50 } },
-          },
-        );
+      await o.queue().upsertJobScheduler(
+        o.schedulerId,
+        { every: o.everyMs },
+        {
+          name: o.name,
+          opts: { attempts: 1, removeOnComplete: { count: 50 }, removeOnFail: { count: 50 } },
+        },
+      );
     } catch (err) {
       o.logger.warn({ err }, `${o.what}: could not set the schedule; retrying in 30 s`);
       if (!stopped) retry = setTimeout(() => void schedule(), RETRY_SETUP_MS).unref();

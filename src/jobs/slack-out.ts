@@ -31,10 +31,7 @@ export interface SlackOutDeps {
   /** The (channel, thread) posting lock. */
   redis: Redis;
   keys: Pick<StateKeys, "lock">;
-  refs: Pick<
-    MessageRefStore,
-    "get" | "postingSince" | "setIfNewer" | "markPosting" | "setCard"
-  >;
+  refs: Pick<MessageRefStore, "get" | "postingSince" | "setIfNewer" | "markPosting" | "setCard">;
   triage: Pick<TriageStore, "get" | "followersOf" | "noteCard">;
   replies: Pick<PendingReplies, "peek" | "drop">;
   /** Where DMs to followers and further reply batches are queued (a getter: see `healingQueue`). */
@@ -260,7 +257,13 @@ async function sendDigest(
     // The ref and the end of the posting mark in one script: a retry finds either the mark
     // or the ref, never neither. The triage note goes in the same write.
     await Promise.all([
-      deps.refs.setIfNewer(channel, threadId, { ts, enrichedAtMs, hasSentiment, groupId: digest.groupId, card }),
+      deps.refs.setIfNewer(channel, threadId, {
+        ts,
+        enrichedAtMs,
+        hasSentiment,
+        groupId: digest.groupId,
+        card,
+      }),
       outcome === "posted" ? deps.triage.noteCard(channel, threadId, new Date(now())) : undefined,
     ]);
     if (reEnriched) await notifyFollowers(deps, channel, ts, digest, change, enrichedAtMs);
