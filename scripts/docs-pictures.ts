@@ -1,9 +1,9 @@
 /*
- * Pictures for the README: a thread digest (new and re-enriched), a weekly summary and the
- * weekly chart, as they look in Slack. The messages come from the app's own path, not from
+ * Pictures for the README: a thread digest (new and re-enriched), a compact card, a batched
+ * digest (digest mode), a weekly summary and the weekly chart, as they look in Slack. The messages come from the app's own path, not from
  * hand-built blocks: the emulator sends real webhooks, the Insight client reads the listing,
- * buildThreadDigest/renderThreadDigest and summarizeGroup/renderWeeklyReport make the Block
- * Kit, and src/weekly/chart.ts draws the chart. A small Block Kit -> HTML renderer below then
+ * buildThreadDigest/renderThreadDigest, mergePending/groupBatch/renderBatchedDigest and
+ * summarizeGroup/renderWeeklyReport make the Block Kit, and src/weekly/chart.ts draws the chart. A small Block Kit -> HTML renderer below then
  * dresses each message like Slack, and headless Chromium photographs it.
  *
  *   npm run docs:pictures            (needs Chromium: apt-get install -y chromium)
@@ -23,6 +23,13 @@ import { chromium, type BrowserContext } from "playwright-core";
 import { startEmulator, SEED, type Emulator } from "../dev/emulator/index.js";
 import { InsightClient } from "../src/insight/client.js";
 import { webhookEventSchema, type ThreadEvent } from "../src/insight/schemas.js";
+import {
+  entryVersion,
+  groupBatch,
+  mergePending,
+  periodStartOf,
+  type PendingEntry,
+} from "../src/domain/digest-batch.js";
 import { cardFactsOf, changeSinceCard } from "../src/domain/thread-change.js";
 import { buildThreadDigest } from "../src/domain/thread-digest.js";
 import type { WeeklyReport } from "../src/domain/weekly-report.js";
@@ -30,6 +37,7 @@ import { weekWindow } from "../src/domain/weekly-window.js";
 import { ThreadLookup } from "../src/jobs/thread-lookup.js";
 import { silentLogger } from "../src/log.js";
 import type { KnownBlock } from "../src/slack/render/known-blocks.js";
+import { renderBatchedDigest } from "../src/slack/render/batched-digest.js";
 import { renderThreadDigest } from "../src/slack/render/thread-digest.js";
 import { renderWeeklyReport } from "../src/slack/render/weekly-summary.js";
 import { renderSentimentChart, sentimentChartInput } from "../src/weekly/chart.js";
@@ -46,6 +54,8 @@ const HOUR = 3_600_000;
 const DIGEST_AT = Date.parse("2026-03-13T14:05:00Z");
 const UPDATED_AT = DIGEST_AT + 2 * HOUR + 25 * 60_000;
 const WEEKLY_AT = Date.parse("2026-03-16T08:00:00Z");
+/** A daily digest (`--mode digest`) posted at 09:00 Berlin time, covering the day before. */
+const BATCH_AT = Date.parse("2026-03-13T08:00:00Z");
 const WIDTH = 700;
 
 // --- Block Kit -> HTML that looks like Slack ------------------------------------------------
@@ -366,6 +376,132 @@ async function digests(emu: Emulator, client: InsightClient, clock: Clock) {
   }
 }
 
+/** What happens to a thread in the day a batched digest covers. */
+interface DayThread {
+  title: string;
+  summary: string;
+  sentiment: string;
+  keywords: string[];
+  /** "" when the thread is not question-led. */
+  question: "" | "answered" | "pending" | "unanswered";
+  messages: number;
+  participants: number;
+  /** Hours before the digest the thread started; over 24: before the period (a changed thread). */
+  startedHoursAgo: number;
+  /** Re-enriched during the period, hours before the digest, with these changes. */
+  later?: { hoursAgo: number; changes: Partial<Omit<DayThread, "later" | "startedHoursAgo">> };
+}
+
+// prettier-ignore
+const DAY: DayThread[] = [
+  { title: "Backups to S3 twice as slow since 0.15", summary: "Nightly backups to S3 take twice as long since 0.15.", sentiment: "negative", keywords: ["backup", "s3", "upgrade"], question: "unanswered", messages: 3, participants: 2, startedHoursAgo: 5 },
+  { title: "Kubernetes operator fails to upgrade the StatefulSet", summary: "The operator stops halfway through a rolling upgrade.", sentiment: "mixed", keywords: ["kubernetes", "upgrade", "operator"], question: "pending", messages: 9, participants: 5, startedHoursAgo: 11 },
+  { title: "Can one bucket have two retention policies?", summary: "A member wants raw data for a week and hourly data for a year.", sentiment: "neutral", keywords: ["retention", "configuration"], question: "unanswered", messages: 2, participants: 2, startedHoursAgo: 3 },
+  { title: "Thanks for the new query planner!", summary: "Several members report faster dashboards after 0.15.", sentiment: "positive", keywords: ["release", "query planner"], question: "", messages: 4, participants: 4, startedHoursAgo: 20 },
+  { title: "Compaction stalls on a 2 TB dataset", summary: "Compaction never finishes on a large dataset.", sentiment: "negative", keywords: ["compaction", "performance", "disk usage"], question: "pending", messages: 9, participants: 3, startedHoursAgo: 40,
+    later: { hoursAgo: 2, changes: { messages: 14, participants: 5, summary: "Two more members see compaction stall above 1.5 TB; a maintainer is reproducing it." } } },
+  { title: "Grafana panel shows gaps after the 0.15 upgrade", summary: "Dashboards show gaps since the upgrade.", sentiment: "neutral", keywords: ["grafana", "upgrade", "dashboards"], question: "", messages: 5, participants: 3, startedHoursAgo: 30,
+    later: { hoursAgo: 7, changes: { messages: 9, participants: 4, sentiment: "mixed" } } },
+  { title: "Query timeouts after enabling TLS", summary: "Queries time out once TLS is on between nodes.", sentiment: "negative", keywords: ["tls", "queries"], question: "pending", messages: 8, participants: 3, startedHoursAgo: 50,
+    later: { hoursAgo: 9, changes: { question: "answered", messages: 11, participants: 4, sentiment: "positive", summary: "Raising the handshake timeout fixed it; the docs now say so." } } },
+  { title: "Where are the ARM64 images?", summary: "A member could not find the ARM64 images.", sentiment: "neutral", keywords: ["docker", "arm64"], question: "unanswered", messages: 2, participants: 2, startedHoursAgo: 15,
+    later: { hoursAgo: 13, changes: { question: "answered", messages: 4, participants: 3, sentiment: "positive" } } },
+];
+
+const threadFields = (t: Partial<Omit<DayThread, "later" | "startedHoursAgo">>) => ({
+  ...(t.title !== undefined ? { title: t.title } : {}),
+  ...(t.summary !== undefined ? { summary: t.summary } : {}),
+  ...(t.sentiment !== undefined ? { sentiment: t.sentiment } : {}),
+  ...(t.keywords !== undefined ? { keywords: t.keywords } : {}),
+  ...(t.question !== undefined
+    ? { isQuestionLed: t.question !== "", questionResponseStatus: t.question || "answered" }
+    : {}),
+  ...(t.messages !== undefined ? { messageCount: t.messages } : {}),
+  ...(t.participants !== undefined ? { participantCount: t.participants } : {}),
+});
+
+/**
+ * One day of the group in a daily digest: threads started that day (new), older ones re-enriched
+ * (changed) and questions answered since (handled). Each enrichment webhook of the period goes
+ * through buildThreadDigest and mergePending as routing and the pending set apply them; a
+ * thread started before the period was shown by the previous digest, so only its later
+ * enrichment is pending. Its own emulator: the weekly picture keeps its week.
+ */
+async function batchedDigest(clock: Clock) {
+  const emu = await startEmulator({ now: () => new Date(clock.now), webhookTimeoutMs: 5_000 });
+  const client = new InsightClient({ baseUrl: emu.baseUrl, apiKey: emu.apiKey, logger: silentLogger });
+  const inbox = await webhookInbox();
+  emu.webhooks.register({ url: inbox.url, types: ["chatthread-crud"], groupIds: [GROUP] });
+  try {
+    const lookup = new ThreadLookup(client, { now: () => clock.now });
+    const periodStart = periodStartOf("24h", BATCH_AT, TIME_ZONE);
+    const pending = new Map<string, PendingEntry>();
+    const arrive = async (threadId: string) => {
+      const digest = buildThreadDigest(
+        inbox.last(threadId),
+        await lookup.find(GROUP, threadId, { fresh: true }),
+      );
+      const incoming: PendingEntry = {
+        digest,
+        version: entryVersion(clock.now, Boolean(digest.sentiment)),
+        isNew: digest.action === "created",
+        firstSeenMs: clock.now,
+      };
+      const merged = mergePending(pending.get(threadId), incoming);
+      if (merged) pending.set(threadId, merged);
+    };
+    // Events in the order they happened.
+    type Step = { at: number; run: () => Promise<void> };
+    const steps: Step[] = [];
+    const ids = new Map<DayThread, string>();
+    for (const t of DAY) {
+      const started = BATCH_AT - t.startedHoursAgo * HOUR;
+      steps.push({
+        at: started,
+        run: async () => {
+          const last = new Date(t.later ? started + HOUR : clock.now - 10 * 60_000).toISOString();
+          const { thread } = await emu.createThread(GROUP, {
+            ...threadFields(t),
+            firstMessageDate: new Date(started - 20 * 60_000).toISOString(),
+            lastMessageDate: last,
+          });
+          ids.set(t, thread.id);
+          if (started >= periodStart) await arrive(thread.id);
+        },
+      });
+      const later = t.later;
+      if (later) {
+        steps.push({
+          at: BATCH_AT - later.hoursAgo * HOUR,
+          run: async () => {
+            const id = ids.get(t) ?? "";
+            await emu.enrichThread(GROUP, id, {
+              ...threadFields(later.changes),
+              lastMessageDate: new Date(clock.now - 5 * 60_000).toISOString(),
+            });
+            await arrive(id);
+          },
+        });
+      }
+    }
+    for (const step of steps.sort((a, b) => a.at - b.at)) {
+      clock.now = step.at;
+      await step.run();
+    }
+    const entries = [...pending.values()];
+    return renderBatchedDigest({
+      batch: groupBatch(entries),
+      groupNames: new Map([[GROUP, emu.store.group(GROUP)?.name ?? "Lumen DB Support"]]),
+      // As the flush has it: the period's start, or an older thread's arrival.
+      sinceMs: Math.min(periodStart, ...entries.map((e) => e.firstSeenMs)),
+    });
+  } finally {
+    await inbox.close();
+    await client.close();
+    await emu.close();
+  }
+}
+
 /**
  * Title, sentiment, keywords, question status ("" when not question-led), messages, last activity
  * in hours before the weekly run, and the hours the thread ran before that.
@@ -482,6 +618,7 @@ async function main(): Promise<void> {
   try {
     const d = await digests(emu, client, clock);
     const w = await weekly(emu, client, clock);
+    const batch = await batchedDigest({ now: BATCH_AT });
 
     browser = await chromium.launchPersistentContext(profile, {
       executablePath,
@@ -505,12 +642,14 @@ async function main(): Promise<void> {
       digest: join(OUT, "digest.png"),
       updated: join(OUT, "digest-updated.png"),
       compact: join(OUT, "digest-compact.png"),
+      batch: join(OUT, "digest-batch.png"),
       weekly: join(OUT, "weekly-summary.png"),
       chart: join(OUT, "weekly-chart.png"),
     };
     await shoot(browser, { blocks: d.created.blocks, postedAt: DIGEST_AT }, files.digest);
     await shoot(browser, { blocks: d.updated.blocks, postedAt: DIGEST_AT, edited: true }, files.updated);
     await shoot(browser, { blocks: d.compact.blocks, postedAt: UPDATED_AT }, files.compact);
+    await shoot(browser, { blocks: batch.blocks, postedAt: BATCH_AT }, files.batch);
     await shoot(browser, { blocks: w.message.blocks, postedAt: WEEKLY_AT }, files.weekly);
     writeFileSync(files.chart, w.chart);
     console.log("Pictures written:");

@@ -17,6 +17,7 @@ import type { OpsNotifier } from "../ops/ops-notifier.js";
 import type { SlackApi } from "../slack/client.js";
 import type { ChannelThrottle } from "../slack/outbound/channel-throttle.js";
 import { sendInTurn } from "../slack/outbound/send-in-turn.js";
+import { escapeAndTruncate } from "../slack/mrkdwn.js";
 import { renderAlert, type AlertMessageInput } from "../slack/render/alert.js";
 import type { StateKeys } from "../store/keys.js";
 import type { MessageRefStore } from "../store/message-refs.js";
@@ -213,7 +214,7 @@ async function post(
     onPermanent: async (c) => {
       await deps.ops.alert(
         `alerts-${channelId}-${c.code}`,
-        `:warning: Alerts for <#${channelId}> could not be posted: Slack answered \`${c.code}\`. Invite the app to the channel, or run \`/insight alerts off <group>\` there.`,
+        `:warning: Alerts for <#${channelId}> could not be posted: Slack answered \`${c.code}\`. Invite the app to the channel, or run \`/insight alerts off ${escapeAndTruncate(settings.groupId, 60)}\` there.`,
       );
       throw new Error(`Slack refused the alert: ${c.code}`);
     },

@@ -11,6 +11,7 @@ import type { WeeklyCommandDeps } from "../weekly/command.js";
 import type { WeeklyRunDeps } from "../weekly/run-weekly.js";
 import type { Services } from "./build-services.js";
 import { digestIntake } from "../digest/intake.js";
+import { syncChannelDigest } from "../digest/sync-channel-digest.js";
 import type { DigestFlushDeps } from "../digest/flush.js";
 import type { DigestCommandDeps } from "../slack/commands/digest.js";
 import { jobId } from "../jobs/queues.js";
@@ -130,6 +131,14 @@ export function commandsDeps(s: Services): CommandsDeps {
     slack: s.slack,
     adminUserIds: s.config.adminUserIds,
     describeSchedule: scheduleLine(s.schedules),
+    timeZoneOf: s.digest.timeZoneOf,
+    syncDigest: (channelId, groupId) =>
+      syncChannelDigest(
+        { subscriptions: s.subscriptions, pending: s.digest.pending, schedules: s.digest.schedules },
+        channelId,
+        groupId,
+      ),
+    alerts: s.alerts,
     triage: s.triage,
     refs: s.refs,
     cards: cardEffects(s),

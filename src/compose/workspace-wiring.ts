@@ -195,6 +195,10 @@ export function lifecycleDeps(s: Services, installs: Installs, workspaces: Works
       if (!ws) return 0;
       const all = await ws.schedules.all();
       for (const sched of all) await ws.schedules.remove(sched.channelId);
+      // Digest periods too: their schedulers live in the shared digest queue, not under the
+      // workspace's keys that removal drops.
+      const channels = new Set((await ws.subscriptions.all()).map((s) => s.channelId));
+      for (const channelId of channels) await ws.digest.schedules.prune(channelId, []);
       return all.length;
     },
     deleteInstallation: (id) =>

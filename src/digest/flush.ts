@@ -1,7 +1,7 @@
 import { setTimeout as sleepFor } from "node:timers/promises";
 import { UnrecoverableError, type Job } from "bullmq";
 import type { RedisClient as Redis } from "../store/redis.js";
-import { groupBatch, type PendingEntry } from "../domain/digest-batch.js";
+import { groupBatch, periodStartOf, type PendingEntry } from "../domain/digest-batch.js";
 import { deliveryOf } from "../domain/subscription.js";
 import type { DigestJob } from "../jobs/queues.js";
 import type { Logger } from "../log.js";
@@ -134,7 +134,7 @@ export async function flushDigest(job: Job<DigestJob>, deps: DigestFlushDeps): P
       if (since) ts = await findPosted(deps, channelId, period, Number(since) - 5_000, log);
       if (!ts) {
         await guard.markPart("posting", String(now()));
-        ts = await post(deps, log, channelId, period, batch);
+        ts = await post(deps, log, channelId, period, batch, periodStart(job));
       }
       await guard.markPart("post", ts);
     }
@@ -179,16 +179,28 @@ function parseBatch(raw: string | undefined): StoredBatch | undefined {
   }
 }
 
+/**
+ * When a scheduled flush's period began (its tick minus the period), so that a daily digest at
+ * 09:00 says "since" yesterday 09:00; undefined for `digest now`.
+ */
+export function periodStart(job: Pick<Job<DigestJob>, "data" | "opts" | "timestamp">): number | undefined {
+  const { trigger, every, timeZone } = job.data;
+  if (trigger !== "schedule" || !every) return undefined;
+  return periodStartOf(every, job.opts.prevMillis ?? job.timestamp, timeZone ?? "UTC");
+}
+
 async function post(
   deps: DigestFlushDeps,
   log: Logger,
   channelId: string,
   period: string,
   batch: StoredBatch,
+  startMs: number | undefined,
 ): Promise<string> {
   const now = deps.now ?? Date.now;
   const sleep = deps.sleep ?? ((ms: number) => sleepFor(ms).then(() => undefined));
-  const sinceMs = Math.min(...batch.entries.map((e) => e.firstSeenMs));
+  // A thread held over from an earlier period (re-enriched while that digest was posted) is older.
+  const sinceMs = Math.min(startMs ?? Infinity, ...batch.entries.map((e) => e.firstSeenMs));
   const { text, blocks } = renderBatchedDigest({
     batch: groupBatch(batch.entries),
     groupNames: new Map(batch.names),

@@ -67,6 +67,11 @@ export class DigestSchedules {
     await this.deps.redis.hdel(this.deps.keys.digestScheduled(channelId), every);
   }
 
+  /** Removes the channel's schedulers of every period not in `keep` (a no-op for those it has not). */
+  async prune(channelId: string, keep: readonly DigestEvery[]): Promise<void> {
+    for (const every of DIGEST_PERIODS) if (!keep.includes(every)) await this.remove(channelId, every);
+  }
+
   /**
    * Makes BullMQ's digest schedulers match the subscriptions: missing ones, or ones in another
    * zone than the channel's, are upserted; ones no subscription asks for are removed.

@@ -1,3 +1,4 @@
+import { CronExpressionParser } from "cron-parser";
 import { questionStatusLabel } from "./sentiment.js";
 import type { DigestEvery } from "./subscription.js";
 import type { ThreadDigest } from "./thread-digest.js";
@@ -94,3 +95,20 @@ export function digestCron(every: DigestEvery): string {
 }
 
 export const periodMs = (every: DigestEvery) => PERIOD_HOURS[every] * 3_600_000;
+
+/**
+ * The tick before `tickMs` in the channel's zone: where the period that ends at `tickMs`
+ * began. Not simply `tickMs - periodMs`: a daily period across a DST change lasts 23 or 25 hours.
+ */
+export function periodStartOf(every: DigestEvery, tickMs: number, timeZone: string): number {
+  try {
+    // From a minute before the tick, so that a tick a few ms late does not find itself.
+    const it = CronExpressionParser.parse(digestCron(every), {
+      tz: timeZone,
+      currentDate: new Date(tickMs - 60_000),
+    });
+    return it.prev().getTime();
+  } catch {
+    return tickMs - periodMs(every);
+  }
+}

@@ -6,6 +6,7 @@ import {
   normalizeFilters,
   type SubscriptionFilters,
 } from "./filters.js";
+import { periodHours } from "./digest-batch.js";
 import { sentimentLabel } from "./sentiment.js";
 import {
   CARD_FORMATS,
@@ -307,21 +308,47 @@ export const isEmptyChange = (c: SubscriptionChange): boolean =>
   c.filters.unanswered === undefined;
 
 const hours = (every: DigestEvery): string => (every === "1h" ? "hour" : `${every.slice(0, -1)} hours`);
+const clock = (h: number) => `${String(h).padStart(2, "0")}:00`;
 
-/** "a card per thread, full" / "daily digest, compact" / "digest every 4 hours" / "weekly summary only". */
-export function describeDelivery(d: Delivery): string {
+/**
+ * When a period's digests arrive, in the channel's local time: "at 09:00", "at 01:00, 09:00 and
+ * 17:00", "at 01:00, 05:00, …, 21:00" (more than three read as a pattern), "on the hour".
+ */
+export function digestTimes(every: DigestEvery): string {
+  if (every === "1h") return "on the hour";
+  const times = periodHours(every).map(clock);
+  if (times.length > 3) return `at ${times[0]}, ${times[1]}, …, ${times[times.length - 1]}`;
+  const last = times.pop();
+  return times.length === 0 ? `at ${last}` : `at ${times.join(", ")} and ${last}`;
+}
+
+/**
+ * "a card per thread" / "daily digest at 09:00 (Europe/Berlin), compact cards" / "digest every
+ * 4 hours, at 01:00, 05:00, …, 21:00 (UTC)" / "weekly summary only". Periods align on the channel's
+ * zone (DESIGN.md): give it whenever it is known, so that the times mean something.
+ */
+export function describeDelivery(d: Delivery, timeZone?: string): string {
   if (d.mode === "summary") return "weekly summary only";
   const parts: string[] = [];
-  if (d.mode === "digest") parts.push(d.every === "24h" ? "daily digest" : `digest every ${hours(d.every)}`);
-  else parts.push("a card per thread");
+  if (d.mode === "digest") {
+    const zone = timeZone ? ` (${timeZone})` : "";
+    parts.push(
+      d.every === "24h"
+        ? `daily digest ${digestTimes(d.every)}${zone}`
+        : `digest every ${hours(d.every)}, ${digestTimes(d.every)}${zone}`,
+    );
+  } else parts.push("a card per thread");
   if (d.format === "compact") parts.push("compact cards");
   if (d.mode === "realtime" && d.replies) parts.push("new messages as replies under the card");
   return parts.join(", ");
 }
 
 /** What a subscription has in force, in one line: filters, then delivery. Plain text: escape it. */
-export function describeSubscription(s: Pick<Subscription, "filters" | "delivery">): string {
-  return `${describeFilters(s.filters)} · ${describeDelivery(deliveryOf(s))}`;
+export function describeSubscription(
+  s: Pick<Subscription, "filters" | "delivery">,
+  timeZone?: string,
+): string {
+  return `${describeFilters(s.filters)} · ${describeDelivery(deliveryOf(s), timeZone)}`;
 }
 
 /** What a change names, in words, for "understood so far" replies. */

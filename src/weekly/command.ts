@@ -100,7 +100,7 @@ async function turnOn(
   const groups = await followed(deps, ctx.channelId);
   const what =
     groups === 0
-      ? "This channel follows no chat group yet: `/insight subscribe <group>` first, or the summary has nothing to cover."
+      ? "This channel follows no chat group yet: `/insight subscribe &lt;group&gt;` first, or the summary has nothing to cover."
       : `It covers the ${plural(groups, "chat group")} this channel follows.`;
   await ctx.respond({
     text: `${before ? "Changed" : "Scheduled"}. ${describeSchedule(info)}\n${what}`,
@@ -120,7 +120,7 @@ async function runNow(ctx: CommandContext, deps: WeeklyCommandDeps, defaultZone:
   const groups = await followed(deps, ctx.channelId);
   if (groups === 0) {
     await ctx.respond({
-      text: "This channel follows no chat group, so there is nothing to summarise. Start with `/insight subscribe <group>`.",
+      text: "This channel follows no chat group, so there is nothing to summarise. Start with `/insight subscribe &lt;group&gt;`.",
     });
     return;
   }

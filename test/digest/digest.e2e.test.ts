@@ -105,7 +105,7 @@ describe("digest mode end to end: pending set, one batched message, digest now",
     expect(text).not.toContain("Checkout fails with 502");
     expect(text.split("Checkout 502 fixed by rollback").length - 1).toBe(1);
     expect(text).toContain("*New threads (1)*");
-    expect(text).toContain("*Handled: answered since (1)*");
+    expect(text).toContain("*Now answered (1)*");
     expect(text).toContain("Dark mode request");
     const buttons = JSON.stringify(m.blocks).match(new RegExp(`"action_id":"${ACTIONS.viewMessages}"`, "g"));
     expect(buttons).toHaveLength(2);

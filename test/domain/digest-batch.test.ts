@@ -5,6 +5,7 @@ import {
   groupBatch,
   mergePending,
   periodHours,
+  periodStartOf,
   sectionOf,
   type PendingEntry,
 } from "../../src/domain/digest-batch.js";
@@ -85,5 +86,32 @@ describe("periods aligned on 09:00 in the channel's zone", () => {
     expect(digestCron("1h")).toBe("0 * * * *");
     expect(digestCron("24h")).toBe("0 9 * * *");
     expect(digestCron("8h")).toBe("0 1,9,17 * * *");
+  });
+});
+
+describe('where a period began (the digest\'s "since")', () => {
+  const at = (iso: string) => Date.parse(iso);
+  it("is the tick before, in the channel's zone", () => {
+    // 09:00 in Berlin (CET) is 08:00 UTC.
+    expect(periodStartOf("24h", at("2026-03-13T08:00:00Z"), "Europe/Berlin")).toBe(
+      at("2026-03-12T08:00:00Z"),
+    );
+    expect(periodStartOf("4h", at("2026-03-13T08:00:00Z"), "Europe/Berlin")).toBe(at("2026-03-13T04:00:00Z"));
+    expect(periodStartOf("1h", at("2026-03-13T08:00:00Z"), "UTC")).toBe(at("2026-03-13T07:00:00Z"));
+  });
+
+  it("a daily period across the spring DST change lasts 23 hours: still since 09:00", () => {
+    expect(periodStartOf("24h", at("2026-03-30T07:00:00Z"), "Europe/Berlin")).toBe(
+      at("2026-03-29T07:00:00Z"),
+    );
+    expect(periodStartOf("24h", at("2026-03-29T07:00:00Z"), "Europe/Berlin")).toBe(
+      at("2026-03-28T08:00:00Z"),
+    );
+  });
+
+  it("a tick a little late does not find itself", () => {
+    expect(periodStartOf("24h", at("2026-03-13T08:00:00.750Z"), "Europe/Berlin")).toBe(
+      at("2026-03-12T08:00:00Z"),
+    );
   });
 });

@@ -8,7 +8,8 @@ import {
   parseEvery,
   parseSubscriptionOptions,
 } from "../../src/domain/subscription-options.js";
-import { DEFAULT_DELIVERY } from "../../src/domain/subscription.js";
+import { digestCron } from "../../src/domain/digest-batch.js";
+import { DEFAULT_DELIVERY, DIGEST_PERIODS } from "../../src/domain/subscription.js";
 
 const split = (s: string) => s.split(/\s+/).filter(Boolean);
 const parse = (s: string) => {
@@ -200,9 +201,12 @@ describe("applyChange: only what is named changes", () => {
 describe("describing what is in force", () => {
   it.each([
     [{}, "a card per thread"],
-    [{ mode: "digest" }, "daily digest"],
-    [{ mode: "digest", every: "1h" }, "digest every hour"],
-    [{ mode: "digest", every: "4h", format: "compact" }, "digest every 4 hours, compact cards"],
+    [{ mode: "digest" }, "daily digest at 09:00"],
+    [{ mode: "digest", every: "1h" }, "digest every hour, on the hour"],
+    [
+      { mode: "digest", every: "4h", format: "compact" },
+      "digest every 4 hours, at 01:00, 05:00, …, 21:00, compact cards",
+    ],
     [{ replies: true }, "a card per thread, new messages as replies under the card"],
     [{ mode: "summary", format: "compact" }, "weekly summary only"],
   ] as const)("%j -> %s", (d, text) => {
@@ -212,6 +216,39 @@ describe("describing what is in force", () => {
   it("filters then delivery", () => {
     expect(
       describeSubscription({ filters: { sentiments: ["negative", "mixed"] }, delivery: { mode: "digest" } }),
-    ).toBe("sentiment negative or mixed · daily digest");
+    ).toBe("sentiment negative or mixed · daily digest at 09:00");
+  });
+
+  it.each([
+    ["24h", "daily digest at 09:00 (Europe/Berlin)"],
+    ["12h", "digest every 12 hours, at 09:00 and 21:00 (Europe/Berlin)"],
+    ["8h", "digest every 8 hours, at 01:00, 09:00 and 17:00 (Europe/Berlin)"],
+    ["4h", "digest every 4 hours, at 01:00, 05:00, …, 21:00 (Europe/Berlin)"],
+    ["2h", "digest every 2 hours, at 01:00, 03:00, …, 23:00 (Europe/Berlin)"],
+    ["1h", "digest every hour, on the hour (Europe/Berlin)"],
+  ] as const)("every %s, in the channel's zone: %s", (every, text) => {
+    expect(describeDelivery({ ...DEFAULT_DELIVERY, mode: "digest", every }, "Europe/Berlin")).toBe(text);
+  });
+
+  it("the times said are the hours the period's cron fires at", () => {
+    for (const every of DIGEST_PERIODS) {
+      const said = [
+        ...describeDelivery({ ...DEFAULT_DELIVERY, mode: "digest", every }).matchAll(/(\d\d):00/g),
+      ].map((m) => Number(m[1]));
+      const fires = digestCron(every).split(" ")[1] ?? "";
+      const hours = fires === "*" ? [] : fires.split(",").map(Number);
+      for (const h of said) expect(hours).toContain(h);
+      if (hours.length > 0) {
+        expect(said[0]).toBe(hours[0]);
+        expect(said.at(-1)).toBe(hours.at(-1));
+      }
+    }
+  });
+
+  it("a realtime or summary subscription says no times, whatever the zone", () => {
+    expect(describeDelivery({ ...DEFAULT_DELIVERY }, "Asia/Tokyo")).toBe("a card per thread");
+    expect(describeDelivery({ ...DEFAULT_DELIVERY, mode: "summary" }, "Asia/Tokyo")).toBe(
+      "weekly summary only",
+    );
   });
 });

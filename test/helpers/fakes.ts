@@ -5,6 +5,7 @@
  * Like Bolt's createDummyCommandMiddlewareArgs, they stand in for the request's world, not for
  * Redis or BullMQ (those are tested for real elsewhere).
  */
+import type { AlertSettings } from "../../src/domain/alerts.js";
 import { InsightError } from "../../src/insight/errors.js";
 import type { ChatGroup, Community, Page, SearchResults, Thread } from "../../src/insight/schemas.js";
 import { silentLogger } from "../../src/log.js";
@@ -278,6 +279,9 @@ export function fakeCommandsDeps(over: Partial<CommandsDeps> = {}) {
     [{ id: "group-support-01", name: "Lumen DB Support", community: "community-1" }],
   );
   const reported: unknown[] = [];
+  /** Every (channel, group) whose digest was brought in line, in order. */
+  const synced: string[] = [];
+  const alerts: AlertSettings[] = [];
   const triage = new FakeTriage();
   const cards = new FakeCards();
   const deps: CommandsDeps = {
@@ -301,10 +305,15 @@ export function fakeCommandsDeps(over: Partial<CommandsDeps> = {}) {
     },
     logger: silentLogger,
     adminUserIds: [],
+    timeZoneOf: async () => "Europe/Berlin",
+    syncDigest: async (channelId, groupId) => {
+      synced.push(`${channelId} ${groupId}`);
+    },
+    alerts: { forChannel: async () => alerts },
     now: () => FIXED_NOW,
     ...over,
   };
-  return { deps, subscriptions, ops, slack, insight, reported, triage, cards };
+  return { deps, subscriptions, ops, slack, insight, reported, triage, cards, synced, alerts };
 }
 
 /** A request to one subcommand, as the router builds it; the replies land in `replies`. */

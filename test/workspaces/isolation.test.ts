@@ -271,6 +271,10 @@ describe.each(backends)(
 
     it("app_uninstalled deletes that workspace's tokens, connection and state; its queued jobs end without a Slack call", async () => {
       await command(B, "weekly on monday 09:00", B.channel);
+      await command(B, `subscribe ${GROUP} --every 4h`, B.channel);
+      const digestSchedulersOfB = async () =>
+        (await h.services.queues.digest.getJobSchedulers(0, -1)).filter((j) => j.key.includes(B.id));
+      expect(await digestSchedulersOfB()).toHaveLength(1);
       const prefixB = workspacePrefix(h.config.redis.prefix, B.id);
       expect((await keys(`${prefixB}:*`)).length).toBeGreaterThan(0);
       const redis = h.services.redis;
@@ -301,6 +305,7 @@ describe.each(backends)(
       expect(await installs?.connections.workspaceForSecret(B.secret)).toBeUndefined();
       const schedulers = await h.services.queues.weekly.getJobSchedulers(0, -1);
       expect(schedulers.map((j) => j.key).join()).not.toContain(B.id);
+      expect(await digestSchedulersOfB()).toEqual([]);
       // B's webhook URL is gone; A is untouched.
       expect((await h.deliver({ webhookType: "chatthread-crud" }, { secret: B.secret })).status).toBe(404);
       expect((await subsOf(A).all()).map((s) => s.channelId)).toEqual([A.channel]);

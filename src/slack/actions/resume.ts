@@ -10,6 +10,8 @@ import { STALE_BUTTON } from "./reply.js";
 
 export interface ResumeDeps {
   subscriptions: Pick<SubscriptionStore, "get" | "resume">;
+  /** A resumed digest subscription gets its period schedule back. */
+  syncDigest: (channelId: string, groupId: string) => Promise<void>;
   adminUserIds: readonly string[];
   logger: Logger;
 }
@@ -27,6 +29,7 @@ export async function resumeFromHome(
   const sub = target ? await deps.subscriptions.get(target.c, target.g) : undefined;
   if (!target || !sub) return STALE_BUTTON;
   const resumed = await deps.subscriptions.resume(target.c, target.g);
+  if (resumed) await deps.syncDigest(target.c, target.g);
   const name = `*${escapeMrkdwn(sub.groupName || sub.groupId)}*`;
   deps.logger.info(
     { channel: target.c, groupId: target.g, user: a.userId, resumed },

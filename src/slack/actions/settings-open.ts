@@ -13,6 +13,8 @@ export interface SettingsOpenDeps {
   subscriptions: Pick<SubscriptionStore, "get">;
   slack: Pick<SlackApi, "openView">;
   adminUserIds: readonly string[];
+  /** The channel's zone, named next to the digest times. */
+  timeZoneOf: (channelId: string) => Promise<string>;
   logger: Logger;
 }
 
@@ -29,7 +31,8 @@ export async function openSettingsModal(
   if (!mayChangeConfig(a.userId, deps.adminUserIds)) return "refused";
   const sub = await deps.subscriptions.get(a.channelId, a.groupId);
   if (!sub) return "gone";
-  await deps.slack.openView({ trigger_id: a.triggerId, view: renderSettingsModal(sub) });
+  const timeZone = await deps.timeZoneOf(sub.channelId);
+  await deps.slack.openView({ trigger_id: a.triggerId, view: renderSettingsModal(sub, { timeZone }) });
   return "opened";
 }
 

@@ -27,6 +27,10 @@ export interface SettingsSubmitDeps {
   subscriptions: Pick<SubscriptionStore, "get" | "put">;
   slack: Pick<SlackApi, "postEphemeral" | "postMessage">;
   adminUserIds: readonly string[];
+  /** The channel's zone, which digest periods align on (said in the confirmation). */
+  timeZoneOf: (channelId: string) => Promise<string>;
+  /** Brings the channel's pending digest and period schedules in line with its subscriptions. */
+  syncDigest: (channelId: string, groupId: string) => Promise<void>;
   logger: Logger;
 }
 
@@ -109,7 +113,8 @@ type ViewListener = Middleware<SlackViewMiddlewareArgs<ViewSubmitAction>>;
 
 /** Tells the person what is now in force: an ephemeral in the channel, or a DM when that fails. */
 async function confirm(deps: SettingsSubmitDeps, userId: string, sub: Subscription): Promise<void> {
-  const text = `Settings saved for *${escapeMrkdwn(sub.groupName || sub.groupId)}* in <#${sub.channelId}>. In force: ${escapeMrkdwn(describeSubscription(sub))}.`;
+  const inForce = describeSubscription(sub, await deps.timeZoneOf(sub.channelId));
+  const text = `Settings saved for *${escapeMrkdwn(sub.groupName || sub.groupId)}* in <#${sub.channelId}>. In force: ${escapeMrkdwn(inForce)}.`;
   try {
     await deps.slack.postEphemeral({ channel: sub.channelId, user: userId, text });
   } catch (err) {
@@ -151,6 +156,8 @@ export function settingsSubmitView(deps: SettingsSubmitDeps): ViewListener {
     const saved: Subscription = { ...current, filters: form.filters, delivery: form.delivery };
     await deps.subscriptions.put(saved);
     await ack();
+    // After the ack (Slack's 3 seconds): a mode or period change moves the pending threads and schedules.
+    await deps.syncDigest(saved.channelId, saved.groupId);
     deps.logger.info(
       { channel: saved.channelId, groupId: saved.groupId, user: userId },
       "subscription settings saved",

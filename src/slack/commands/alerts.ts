@@ -1,5 +1,6 @@
 import { ALERT_RULES, type AlertSettings } from "../../domain/alerts.js";
 import { escapeAndTruncate, escapeMrkdwn } from "../mrkdwn.js";
+import { describeAlerts } from "../render/alert-settings.js";
 import { plural } from "../render/wording.js";
 import { resolveGroupOrReply, type ResolveGroupDeps } from "./resolve-group.js";
 import type { Subcommand } from "./types.js";
@@ -109,29 +110,6 @@ export function parseAlertsArgs(args: readonly string[]): ParsedAlerts {
     negativeSpike: negative,
     volumeSpike: volume,
   };
-}
-
-/** The alerts in force, one bullet each, in the words of DESIGN.md. */
-export function describeAlerts(
-  s: Pick<AlertSettings, "unansweredAfterHours" | "negativeSpike" | "volumeSpike">,
-): string[] {
-  const lines: string[] = [];
-  if (s.unansweredAfterHours !== undefined) {
-    lines.push(
-      `• a question-led thread still unanswered ${plural(s.unansweredAfterHours, "hour")} after its first message`,
-    );
-  }
-  if (s.negativeSpike) {
-    lines.push(
-      `• a negative spike: at least ${ALERT_RULES.negativeMinThreads} negative threads in 24 hours and a share ${ALERT_RULES.negativePoints * 100} points over the usual (the group's last 28 days)`,
-    );
-  }
-  if (s.volumeSpike) {
-    lines.push(
-      `• a volume spike: at least ${ALERT_RULES.volumeMinThreads} new threads in an hour and ${ALERT_RULES.volumeFactor} times the usual hourly number`,
-    );
-  }
-  return lines;
 }
 
 /** `alerts`: proactive alerts for a chat group in this channel. */

@@ -37,7 +37,7 @@ export function digestCommand(deps: DigestCommandDeps): Subcommand {
       );
       if (subs.length === 0) {
         await ctx.respond({
-          text: "No subscription of this channel is in digest mode, so nothing is batched here. To get one message per period instead of a card per thread: `/insight subscribe <group> --mode digest --every 4h`.",
+          text: "No subscription of this channel is in digest mode, so nothing is batched here. To get one message per period instead of a card per thread: `/insight subscribe &lt;group&gt; --mode digest --every 4h`.",
         });
         return;
       }

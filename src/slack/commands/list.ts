@@ -1,3 +1,4 @@
+import type { AlertSettings } from "../../domain/alerts.js";
 import type { SubscriptionStore } from "../../store/subscriptions.js";
 import { mayChangeConfig } from "../authorize.js";
 import { renderSubscriptionList } from "../render/subscription-list.js";
@@ -12,6 +13,10 @@ export interface ListDeps {
   describeSchedule?: ScheduleLine;
   /** Who sees the Settings buttons; empty: everyone. */
   adminUserIds: readonly string[];
+  /** The channel's zone, which digest periods align on. */
+  timeZoneOf: (channelId: string) => Promise<string>;
+  /** The channel's alerts, listed with each group in the words of the `alerts` reply. */
+  alerts: { forChannel(channelId: string): Promise<AlertSettings[]> };
 }
 
 export function listCommand(deps: ListDeps): Subcommand {
@@ -19,12 +24,13 @@ export function listCommand(deps: ListDeps): Subcommand {
     name: "list",
     usage: "list",
     summary:
-      "the subscriptions of this channel (delivery, filters, paused or not, a Settings button each) and its schedule",
+      "the subscriptions of this channel (delivery, filters, alerts, paused or not, a Settings button each) and its schedule",
     mutates: false,
     async run(ctx) {
       const subs = await deps.subscriptions.forChannel(ctx.channelId);
       const schedule = await deps.describeSchedule?.(ctx.channelId);
-      if (subs.length === 0) {
+      const alerts = await deps.alerts.forChannel(ctx.channelId);
+      if (subs.length === 0 && alerts.length === 0) {
         await ctx.respond({
           text: "This channel follows no chat group. Start with `/insight groups`, then `/insight subscribe &lt;group&gt;`.",
         });
@@ -32,6 +38,8 @@ export function listCommand(deps: ListDeps): Subcommand {
       }
       const rendered = renderSubscriptionList(subs, {
         schedule,
+        timeZone: await deps.timeZoneOf(ctx.channelId),
+        alerts,
         canChange: mayChangeConfig(ctx.userId, deps.adminUserIds),
       });
       await ctx.respond({ text: rendered.text, blocks: rendered.blocks });

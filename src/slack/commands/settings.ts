@@ -6,6 +6,8 @@ import type { Subcommand } from "./types.js";
 
 export interface SettingsDeps extends SettingsOpenDeps {
   subscriptions: SettingsOpenDeps["subscriptions"] & Pick<SubscriptionStore, "forChannel">;
+  /** The channel's zone, which digest periods align on. */
+  timeZoneOf: (channelId: string) => Promise<string>;
 }
 
 const USAGE = "settings [group]";
@@ -44,7 +46,10 @@ export function settingsCommand(deps: SettingsDeps): Subcommand {
       const chosen = exact.length === 1 ? exact : matches;
       const sub = chosen.length === 1 ? chosen[0] : undefined;
       if (!sub) {
-        const rendered = renderSubscriptionList(chosen.length > 0 ? chosen : subs, { canChange: true });
+        const rendered = renderSubscriptionList(chosen.length > 0 ? chosen : subs, {
+          canChange: true,
+          timeZone: await deps.timeZoneOf(ctx.channelId),
+        });
         const why =
           chosen.length === 0
             ? `This channel does not follow "${escapeMrkdwn(ref)}". Choose one:`

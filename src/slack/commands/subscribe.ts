@@ -23,6 +23,10 @@ export interface SubscribeChannelDeps {
   ops: Pick<OpsNotifier, "resolve">;
   /** Posts the one public line; `call` joins a public channel the app is not in yet. */
   slack: Pick<SlackApi, "postMessage" | "call">;
+  /** The channel's zone, which digest periods align on (said in the notice and the reply). */
+  timeZoneOf: (channelId: string) => Promise<string>;
+  /** Brings the channel's pending digest and period schedules in line with its subscriptions. */
+  syncDigest: (channelId: string, groupId: string) => Promise<void>;
   logger: Logger;
   now?: () => Date;
 }
@@ -44,6 +48,8 @@ export const INVITE_HINT =
 export type SubscribeOutcome = {
   sub: Subscription;
   verb: "Subscribed" | "Resumed" | "Updated" | "Unchanged";
+  /** The channel's zone, for the digest times. */
+  timeZone: string;
   /** Set when the app could not post the announcement: what the person should do. */
   problem?: string;
 };
@@ -122,23 +128,29 @@ export async function subscribeChannel(
         ? "Unchanged"
         : "Updated";
   await deps.subscriptions.put(sub);
-  if (verb !== "Subscribed" && verb !== "Resumed") return { sub, verb };
+  const timeZone = await deps.timeZoneOf(a.channelId);
+  if (verb !== "Subscribed" && verb !== "Resumed") {
+    // A mode or period change: the group's pending threads and the period schedules follow.
+    if (verb === "Updated") await deps.syncDigest(a.channelId, a.group.id);
+    return { sub, verb, timeZone };
+  }
 
   const did = verb === "Subscribed" ? "subscribed this channel to" : "resumed this channel's subscription to";
-  const line = `<@${a.userId}> ${did} *${escapeMrkdwn(sub.groupName || sub.groupId)}* — ${escapeMrkdwn(describeSubscription(sub))}`;
+  const line = `<@${a.userId}> ${did} *${escapeMrkdwn(sub.groupName || sub.groupId)}* — ${escapeMrkdwn(describeSubscription(sub, timeZone))}`;
   if ((await announce(deps, sub, line)) === "invite") {
     const paused = { ...sub, paused: { code: NOT_IN_CHANNEL, at: now().toISOString() } };
     await deps.subscriptions.put(paused);
-    return { sub: paused, verb, problem: INVITE_HINT };
+    return { sub: paused, verb, timeZone, problem: INVITE_HINT };
   }
   if (existing?.paused) await deps.ops.resolve(channelIncident(a.channelId, existing.paused.code));
-  return { sub, verb };
+  await deps.syncDigest(a.channelId, a.group.id);
+  return { sub, verb, timeZone };
 }
 
 /** The ephemeral answer: what happened and what is now in force. */
 export function subscribeReply(o: SubscribeOutcome): string {
   const name = `*${escapeMrkdwn(o.sub.groupName || o.sub.groupId)}* (\`${escapeMrkdwn(o.sub.groupId)}\`)`;
-  const inForce = `In force: ${escapeMrkdwn(describeSubscription(o.sub))}.`;
+  const inForce = `In force: ${escapeMrkdwn(describeSubscription(o.sub, o.timeZone))}.`;
   const head =
     o.verb === "Unchanged"
       ? `This channel already follows ${name}; nothing changed.`

@@ -1,9 +1,14 @@
+import type { AlertSettings } from "../../domain/alerts.js";
 import type { SubscriptionStore } from "../../store/subscriptions.js";
 import { escapeMrkdwn } from "../mrkdwn.js";
 import type { Subcommand } from "./types.js";
 
 export interface UnsubscribeDeps {
   subscriptions: Pick<SubscriptionStore, "forChannel" | "remove">;
+  /** Drops the group's pending digest and the channel's period schedules no one asks for now. */
+  syncDigest: (channelId: string, groupId: string) => Promise<void>;
+  /** The channel's alerts: they are set apart from subscriptions, so the reply says they stay. */
+  alerts: { forChannel(channelId: string): Promise<AlertSettings[]> };
 }
 
 const USAGE = "unsubscribe <group>";
@@ -12,7 +17,7 @@ export function unsubscribeCommand(deps: UnsubscribeDeps): Subcommand {
   return {
     name: "unsubscribe",
     usage: USAGE,
-    summary: "stop the digests of a chat group in this channel",
+    summary: "this channel stops following a chat group (its cards and digests; alerts stay)",
     mutates: true,
     async run(ctx) {
       const ref = ctx.args.join(" ").trim();
@@ -39,8 +44,13 @@ export function unsubscribeCommand(deps: UnsubscribeDeps): Subcommand {
         return;
       }
       await deps.subscriptions.remove(ctx.channelId, sub.groupId);
+      await deps.syncDigest(ctx.channelId, sub.groupId);
+      const alerts = (await deps.alerts.forChannel(ctx.channelId)).some((a) => a.groupId === sub.groupId);
+      const alertsStay = alerts
+        ? `\nIts alerts stay on here; \`/insight alerts off ${escapeMrkdwn(sub.groupId)}\` stops them.`
+        : "";
       await ctx.respond({
-        text: `Unsubscribed: no more digests of *${escapeMrkdwn(sub.groupName)}* (\`${sub.groupId}\`) in this channel.`,
+        text: `Unsubscribed: this channel no longer follows *${escapeMrkdwn(sub.groupName)}* (\`${sub.groupId}\`).${alertsStay}`,
       });
     },
   };

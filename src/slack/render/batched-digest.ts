@@ -13,7 +13,10 @@ export interface BatchedDigestInput {
   batch: DigestBatch;
   /** groupId -> the subscription's group name. */
   groupNames: ReadonlyMap<string, string>;
-  /** Start of what the digest covers (the oldest pending thread's arrival), for the context line. */
+  /**
+   * Start of what the digest covers, for the context line: the period's start, or the oldest
+   * pending thread's arrival when that is earlier (or when there is no period: `digest now`).
+   */
   sinceMs: number;
 }
 
@@ -23,7 +26,15 @@ const GROUP_MAX = 80;
 const SECTION_HEADINGS: Record<BatchSection, string> = {
   new: "New threads",
   changed: "Changed threads",
-  handled: "Handled: answered since",
+  // Not "handled": on a card that word means someone here pressed Mark handled.
+  handled: "Now answered",
+};
+
+/** The counts line's word for each section. */
+const SECTION_COUNTS: Record<BatchSection, string> = {
+  new: "new",
+  changed: "changed",
+  handled: "now answered",
 };
 
 const groupOf = (e: PendingEntry, names: ReadonlyMap<string, string>) =>
@@ -64,7 +75,7 @@ function sectionHeading(section: BatchSection, count: number): KnownBlock {
 
 /**
  * The batched digest of one period: a header, then the threads as compact lines grouped new /
- * changed / handled, each with a View button (the same messages modal as `threads`). Within
+ * changed / handled (shown as "now answered"), each with a View button (the same messages modal as `threads`). Within
  * Slack's 50 blocks: whole lines are kept until the budget ends, then "…and N more threads".
  * A section heading always travels with its first thread, so none is left dangling.
  */
@@ -81,7 +92,7 @@ export function renderBatchedDigest(input: BatchedDigestInput): RenderedMessage 
 
   const counts = (["new", "changed", "handled"] as const)
     .filter((k) => batch[k].length > 0)
-    .map((k) => `${batch[k].length} ${k}`);
+    .map((k) => `${batch[k].length} ${SECTION_COUNTS[k]}`);
   const head = toKnownBlocks(
     Blocks.Header({ text: plainText(`Digest: ${plural(batch.total, "thread")}`, LIMITS.headerText) }),
     Blocks.Context().elements(

@@ -1,5 +1,6 @@
 import { FILTER_TONES } from "../../domain/filters.js";
 import { deliveryOf, type DigestEvery, type Subscription } from "../../domain/subscription.js";
+import { digestTimes } from "../../domain/subscription-options.js";
 import { plainText } from "../mrkdwn.js";
 import { encodeSubscriptionRef, SETTINGS_MODAL_CALLBACK } from "../settings-ids.js";
 import type { ViewPayload } from "./view-payload.js";
@@ -36,13 +37,14 @@ const MODE_OPTIONS = [
   option("digest", "One batched digest per period"),
   option("summary", "Only the weekly summary"),
 ];
+// With the times they post at, as `list` and the replies say them (digestTimes).
 const EVERY_TEXT: Record<DigestEvery, string> = {
-  "1h": "Every hour",
-  "2h": "Every 2 hours",
-  "4h": "Every 4 hours",
-  "8h": "Every 8 hours",
-  "12h": "Every 12 hours",
-  "24h": "Once a day",
+  "1h": `Every hour, ${digestTimes("1h")}`,
+  "2h": `Every 2 hours, ${digestTimes("2h")}`,
+  "4h": `Every 4 hours, ${digestTimes("4h")}`,
+  "8h": `Every 8 hours, ${digestTimes("8h")}`,
+  "12h": `Every 12 hours, ${digestTimes("12h")}`,
+  "24h": `Once a day, ${digestTimes("24h")}`,
 };
 const EVERY_OPTIONS = Object.entries(EVERY_TEXT).map(([v, t]) => option(v, t));
 const FORMAT_OPTIONS = [option("full", "Full card"), option("compact", "Compact: one line")];
@@ -128,7 +130,7 @@ function textInput(blockId: string, text: string, current: string, o: { hint: st
 }
 
 /** The modal for one subscription, filled in with what is in force. Pure. */
-export function renderSettingsModal(sub: Subscription): ViewPayload {
+export function renderSettingsModal(sub: Subscription, o: { timeZone?: string } = {}): ViewPayload {
   const d = deliveryOf(sub);
   const f = sub.filters;
   const name = sub.groupName || sub.groupId;
@@ -148,7 +150,7 @@ export function renderSettingsModal(sub: Subscription): ViewPayload {
     { type: "header", text: label("Delivery") },
     select(SETTINGS_FIELDS.mode, "Mode", MODE_OPTIONS, d.mode),
     select(SETTINGS_FIELDS.every, "Digest period", EVERY_OPTIONS, d.every, {
-      hint: "Used in digest mode, aligned to the channel's time zone.",
+      hint: `Used in digest mode; times in the channel's time zone${o.timeZone ? ` (${o.timeZone})` : ""}.`,
     }),
     radios(SETTINGS_FIELDS.format, "Card format", FORMAT_OPTIONS, d.format),
     radios(SETTINGS_FIELDS.replies, "Replies under the card", REPLIES_OPTIONS, d.replies ? "on" : "off"),

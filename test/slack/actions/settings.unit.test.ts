@@ -3,6 +3,7 @@ import { openSettingsModal } from "../../../src/slack/actions/settings-open.js";
 import { readSettingsForm, type FormValues } from "../../../src/slack/actions/settings-submit.js";
 import { settingsCommand } from "../../../src/slack/commands/settings.js";
 import { listCommand } from "../../../src/slack/commands/list.js";
+import { describeAlerts } from "../../../src/slack/render/alert-settings.js";
 import { renderSettingsModal, SETTINGS_FIELDS as F } from "../../../src/slack/render/settings-modal.js";
 import { SETTINGS_ACTIONS, SETTINGS_MODAL_CALLBACK } from "../../../src/slack/settings-ids.js";
 import type { Subscription } from "../../../src/store/subscriptions.js";
@@ -53,6 +54,20 @@ function valuesOf(view: Record<string, unknown>): FormValues {
 }
 
 describe("settings modal (pure)", () => {
+  it("names each digest period with the times it posts at, and the channel's zone", () => {
+    const view = renderSettingsModal(sub(), { timeZone: "Asia/Tokyo" });
+    const every = input(view, F.every) as { options?: { text: { text: string } }[] };
+    expect(every.options?.map((o) => o.text.text)).toEqual([
+      "Every hour, on the hour",
+      "Every 2 hours, at 01:00, 03:00, …, 23:00",
+      "Every 4 hours, at 01:00, 05:00, …, 21:00",
+      "Every 8 hours, at 01:00, 09:00 and 17:00",
+      "Every 12 hours, at 09:00 and 21:00",
+      "Once a day, at 09:00",
+    ]);
+    expect(JSON.stringify(view.blocks)).toContain("times in the channel's time zone (Asia/Tokyo).");
+  });
+
   it("is filled in with what is in force", () => {
     const view = renderSettingsModal(sub());
     expect(view).toMatchObject({ type: "modal", callback_id: SETTINGS_MODAL_CALLBACK });
@@ -149,7 +164,7 @@ describe("settings command and list (fake deps)", () => {
     expect(slack.views).toEqual([]);
   });
 
-  it("list shows delivery, filters and paused per subscription, each with a Settings button", async () => {
+  it("list shows delivery (with its times in the channel's zone), filters, alerts and paused per subscription, each with a Settings button", async () => {
     const { deps, subscriptions } = fakeCommandsDeps();
     await subscriptions.put(sub());
     await subscriptions.put(
@@ -166,15 +181,71 @@ describe("settings command and list (fake deps)", () => {
     const t = allTexts(replies[0]?.blocks ?? []).join("\n");
     expect(t).toContain("This channel follows 2 chat groups:");
     expect(t).toContain(
-      "*Lumen DB &lt;Support&gt;* (`group-support-01`)\nDelivery: digest every 4 hours, compact cards\nFilters: sentiment negative or mixed · unanswered questions only · ≥ 3 messages · never mentioning giveaway",
+      "*Lumen DB &lt;Support&gt;* (`group-support-01`)\nDelivery: digest every 4 hours, at 01:00, 05:00, …, 21:00 (Europe/Berlin), compact cards\nFilters: sentiment negative or mixed · unanswered questions only · ≥ 3 messages · never mentioning giveaway\nAlerts: off",
     );
     expect(t).toContain(
-      "*Rides* (`g2`)\nDelivery: a card per thread\nFilters: all threads\n:pause_button: paused (Slack said `is_archived`)",
+      "*Rides* (`g2`)\nDelivery: a card per thread\nFilters: all threads\nAlerts: off\n:pause_button: paused (Slack said `is_archived`)",
     );
     const b = buttons(replies[0]?.blocks);
     expect(b.map((x) => JSON.parse(x.value))).toEqual([
       { c: "C0UNIT", g: "group-support-01" },
       { c: "C0UNIT", g: "g2" },
     ]);
+  });
+
+  it("list shows each group's alerts in the words of the `alerts` reply, and groups with alerts only", async () => {
+    const { deps, subscriptions, alerts } = fakeCommandsDeps();
+    await subscriptions.put(sub({ delivery: { mode: "digest" }, filters: {} }));
+    const base = { negativeSpike: false, volumeSpike: false, setBy: "U0ALICE", setAt: "x" };
+    alerts.push(
+      {
+        ...base,
+        groupId: "group-support-01",
+        groupName: "Lumen DB <Support>",
+        unansweredAfterHours: 4,
+        negativeSpike: true,
+      },
+      { ...base, groupId: "g9", groupName: "Rides", volumeSpike: true },
+    );
+    const { ctx, replies } = dummyCommand("");
+    await listCommand(deps).run(ctx);
+    const t = allTexts(replies[0]?.blocks ?? []).join("\n");
+    expect(t).toContain(
+      [
+        "*Lumen DB &lt;Support&gt;* (`group-support-01`)",
+        "Delivery: daily digest at 09:00 (Europe/Berlin)",
+        "Filters: all threads",
+        "Alerts:",
+        ...describeAlerts({ unansweredAfterHours: 4, negativeSpike: true, volumeSpike: false }),
+      ].join("\n"),
+    );
+    expect(t).toContain(
+      "• a question-led thread still unanswered 4 hours after its first message\n• a negative spike: at least 5 negative threads in 24 hours and a share 15 points over the usual (the group's last 28 days)",
+    );
+    expect(t).toContain(
+      "*Rides* (`g9`)\nNot followed here, alerts only.\nAlerts:\n• a volume spike: at least 5 new threads in an hour and 3 times the usual hourly number",
+    );
+    // A Settings button for the subscription only: alerts have their own command.
+    expect(buttons(replies[0]?.blocks)).toHaveLength(1);
+    expect(replies[0]?.text).toBe(
+      "This channel follows 1 chat group:\n• Lumen DB <Support>\n• Rides (alerts only)",
+    );
+  });
+
+  it("list with alerts only still shows them", async () => {
+    const { deps, alerts } = fakeCommandsDeps();
+    alerts.push({
+      groupId: "g9",
+      groupName: "Rides",
+      negativeSpike: true,
+      volumeSpike: false,
+      setBy: "U",
+      setAt: "x",
+    });
+    const { ctx, replies } = dummyCommand("");
+    await listCommand(deps).run(ctx);
+    const t = allTexts(replies[0]?.blocks ?? []).join("\n");
+    expect(t).toContain("This channel follows no chat group, but has alerts:");
+    expect(t).toContain("*Rides* (`g9`)\nNot followed here, alerts only.\nAlerts:\n• a negative spike");
   });
 });

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SEED } from "../../../dev/emulator/index.js";
+import { digestSchedulerId } from "../../../src/digest/schedules.js";
+import { entryVersion, type PendingEntry } from "../../../src/domain/digest-batch.js";
 import { SETTINGS_FIELDS as F } from "../../../src/slack/render/settings-modal.js";
 import { SETTINGS_ACTIONS, SETTINGS_MODAL_CALLBACK } from "../../../src/slack/settings-ids.js";
 import { startHarness, type Harness } from "../../helpers/app-harness.js";
@@ -49,6 +51,31 @@ const multi = (...v: string[]) => ({
 });
 const text = (v: string) => ({ type: "plain_text_input", value: v });
 
+/** A thread waiting in a channel's digest, as routing would leave it. */
+const pendingThread = (groupId: string, threadId: string): PendingEntry => ({
+  digest: {
+    threadId,
+    groupId,
+    groupName: "Lumen DB Support",
+    communityId: "c1",
+    title: "Replication lag after upgrade",
+    summary: undefined,
+    sentiment: "negative",
+    keywords: [],
+    messageCount: 3,
+    participantCount: 2,
+    isQuestionLed: true,
+    questionResponseStatus: "unanswered",
+    firstMessageDate: undefined,
+    lastMessageDate: undefined,
+    enrichedAt: new Date().toISOString(),
+    action: "created",
+  },
+  version: entryVersion(Date.now(), true),
+  isNew: true,
+  firstSeenMs: Date.now(),
+});
+
 describe("noise control commands, end to end (signed requests, real Redis, emulator, stand-in Slack)", () => {
   let h: Harness;
   beforeAll(async () => {
@@ -66,7 +93,7 @@ describe("noise control commands, end to end (signed requests, real Redis, emula
       channel,
     );
     expect(r.text).toBe(
-      `Subscribed: this channel follows *Lumen DB Support* (\`${SUPPORT}\`). In force: sentiment negative or mixed · ≥ 2 participants · never mentioning giveaway · digest every 4 hours, compact cards.`,
+      `Subscribed: this channel follows *Lumen DB Support* (\`${SUPPORT}\`). In force: sentiment negative or mixed · ≥ 2 participants · never mentioning giveaway · digest every 4 hours, at 01:00, 05:00, …, 21:00 (UTC), compact cards.`,
     );
     expect(await h.services.subscriptions.get(channel, SUPPORT)).toMatchObject({
       filters: { sentiments: ["negative", "mixed"], excludeKeywords: ["giveaway"], minParticipants: 2 },
@@ -74,7 +101,7 @@ describe("noise control commands, end to end (signed requests, real Redis, emula
     });
     const posted = await h.slack.waitFor(() => h.slack.messages(channel)[0]);
     expect(posted.text).toBe(
-      "<@U0ALICE> subscribed this channel to *Lumen DB Support* — sentiment negative or mixed · ≥ 2 participants · never mentioning giveaway · digest every 4 hours, compact cards",
+      "<@U0ALICE> subscribed this channel to *Lumen DB Support* — sentiment negative or mixed · ≥ 2 participants · never mentioning giveaway · digest every 4 hours, at 01:00, 05:00, …, 21:00 (UTC), compact cards",
     );
     expect(h.slack.messages(channel)).toHaveLength(1);
   });
@@ -86,7 +113,7 @@ describe("noise control commands, end to end (signed requests, real Redis, emula
     const r = await say(`subscribe ${SUPPORT}`, channel);
     expect(r.text).toMatch(/^Resumed: /);
     expect(r.text).toContain(
-      "In force: sentiment negative or mixed · unanswered questions only · daily digest.",
+      "In force: sentiment negative or mixed · unanswered questions only · daily digest at 09:00 (UTC).",
     );
     const sub = await h.services.subscriptions.get(channel, SUPPORT);
     expect(sub?.paused).toBeUndefined();
@@ -180,8 +207,55 @@ describe("noise control commands, end to end (signed requests, real Redis, emula
     );
     expect(confirmation.args.user).toBe("U0ALICE");
     expect(String(confirmation.args.text)).toContain(
-      "In force: sentiment negative · never positive · questions only · ≥ 4 messages · keyword refund · never mentioning giveaway · digest every 8 hours, compact cards.",
+      "In force: sentiment negative · never positive · questions only · ≥ 4 messages · keyword refund · never mentioning giveaway · digest every 8 hours, at 01:00, 09:00 and 17:00 (UTC), compact cards.",
     );
+  });
+
+  it("the public line says the digest's hour in the channel's zone (its weekly schedule's)", async () => {
+    const channel = freshChannel();
+    await say("weekly on monday 09:00 Europe/Berlin", channel);
+    await say(`subscribe ${SUPPORT} --sentiment negative,mixed --mode digest`, channel);
+    const posted = await h.slack.waitFor(() =>
+      h.slack.messages(channel).find((m) => String(m.text).includes("subscribed this channel")),
+    );
+    expect(posted.text).toBe(
+      "<@U0ALICE> subscribed this channel to *Lumen DB Support* — sentiment negative or mixed · daily digest at 09:00 (Europe/Berlin)",
+    );
+    const list = await say("list", channel);
+    expect(shown(list)).toContain("Delivery: daily digest at 09:00 (Europe/Berlin)");
+  });
+
+  it("unsubscribe drops the group's pending digest and the channel's period schedule", async () => {
+    const channel = freshChannel();
+    await say(`subscribe ${SUPPORT} --every 4h`, channel);
+    const scheduler = digestSchedulerId(channel, "4h");
+    // Subscribing sets the period up at once.
+    expect(await h.services.queues.digest.getJobScheduler(scheduler)).toMatchObject({ tz: "UTC" });
+    await h.services.digest.pending.add(channel, pendingThread(SUPPORT, "thread-left-behind"));
+    expect(await h.services.digest.pending.count(channel)).toBe(1);
+
+    const r = await say(`unsubscribe ${SUPPORT}`, channel);
+    expect(r.text).toMatch(/^Unsubscribed: this channel no longer follows \*Lumen DB Support\*/);
+    expect(await h.services.digest.pending.count(channel)).toBe(0);
+    expect(await h.services.queues.digest.getJobScheduler(scheduler)).toBeUndefined();
+  });
+
+  it("list shows each group's alerts in the words of the alerts reply; unsubscribe says they stay", async () => {
+    const channel = freshChannel();
+    await say(`subscribe ${SUPPORT}`, channel);
+    const set = await say(`alerts ${SUPPORT} --unanswered-after 6h --negative-spike`, channel);
+    const bullets = [
+      "• a question-led thread still unanswered 6 hours after its first message",
+      "• a negative spike: at least 5 negative threads in 24 hours and a share 15 points over the usual (the group's last 28 days)",
+    ];
+    expect(set.text).toContain(bullets.join("\n"));
+    const list = await say("list", channel);
+    expect(shown(list)).toContain(["Filters: all threads", "Alerts:", ...bullets].join("\n"));
+    const gone = await say(`unsubscribe ${SUPPORT}`, channel);
+    expect(gone.text).toContain(`Its alerts stay on here; \`/insight alerts off ${SUPPORT}\` stops them.`);
+    const after = await say("list", channel);
+    expect(shown(after)).toContain("This channel follows no chat group, but has alerts:");
+    expect(shown(after)).toContain(["Not followed here, alerts only.", "Alerts:", ...bullets].join("\n"));
   });
 
   it("settings refuses people outside ADMIN_USER_IDS, in the modal too", async () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { channelIncident } from "../../../src/ops/ops-notifier.js";
 import { subscribeCommand } from "../../../src/slack/commands/subscribe.js";
+import { unsubscribeCommand } from "../../../src/slack/commands/unsubscribe.js";
 import { SlackCallError } from "../../../src/slack/errors.js";
 import { classifyCode } from "../../../src/slack/errors.js";
 import { dummyCommand, fakeCommandsDeps, FIXED_NOW } from "../../helpers/fakes.js";
@@ -18,7 +19,7 @@ describe("subscribe (unit, fake deps)", () => {
     await subscribeCommand(deps).run(ctx);
     expect(replies).toHaveLength(1);
     expect(replies[0]?.text).toBe(
-      "Subscribed: this channel follows *Lumen DB Support* (`group-support-01`). In force: sentiment negative or mixed · questions only · digest every 4 hours, compact cards.",
+      "Subscribed: this channel follows *Lumen DB Support* (`group-support-01`). In force: sentiment negative or mixed · questions only · digest every 4 hours, at 01:00, 05:00, …, 21:00 (Europe/Berlin), compact cards.",
     );
     const sub = await subscriptions.get("C0UNIT", GROUP);
     expect(sub).toMatchObject({
@@ -32,7 +33,7 @@ describe("subscribe (unit, fake deps)", () => {
     expect(slack.posts).toEqual([
       {
         channel: "C0UNIT",
-        text: "<@U0ALICE> subscribed this channel to *Lumen DB Support* — sentiment negative or mixed · questions only · digest every 4 hours, compact cards",
+        text: "<@U0ALICE> subscribed this channel to *Lumen DB Support* — sentiment negative or mixed · questions only · digest every 4 hours, at 01:00, 05:00, …, 21:00 (Europe/Berlin), compact cards",
         unfurl_links: false,
         metadata: { event_type: "insight_subscription", event_payload: { group_id: GROUP } },
       },
@@ -63,7 +64,7 @@ describe("subscribe (unit, fake deps)", () => {
     const { ctx, replies } = dummyCommand(GROUP);
     await subscribeCommand(deps).run(ctx);
     expect(replies[0]?.text).toBe(
-      "Resumed: this channel follows *Lumen DB Support* (`group-support-01`). In force: sentiment negative or mixed · unanswered questions only · daily digest.",
+      "Resumed: this channel follows *Lumen DB Support* (`group-support-01`). In force: sentiment negative or mixed · unanswered questions only · daily digest at 09:00 (Europe/Berlin).",
     );
     const sub = await subscriptions.get("C0UNIT", GROUP);
     expect(sub?.paused).toBeUndefined();
@@ -93,7 +94,9 @@ describe("subscribe (unit, fake deps)", () => {
     expect(same.replies[0]?.text).toContain("nothing changed");
     const cleared = dummyCommand(`${GROUP} --all`);
     await subscribeCommand(deps).run(cleared.ctx);
-    expect(cleared.replies[0]?.text).toContain("In force: all threads · daily digest.");
+    expect(cleared.replies[0]?.text).toContain(
+      "In force: all threads · daily digest at 09:00 (Europe/Berlin).",
+    );
     expect(slack.posts).toHaveLength(1);
   });
 
@@ -141,5 +144,55 @@ describe("subscribe (unit, fake deps)", () => {
       ].join("\n"),
     );
     expect(subscriptions.rows.size).toBe(0);
+  });
+
+  it("the public line says when the digest comes, in the channel's zone (the issue's example)", async () => {
+    const { deps, slack } = fakeCommandsDeps({ timeZoneOf: async () => "America/New_York" });
+    await subscribeCommand(deps).run(dummyCommand(`${GROUP} --sentiment negative,mixed --mode digest`).ctx);
+    expect(slack.posts[0]?.text).toBe(
+      "<@U0ALICE> subscribed this channel to *Lumen DB Support* — sentiment negative or mixed · daily digest at 09:00 (America/New_York)",
+    );
+  });
+
+  it("a new subscription or a changed one brings the channel's digest in line; an unchanged one does not", async () => {
+    const { deps, synced } = fakeCommandsDeps();
+    await subscribeCommand(deps).run(dummyCommand(`${GROUP} --mode digest`).ctx);
+    expect(synced).toEqual([`C0UNIT ${GROUP}`]);
+    await subscribeCommand(deps).run(dummyCommand(GROUP).ctx);
+    expect(synced).toHaveLength(1);
+    await subscribeCommand(deps).run(dummyCommand(`${GROUP} --mode realtime`).ctx);
+    expect(synced).toEqual([`C0UNIT ${GROUP}`, `C0UNIT ${GROUP}`]);
+  });
+});
+
+describe("unsubscribe (unit, fake deps)", () => {
+  it("removes the subscription, drops its digest, and says that the group's alerts stay", async () => {
+    const { deps, subscriptions, synced, alerts } = fakeCommandsDeps();
+    await subscribeCommand(deps).run(dummyCommand(`${GROUP} --mode digest`).ctx);
+    alerts.push({
+      groupId: GROUP,
+      groupName: "Lumen DB Support",
+      negativeSpike: true,
+      volumeSpike: false,
+      setBy: "U0ALICE",
+      setAt: FIXED_NOW.toISOString(),
+    });
+    const { ctx, replies } = dummyCommand("Lumen DB Support");
+    await unsubscribeCommand(deps).run(ctx);
+    expect(await subscriptions.get("C0UNIT", GROUP)).toBeUndefined();
+    expect(synced.at(-1)).toBe(`C0UNIT ${GROUP}`);
+    expect(replies[0]?.text).toBe(
+      "Unsubscribed: this channel no longer follows *Lumen DB Support* (`group-support-01`).\nIts alerts stay on here; `/insight alerts off group-support-01` stops them.",
+    );
+  });
+
+  it("without alerts for the group, says only that it stopped", async () => {
+    const { deps } = fakeCommandsDeps();
+    await subscribeCommand(deps).run(dummyCommand(GROUP).ctx);
+    const { ctx, replies } = dummyCommand(GROUP);
+    await unsubscribeCommand(deps).run(ctx);
+    expect(replies[0]?.text).toBe(
+      "Unsubscribed: this channel no longer follows *Lumen DB Support* (`group-support-01`).",
+    );
   });
 });

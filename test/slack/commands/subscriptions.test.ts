@@ -235,7 +235,7 @@ describe("/insight subscribe, unsubscribe, list (full app, signed requests)", ()
     await say(`subscribe ${CONTRIBUTORS}`, channel);
     const byName = await say("unsubscribe lumen db support", channel);
     expect(byName.text).toBe(
-      `Unsubscribed: no more digests of *Lumen DB Support* (\`${SUPPORT}\`) in this channel.`,
+      `Unsubscribed: this channel no longer follows *Lumen DB Support* (\`${SUPPORT}\`).`,
     );
     const byId = await say(`unsubscribe ${CONTRIBUTORS}`, channel);
     expect(byId.text).toContain(`*Lumen DB Contributors* (\`${CONTRIBUTORS}\`)`);
@@ -275,7 +275,7 @@ describe("/insight subscribe, unsubscribe, list (full app, signed requests)", ()
     expect(r.text).toContain("*Insight Relay* brings your community's chat groups into Slack.");
     expect(r.text).toContain("• `/insight subscribe &lt;group&gt; [options]`");
     expect(r.text).toContain(
-      "• `/insight unsubscribe &lt;group&gt;` — stop the digests of a chat group in this channel",
+      "• `/insight unsubscribe &lt;group&gt;` — this channel stops following a chat group (its cards and digests; alerts stay)",
     );
     expect(r.text).toContain("• `/insight list` — ");
   });

@@ -46,10 +46,10 @@ describe("renderBatchedDigest", () => {
     });
     // What readers see: button values (the messages modal's state) are not shown.
     const json = JSON.stringify(blocks, (k, v: unknown) => (k === "value" ? undefined : v));
-    expect(text).toBe("Digest: 3 threads (1 new, 1 changed, 1 handled) in Support &amp; &lt;Ops&gt;");
+    expect(text).toBe("Digest: 3 threads (1 new, 1 changed, 1 now answered) in Support &amp; &lt;Ops&gt;");
     expect(json).toContain("*New threads (1)*");
     expect(json).toContain("*Changed threads (1)*");
-    expect(json).toContain("*Handled: answered since (1)*");
+    expect(json).toContain("*Now answered (1)*");
     expect(json).toContain("&lt;!channel&gt; outage");
     expect(json).not.toContain("<!channel>");
     expect(json).toContain(
