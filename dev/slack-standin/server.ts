@@ -305,6 +305,9 @@ export async function startSlackStandIn(opts: SlackStandInOptions = {}): Promise
     const call: RecordedCall = {
       method,
       args,
+      encoding: (req.headers["content-type"] ?? "").toLowerCase().startsWith("application/json")
+        ? "json"
+        : "form",
       at: now(),
       ok: false,
       status: 200,

@@ -6,6 +6,8 @@ export interface RecordedCall {
   args: Record<string, unknown>;
   /** The token the call carried (header or field). Kept for assertions; never printed or logged. */
   token?: string;
+  /** How the arguments came: a JSON body, or form fields / query (the WebClient's way). */
+  encoding: "json" | "form";
   /** The workspace the token belongs to (the default team unless the OAuth registry issued it). */
   team?: string;
   at: number;

@@ -55,6 +55,25 @@ describe("SlackApi over the stand-in", () => {
     expect(await slackCallCount(metrics, "chat.postEphemeral", "ok")).toBe(1);
   });
 
+  it("sends posts and edits as one JSON body with the bearer token, other methods through the WebClient", async () => {
+    const { api } = slackApiFor(slack.current);
+    const posted = await api.postMessage({
+      channel: "C1",
+      text: "Refund delays",
+      blocks: [section("Summary")],
+    });
+    await api.update({ channel: "C1", ts: posted.ts, text: "Refund delays", blocks: [section("Edited")] });
+    await api.authTest();
+    expect(slack.current.calls.map((c) => [c.method, c.encoding, c.token])).toEqual([
+      ["chat.postMessage", "json", TEST_BOT_TOKEN],
+      ["chat.update", "json", TEST_BOT_TOKEN],
+      ["auth.test", "form", TEST_BOT_TOKEN],
+    ]);
+    // Blocks arrive as Slack reads them from JSON, not as a string field to decode.
+    expect(slack.current.calls[0]?.args).toMatchObject({ channel: "C1", blocks: [section("Summary")] });
+    expect(slack.current.calls[0]?.args).not.toHaveProperty("token");
+  });
+
   it("opens, updates and publishes views and reads auth.test", async () => {
     const { api, metrics } = slackApiFor(slack.current);
     const modal = { type: "modal", title: { type: "plain_text", text: "Weekly summary" }, blocks: [] };
