@@ -295,4 +295,21 @@ describe("schedulers with many workspaces", () => {
       .map((l) => JSON.parse(l));
     expect(warned.map((l: { workspace: string }) => l.workspace)).toEqual([broken.id]);
   }, 30_000);
+
+  it("uninstalling B removes its digest period's scheduler as well as its weekly ones; A's stays", async () => {
+    const event = JSON.stringify({
+      type: "event_callback",
+      team_id: B.id,
+      api_app_id: "A0STANDIN",
+      event: { type: "app_uninstalled", event_ts: "1700000000.000100" },
+      event_id: "Ev0SCHEDUNINSTALL",
+      event_time: 1700000000,
+    });
+    const res = await postSigned(`${h.baseUrl}/slack/events`, TEST_SIGNING_SECRET, event, "application/json");
+    expect(res.status).toBe(200);
+    await expect
+      .poll(async () => (await h.services.queues.digest.getJobSchedulers(0, -1)).length, { timeout: 5_000 })
+      .toBe(0);
+    expect((await h.services.queues.weekly.getJobSchedulers(0, -1)).map((j) => j.key)).toEqual([WEEKLY_KEY]);
+  });
 });
