@@ -209,10 +209,18 @@ function scoped<T extends object>(pick: (s: Services) => T): T {
     get(_t, prop) {
       const s = current.getStore();
       if (!s) {
-        return (...args: unknown[]) => {
+        const call = (...args: unknown[]) => {
           const target = pick(need());
           return (Reflect.get(target, prop) as (...a: unknown[]) => unknown).apply(target, args);
         };
+        // Read as a value (a queue, a key) rather than called: there is no workspace to read it
+        // from, which is said at once instead of failing later as "x is not a function".
+        return new Proxy(call, {
+          get: (fn, p) => {
+            need();
+            return Reflect.get(fn, p) as unknown;
+          },
+        });
       }
       const target = pick(s);
       const v: unknown = Reflect.get(target, prop, target);
