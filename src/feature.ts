@@ -34,6 +34,14 @@ export interface Feature<Command> {
   routes?(): Router[];
   /** Queue workers, started in their role's processes. */
   workers?: readonly QueueWorker[];
-  /** Scheduler role: starts repeating work; returns its stop. */
+  /**
+   * Scheduler role: starts the deployment's repeating work (one job scheduler on the shared
+   * queue, whatever the number of workspaces); returns its stop.
+   */
   startScheduler?(): Promise<() => Promise<void>>;
+  /**
+   * Scheduler role, at start: makes the per-channel job schedulers match what is stored. With
+   * many workspaces the root runs it once inside each installed workspace.
+   */
+  reassertSchedules?(): Promise<{ restored: string[]; removed: string[] }>;
 }

@@ -1,5 +1,6 @@
 import { adminFeature, type AdminFeatureDeps } from "../admin/feature.js";
 import type { Feature } from "../feature.js";
+import type { Queues } from "../jobs/queues.js";
 import { relayFeature } from "../jobs/relay-feature.js";
 import { repeatCheck } from "../webhooks/delivery-recorder.js";
 import { reconcileFeature } from "../reconcile/feature.js";
@@ -28,6 +29,11 @@ export interface FeatureOptions {
   reconciler?: ReconcilerOptions;
   /** Multi-workspace mode: the admin page reads the deployment's queues and its workspaces. */
   admin?: Pick<AdminFeatureDeps, "queues" | "workspaces">;
+  /**
+   * Multi-workspace mode: the shared queues, where the deployment-wide job schedulers (alerts,
+   * reconcile) are set once; the worker runs each of their jobs for every workspace.
+   */
+  sharedQueues?: Pick<Queues, "alerts" | "reconcile">;
 }
 
 /**
@@ -35,6 +41,7 @@ export interface FeatureOptions {
  * lists their subcommands in (after `help` itself).
  */
 export function buildFeatures(s: Services, o: FeatureOptions = {}): Feature<Subcommand>[] {
+  const shared = o.sharedQueues ?? s.queues;
   return [
     relayFeature({
       route: routeDeps(s),
@@ -54,24 +61,22 @@ export function buildFeatures(s: Services, o: FeatureOptions = {}): Feature<Subc
       command: weeklyCommandDeps(s),
       run: weeklyRunDeps(s),
       schedules: s.schedules,
-      logger: s.logger,
     }),
     digestFeature({
       command: digestCommandDeps(s),
       flush: digestFlushDeps(s),
       schedules: s.digest.schedules,
-      logger: s.logger,
     }),
     alertsFeature({
       command: alertsCommandDeps(s),
       evaluate: alertsEvalDeps(s),
-      queue: () => s.queues.alerts,
+      queue: () => shared.alerts,
       ...(s.tuning.alertsIntervalMs ? { intervalMs: s.tuning.alertsIntervalMs } : {}),
       logger: s.logger,
     }),
     reconcileFeature({
       reconciler: new Reconciler(reconcilerDeps(s), o.reconciler),
-      queue: () => s.queues.reconcile,
+      queue: () => shared.reconcile,
       intervalSeconds: s.config.reconcileIntervalSeconds,
       logger: s.logger,
     }),

@@ -17,6 +17,7 @@ import { openReceiver, type Receiver } from "../webhooks/create-receiver.js";
 import { webhookHandler } from "../webhooks/route.js";
 import type { Services } from "./build-services.js";
 import { buildFeatures } from "./features.js";
+import { reassertSchedules } from "./reassert-schedules.js";
 import { connectionBlocks, registerConnect } from "../slack/actions/connect-actions.js";
 import { currentWorkspaceId, scopedServices, type Workspaces } from "./workspaces.js";
 import { registerLifecycle } from "../workspaces/lifecycle.js";
@@ -73,6 +74,7 @@ export async function startRoles(s: Services, given?: readonly Feature<Subcomman
               queues: () => s.queues.all(),
               workspaces: () => workspaceRows(s, installs(s), workspaces),
             },
+            sharedQueues: s.queues,
           }
         : {},
     );
@@ -106,6 +108,7 @@ export async function startRoles(s: Services, given?: readonly Feature<Subcomman
       const stop = await f.startScheduler?.();
       if (stop) stopSchedulers.push(stop);
     }
+    await reassertSchedules(features, logger, workspaces);
   }
 
   const running: RunningRoles = {

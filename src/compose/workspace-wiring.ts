@@ -195,11 +195,10 @@ export function lifecycleDeps(s: Services, installs: Installs, workspaces: Works
       if (!ws) return 0;
       const all = await ws.schedules.all();
       for (const sched of all) await ws.schedules.remove(sched.channelId);
-      // Digest periods too: their schedulers live in the shared digest queue, not under the
-      // workspace's keys that removal drops.
-      const channels = new Set((await ws.subscriptions.all()).map((s) => s.channelId));
-      for (const channelId of channels) await ws.digest.schedules.prune(channelId, []);
-      return all.length;
+      // Its digest periods too: through its own view, which lists only its job schedulers.
+      const periods = await ws.queues.digest.getJobSchedulers(0, -1);
+      for (const j of periods) await ws.queues.digest.removeJobScheduler(j.key);
+      return all.length + periods.length;
     },
     deleteInstallation: (id) =>
       // Installations are keyed by workspace id (team or enterprise): this query names it.

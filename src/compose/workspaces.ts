@@ -40,6 +40,13 @@ import type { Services } from "./build-services.js";
 
 const current = new AsyncLocalStorage<Services>();
 
+/**
+ * Workspaces a deployment-wide job (a reconcile pass, an alerts evaluation) acts for at once:
+ * one whose Insight service is slow (or whose pass waits out a delivery in flight) does not
+ * make every other wait, and the service is not asked by every workspace at the same moment.
+ */
+const EACH_AT_ONCE = 4;
+
 /** A base URL that fails fast: a workspace that has not connected yet has no Insight service. */
 const NOT_CONNECTED_URL = "http://not-connected.invalid";
 
@@ -202,10 +209,18 @@ function scoped<T extends object>(pick: (s: Services) => T): T {
     get(_t, prop) {
       const s = current.getStore();
       if (!s) {
-        return (...args: unknown[]) => {
+        const call = (...args: unknown[]) => {
           const target = pick(need());
           return (Reflect.get(target, prop) as (...a: unknown[]) => unknown).apply(target, args);
         };
+        // Read as a value (a queue, a key) rather than called: there is no workspace to read it
+        // from, which is said at once instead of failing later as "x is not a function".
+        return new Proxy(call, {
+          get: (fn, p) => {
+            need();
+            return Reflect.get(fn, p) as unknown;
+          },
+        });
       }
       const target = pick(s);
       const v: unknown = Reflect.get(target, prop, target);
@@ -296,9 +311,35 @@ export class Workspaces {
   }
 
   /**
+   * Runs `fn` as the work of each installed workspace, a few at a time: one that fails (or
+   * is gone meanwhile) is told to `failed` and does not stop or hold back the others.
+   */
+  async forEach(
+    fn: (id: string) => Promise<unknown>,
+    failed: (id: string, err: unknown) => void,
+  ): Promise<{ workspaces: number; failed: number }> {
+    const ids = await this.list();
+    let next = 0;
+    let ran = 0;
+    let failures = 0;
+    const lane = async (): Promise<void> => {
+      for (let id = ids[next++]; id !== undefined; id = ids[next++]) {
+        try {
+          if (await this.run(id, () => fn(id))) ran++;
+        } catch (err) {
+          failures++;
+          failed(id, err);
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(EACH_AT_ONCE, ids.length) }, lane));
+    return { workspaces: ran, failed: failures };
+  }
+
+  /**
    * A queue processor that acts for the job's workspace. A job of a workspace that is gone
    * (uninstalled, revoked) ends here without any Slack call; a job that carries no workspace
-   * (the reconcile pass) runs once for each installed workspace.
+   * (the deployment-wide reconcile and alerts schedulers) runs once for each installed workspace.
    */
   wrap(processor: Processor, logger: Services["logger"]): Processor {
     return async (job, token) => {
@@ -315,12 +356,10 @@ export class Workspaces {
           );
         return result;
       }
-      for (const ws of await this.list()) {
-        await this.run(ws, () => processor(job, token)).catch((err: unknown) =>
-          logger.warn({ err, jobId: job.id, workspace: ws }, "job failed for one workspace"),
-        );
-      }
-      return undefined;
+      return this.forEach(
+        () => processor(job, token),
+        (ws, err) => logger.warn({ err, jobId: job.id, workspace: ws }, "job failed for one workspace"),
+      );
     };
   }
 }

@@ -1,7 +1,6 @@
 import type { Job } from "bullmq";
 import type { Feature } from "../feature.js";
 import { QUEUE_NAMES, type DigestJob } from "../jobs/queues.js";
-import type { Logger } from "../log.js";
 import { digestCommand, type DigestCommandDeps } from "../slack/commands/digest.js";
 import type { Subcommand } from "../slack/commands/types.js";
 import { flushDigest, type DigestFlushDeps } from "./flush.js";
@@ -11,7 +10,6 @@ export interface DigestFeatureDeps {
   command: DigestCommandDeps;
   flush: DigestFlushDeps;
   schedules: Pick<DigestSchedules, "reassert">;
-  logger: Logger;
   /** Channels flushed at once by one worker process; default 4. */
   workerConcurrency?: number;
 }
@@ -32,16 +30,7 @@ export function digestFeature(deps: DigestFeatureDeps): Feature<Subcommand> {
         concurrency: deps.workerConcurrency ?? 4,
       },
     ],
-    async startScheduler() {
-      try {
-        const r = await deps.schedules.reassert();
-        if (r.restored.length > 0 || r.removed.length > 0)
-          deps.logger.info(r, "digest schedules re-asserted");
-      } catch (err) {
-        // Not fatal: schedulers already in BullMQ keep firing, and intake makes missing ones.
-        deps.logger.warn({ err }, "could not check digest schedules");
-      }
-      return async () => undefined;
-    },
+    // Logged by the root, which runs it in each workspace when there are many.
+    reassertSchedules: () => deps.schedules.reassert(),
   };
 }

@@ -1,7 +1,6 @@
 import type { Job } from "bullmq";
 import type { Feature } from "../feature.js";
 import { QUEUE_NAMES, type WeeklyJob } from "../jobs/queues.js";
-import type { Logger } from "../log.js";
 import type { Subcommand } from "../slack/commands/types.js";
 import { weeklyCommand, type WeeklyCommandDeps } from "./command.js";
 import { runWeeklySummary, type WeeklyRunDeps } from "./run-weekly.js";
@@ -11,7 +10,6 @@ export interface WeeklyFeatureDeps {
   command: WeeklyCommandDeps;
   run: WeeklyRunDeps;
   schedules: Pick<WeeklySchedules, "reassert">;
-  logger: Logger;
   /** Channels summarised at once by one worker process; default 2. */
   workerConcurrency?: number;
 }
@@ -19,8 +17,8 @@ export interface WeeklyFeatureDeps {
 /**
  * Weekly summaries: the `weekly` subcommand (web), the `weekly` queue's worker (worker), and
  * at start of the scheduler role a check that BullMQ's job schedulers match the stored
- * schedules. The schedules themselves are BullMQ job schedulers, written by `weekly on`
- * directly: they live in Redis and fire whichever roles are up.
+ * schedules (`reassertSchedules`). The schedules themselves are BullMQ job schedulers, written
+ * by `weekly on` directly: they live in Redis and fire whichever roles are up.
  */
 export function weeklyFeature(deps: WeeklyFeatureDeps): Feature<Subcommand> {
   return {
@@ -33,17 +31,7 @@ export function weeklyFeature(deps: WeeklyFeatureDeps): Feature<Subcommand> {
         concurrency: deps.workerConcurrency ?? 2,
       },
     ],
-    async startScheduler() {
-      try {
-        const r = await deps.schedules.reassert();
-        if (r.restored.length > 0 || r.removed.length > 0) {
-          deps.logger.info(r, "weekly schedules re-asserted");
-        }
-      } catch (err) {
-        // Not fatal: the schedules already in BullMQ keep firing; the next start checks again.
-        deps.logger.warn({ err }, "could not check weekly schedules");
-      }
-      return async () => undefined;
-    },
+    // Logged by the root, which runs it in each workspace when there are many.
+    reassertSchedules: () => deps.schedules.reassert(),
   };
 }

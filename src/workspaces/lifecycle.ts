@@ -8,7 +8,7 @@ export interface RemoveWorkspaceDeps {
   redis: Redis;
   /** The workspace's own key prefix (store/keys.ts workspacePrefix). */
   prefixOf(workspaceId: string): string;
-  /** Its weekly schedules live in the shared queue: removed one by one, through its own view. */
+  /** Its weekly and digest schedules live in the shared queues: removed one by one, through its own view. */
   removeSchedules(workspaceId: string): Promise<number>;
   deleteInstallation(workspaceId: string): Promise<void>;
   disconnect(workspaceId: string): Promise<void>;
