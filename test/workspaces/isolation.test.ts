@@ -322,5 +322,38 @@ describe.each(backends)(
       await expect.poll(async () => await job.getState(), { timeout: 5_000 }).toBe("completed");
       expect(h.slack.calls.slice(calls).filter((c) => c.method === "chat.postMessage")).toEqual([]);
     });
+
+    it("tokens_revoked: a revoked user token leaves the workspace; a revoked bot token removes it", async () => {
+      const installs = h.services.installs;
+      const prefixA = workspacePrefix(h.config.redis.prefix, A.id);
+      const revoked = async (tokens: { oauth?: string[]; bot?: string[] }, id: string) => {
+        const event = JSON.stringify({
+          type: "event_callback",
+          team_id: A.id,
+          api_app_id: "A0STANDIN",
+          event: { type: "tokens_revoked", tokens, event_ts: "1700000001.000100" },
+          event_id: id,
+          event_time: 1700000001,
+        });
+        const res = await postSigned(
+          `${h.baseUrl}/slack/events`,
+          TEST_SIGNING_SECRET,
+          event,
+          "application/json",
+        );
+        expect(res.status).toBe(200);
+      };
+      await revoked({ oauth: ["U0ALPHAUSER"] }, "Ev0REVOKEUSER");
+      // Give the event its turn, then check nothing of A went.
+      await new Promise((r) => setTimeout(r, 300));
+      expect(await installs?.installations.has(A.id)).toBe(true);
+      expect((await keys(`${prefixA}:*`)).length).toBeGreaterThan(0);
+
+      await revoked({ bot: ["U0ALPHABOT"] }, "Ev0REVOKEBOT");
+      await expect.poll(async () => (await keys(`${prefixA}:*`)).length, { timeout: 5_000 }).toBe(0);
+      expect(await installs?.installations.has(A.id)).toBe(false);
+      expect(await installs?.connections.workspaceForSecret(A.secret)).toBeUndefined();
+      expect((await h.deliver({ webhookType: "chatthread-crud" }, { secret: A.secret })).status).toBe(404);
+    });
   },
 );
