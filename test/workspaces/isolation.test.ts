@@ -6,7 +6,9 @@ import { SubscriptionStore } from "../../src/store/subscriptions.js";
 import { messageText, startHarness, TEST_SIGNING_SECRET, type Harness } from "../helpers/app-harness.js";
 import { keysMatching } from "../helpers/keys-under.js";
 import { clusterAvailable, startTestCluster, type LocalRedisCluster } from "../helpers/redis-cluster.js";
-import { postSigned, slashCommandBody } from "../helpers/slack-signing.js";
+import { blockActionsPayload } from "../helpers/slack.js";
+import { interactionBody, postSigned, slashCommandBody } from "../helpers/slack-signing.js";
+import { CONNECT_ACTIONS } from "../../src/slack/actions/connect-blocks.js";
 import { teamInstall } from "./fixtures.js";
 
 const GROUP = SEED.groups.support;
@@ -267,6 +269,38 @@ describe.each(backends)(
       expect(text).toMatch(/^insight_relay_workspaces\{state="connected"\} 2$/m);
       expect(text).not.toContain(A.id);
       expect(text).not.toContain(B.id);
+    });
+
+    it("Home's New webhook secret retires A's URL at once and A's new one acts for A; B's stays; a member's Disconnect does nothing", async () => {
+      const press = async (actionId: string, userId: string) => {
+        const payload = {
+          ...blockActionsPayload({ actionId, userId, channelId: A.channel }),
+          user: { id: userId, username: "someone", name: "someone", team_id: A.id },
+          team: { id: A.id, domain: "alpha" },
+          container: { type: "view", view_id: "V0HOME" },
+        };
+        const res = await postSigned(
+          `${h.baseUrl}/slack/events`,
+          TEST_SIGNING_SECRET,
+          interactionBody(payload),
+        );
+        expect(res.status).toBe(200);
+      };
+      const installs = h.services.installs;
+      const old = A.secret;
+      await press(CONNECT_ACTIONS.rotate, "U0ADMIN");
+      await expect
+        .poll(async () => (await installs?.connections.get(A.id))?.webhookSecret, { timeout: 5_000 })
+        .not.toBe(old);
+      A.secret = (await installs?.connections.get(A.id))?.webhookSecret ?? "";
+      expect((await h.deliver({ webhookType: "chatthread-crud" }, { secret: old })).status).toBe(404);
+      expect((await h.deliver({ webhookType: "chatthread-crud" }, { secret: A.secret })).status).toBe(200);
+      expect(await installs?.connections.workspaceForSecret(A.secret)).toBe(A.id);
+      expect(await installs?.connections.workspaceForSecret(B.secret)).toBe(B.id);
+
+      await press(CONNECT_ACTIONS.disconnect, "U0MEMBER");
+      await new Promise((r) => setTimeout(r, 300));
+      expect((await installs?.connections.get(A.id))?.webhookSecret).toBe(A.secret);
     });
 
     it("app_uninstalled deletes that workspace's tokens, connection and state; its queued jobs end without a Slack call", async () => {
