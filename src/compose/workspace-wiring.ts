@@ -175,6 +175,7 @@ export function connectDeps(s: Services, installs: Installs, workspaces: Workspa
         triage: ws.triage,
         refs: ws.refs,
         adminUserIds: config.adminUserIds,
+        timeZoneOf: ws.digest.timeZoneOf,
         homeTop: (u: string) => connectionBlocks(deps, id, u),
       };
       await publishHome(home, userId, { help: [] });

@@ -21,6 +21,8 @@ export interface HomeDeps extends StatusDeps {
   refs: Pick<MessageRefStore, "get">;
   /** Multi-workspace mode: the workspace's Insight connection (Connect, its webhook URL) on top. */
   homeTop?: (userId: string) => Promise<KnownBlock[]>;
+  /** A channel's zone, which its digest times are said in (absent: the times go without a zone). */
+  timeZoneOf?: (channelId: string) => Promise<string>;
 }
 
 /** How many threads of each kind Home lists. */
@@ -73,9 +75,22 @@ export async function publishHome(deps: HomeDeps, userId: string, o: PublishHome
   ]);
   const threads = await gatherThreads(deps, userId).catch(() => undefined);
   const schedules = new Map<string, string>();
+  const channels = [...new Set(subs.map((s) => s.channelId))];
+  const timeZones = new Map<string, string>();
+  const zoneOf = deps.timeZoneOf;
+  if (zoneOf) {
+    // Only digest times need a zone; an unreadable one leaves the times without it.
+    const digestChannels = [
+      ...new Set(subs.filter((s) => s.delivery?.mode === "digest").map((s) => s.channelId)),
+    ];
+    const zones = await Promise.all(digestChannels.map((c) => zoneOf(c).catch(() => undefined)));
+    digestChannels.forEach((c, i) => {
+      const z = zones[i];
+      if (z) timeZones.set(c, z);
+    });
+  }
   const describe = deps.describeSchedule;
   if (describe) {
-    const channels = [...new Set(subs.map((s) => s.channelId))];
     // A schedule that cannot be read is left off its channel's line, not a failed tab.
     const lines = await Promise.all(channels.map((c) => describe(c).catch(() => undefined)));
     channels.forEach((c, i) => {
@@ -86,6 +101,7 @@ export async function publishHome(deps: HomeDeps, userId: string, o: PublishHome
   const view = renderHome({
     subscriptions: subs,
     schedules,
+    timeZones,
     status,
     help: o.help.map((c) => ({ usage: c.usage, summary: c.summary })),
     canChange: mayChangeConfig(userId, deps.adminUserIds),

@@ -1,5 +1,5 @@
 import { Blocks, Elements, Md } from "slack-block-builder";
-import { describeFilters } from "../../domain/filters.js";
+import { describeSubscription } from "../../domain/subscription-options.js";
 import type { StatusReport } from "../../status/status-report.js";
 import type { Subscription } from "../../domain/subscription.js";
 import type { ViewPayload } from "./view-payload.js";
@@ -38,6 +38,8 @@ export interface HomeInput {
   subscriptions: Subscription[];
   /** One line per channel that has a weekly schedule. */
   schedules: Map<string, string>;
+  /** The zone of each channel with a digest-mode subscription, which its digest times are in. */
+  timeZones?: Map<string, string>;
   status: StatusReport | undefined;
   /** Usage and summary of every subcommand, in `help` order. */
   help: { usage: string; summary: string }[];
@@ -56,18 +58,18 @@ function channelItem(
   subs: Subscription[],
   schedule: string | undefined,
   canChange: boolean,
+  timeZone: string | undefined,
 ): KnownBlock[] {
   // The schedule line is mrkdwn already (escaped, with its own emoji): cut, never escaped twice.
   const head = Blocks.Section({
     text: schedule ? `${channelRef(channelId)}\n${truncateMrkdwn(schedule, 300)}` : channelRef(channelId),
   });
   const rows = subs.map((s) => {
-    const f = describeFilters(s.filters);
+    // What is in force: filters, then how it arrives (a card per thread, daily digest at 09:00...).
+    const f = describeSubscription(s, timeZone);
     const paused = s.paused ? " :pause_button: paused" : "";
     const row = Blocks.Section({
-      text: `• ${Md.bold(escapeAndTruncate(s.groupName || s.groupId, 100))} (\`${escapeAndTruncate(s.groupId, 40)}\`)${
-        f ? ` — ${escapeAndTruncate(f, 200)}` : ""
-      }${paused}`,
+      text: `• ${Md.bold(escapeAndTruncate(s.groupName || s.groupId, 100))} (\`${escapeAndTruncate(s.groupId, 40)}\`) — ${escapeAndTruncate(f, 300)}${paused}`,
     });
     // The same form as `/insight settings`, for those who may change configuration.
     if (canChange) row.accessory(settingsButton(s));
@@ -178,7 +180,15 @@ export function renderHome(input: HomeInput): ViewPayload {
   }
   const channels = [...byChannel.keys()].sort();
   for (const c of channels)
-    items.push(channelItem(c, byChannel.get(c) ?? [], input.schedules.get(c), input.canChange));
+    items.push(
+      channelItem(
+        c,
+        byChannel.get(c) ?? [],
+        input.schedules.get(c),
+        input.canChange,
+        input.timeZones?.get(c),
+      ),
+    );
   if (paused.length > 0) {
     items.push(
       toKnownBlocks(

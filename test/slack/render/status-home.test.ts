@@ -211,6 +211,23 @@ describe("renderHome", () => {
     now,
   };
 
+  it("says how each subscription arrives: a card per thread, or its digest times in the channel's zone", () => {
+    const json = JSON.stringify(
+      renderHome({
+        ...base,
+        subscriptions: [
+          sub(1, { filters: { sentiments: ["negative"] } }),
+          sub(2, { delivery: { mode: "digest", every: "24h", format: "full", replies: false } }),
+          sub(3, { delivery: { mode: "summary", every: "24h", format: "full", replies: false } }),
+        ],
+        timeZones: new Map([["C0CHAN2", "Europe/Berlin"]]),
+      }),
+    );
+    expect(json).toMatch(/negative[^"]* · a card per thread/);
+    expect(json).toContain("daily digest at 09:00 (Europe/Berlin)");
+    expect(json).toContain("weekly summary only");
+  });
+
   it("health at a glance, subscriptions by channel with schedules, paused ones with Resume, quick help", () => {
     const v = renderHome(base);
     const json = JSON.stringify(v);
