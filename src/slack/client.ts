@@ -112,7 +112,7 @@ export class SlackWebClient extends WebClient {
     return this.observe(method, options, () => {
       const { token: callToken, ...args } = options;
       const token = typeof callToken === "string" ? callToken : this.token;
-      // Every card's post and edit: one JSON POST, about a third of the WebClient's CPU.
+      // Every card's post and edit: one JSON POST, about a quarter of the WebClient's CPU.
       return JSON_METHODS.has(method) && token
         ? callSlackJson({ apiUrl: this.slackApiUrl, method, token, args, timeoutMs: this.#timeoutMs })
         : super.apiCall(method, options);
