@@ -11,7 +11,6 @@ import { renderThreadList, THREADS_PAGE_SIZE } from "../../../src/slack/render/t
 import { buttons } from "../commands/helpers.js";
 import { allTexts, expectNoLiveTokens, expectWithinLimits } from "./walk.js";
 
-const now = new Date("2026-03-06T12:00:00.000Z");
 const thread = (i: number, over: Partial<Thread> = {}): Thread => ({
   id: `thr_${String(i).padStart(4, "0")}`,
   title: `Card top-ups failing for EU users (${i})`,
@@ -45,7 +44,6 @@ describe("renderThreadList", () => {
     const r = renderThreadList({
       state: state(),
       result: page([thread(1), thread(2, { sentiment: "positive", isQuestionLed: false })]),
-      now,
     });
     expect(r).toMatchSnapshot();
     const text = joined(r.blocks);
@@ -80,7 +78,7 @@ describe("renderThreadList", () => {
         ["c", "Gamma"],
       ],
     });
-    const r = renderThreadList({ state: s, result: page([thread(9)], 2, 3), now });
+    const r = renderThreadList({ state: s, result: page([thread(9)], 2, 3) });
     const nav = buttons(r.blocks).filter((b) => b.action_id.startsWith(ACTIONS.threadsPage));
     expect(nav.map((b) => b.text.text)).toEqual(["‹ Previous", "Next ›", "‹ Alpha", "Gamma ›"]);
     expect(new Set(nav.map((b) => b.action_id)).size).toBe(4);
@@ -102,7 +100,7 @@ describe("renderThreadList", () => {
         questionResponseStatus: "<!everyone>",
       }),
     );
-    const r = renderThreadList({ state: state(), result: page(threads), now });
+    const r = renderThreadList({ state: state(), result: page(threads) });
     expectNoLiveTokens(r.blocks);
     expectWithinLimits(r.blocks);
     expect(buttons(r.blocks).filter((b) => b.action_id === ACTIONS.viewMessages)).toHaveLength(
@@ -112,7 +110,7 @@ describe("renderThreadList", () => {
   });
 
   it("empty, failed and pagination-less pages", () => {
-    const empty = renderThreadList({ state: state(), result: page([], 1, 0), now });
+    const empty = renderThreadList({ state: state(), result: page([], 1, 0) });
     expect(joined(empty.blocks)).toContain(
       "No threads in the last 7 days. Try a longer range, e.g. `/insight threads 30d Acme Wallet – Support`.",
     );
@@ -120,14 +118,12 @@ describe("renderThreadList", () => {
     const failed = renderThreadList({
       state: state(),
       result: { ok: false, error: "The API key cannot read that." },
-      now,
     });
     expect(joined(failed.blocks)).toContain(":warning: The API key cannot read that.");
     const full = Array.from({ length: THREADS_PAGE_SIZE }, (_, i) => thread(i));
     const noPagination = renderThreadList({
       state: state(),
       result: { ok: true, threads: full, pagination: undefined },
-      now,
     });
     expect(joined(noPagination.blocks)).toContain("page 1");
     expect(buttons(noPagination.blocks).some((b) => b.text.text === "Next ›")).toBe(true);
