@@ -55,7 +55,7 @@ describe("renderSearchResults", () => {
       "*Refund failed after top-up (1)*\nSeveral users report refunds failing with error 402.",
     );
     expect(t).toContain(
-      "*Maya Chen* · Mar 5, 10:00 UTC · in _Refund failed after top-up_\nMy refund failed too (1)",
+      "*Maya Chen* · <!date^1772704800^{date_short_pretty} at {time}|2026-03-05 10:00 UTC> · in _Refund failed after top-up_\nMy refund failed too (1)",
     );
     const shares = buttons(r.blocks).filter((b) => b.action_id === ACTIONS.share);
     expect(shares.map((b) => decodeState(shareStateSchema, b.value))).toEqual([
@@ -131,7 +131,9 @@ describe("renderSharedResult", () => {
       },
       "U0BOB",
     );
-    expect(joined(m.blocks)).toContain(":speech_balloon: *Maya Chen* · Mar 5, 10:00 UTC\nMine too");
+    expect(joined(m.blocks)).toContain(
+      ":speech_balloon: *Maya Chen* · <!date^1772704800^{date_short_pretty} at {time}|2026-03-05 10:00 UTC>\nMine too",
+    );
     expect(joined(m.blocks)).toContain("Message in *Acme Support* · in _Refund failed_ · Shared by <@U0BOB>");
     expect(m.text).toBe("Message from Maya Chen in Acme Support");
   });

@@ -9,7 +9,7 @@ import {
 } from "../../../src/slack/button-values.js";
 import { renderThreadList, THREADS_PAGE_SIZE } from "../../../src/slack/render/thread-list.js";
 import { buttons } from "../commands/helpers.js";
-import { allTexts, expectNoLiveTokens, expectWithinLimits } from "./walk.js";
+import { allTexts, expectNoLiveTokens, expectWithinLimits, readerDateFallbacks } from "./walk.js";
 
 const thread = (i: number, over: Partial<Thread> = {}): Thread => ({
   id: `thr_${String(i).padStart(4, "0")}`,
@@ -55,7 +55,9 @@ describe("renderThreadList", () => {
     );
     expect(text).toContain(":large_green_circle: Positive · 52 messages · 11 participants\n");
     expect(text).toContain("Users in the EU see error 402");
-    expect(text).toContain("First message Mar 3, 07:58 UTC · Last activity Mar 5, 08:31 UTC");
+    expect(text).toContain(
+      "First message <!date^1772524680^{date_short_pretty} at {time}|2026-03-03 07:58 UTC> · Last activity <!date^1772699460^{date_short_pretty} at {time}|2026-03-05 08:31 UTC>",
+    );
     const views = buttons(r.blocks).filter((b) => b.action_id === ACTIONS.viewMessages);
     expect(views.map((b) => decodeState(threadRefSchema, b.value))).toEqual([
       { g: "grp_support", t: "thr_0001", n: "Card top-ups failing for EU users (1)", p: 1 },
@@ -127,5 +129,13 @@ describe("renderThreadList", () => {
     });
     expect(joined(noPagination.blocks)).toContain("page 1");
     expect(buttons(noPagination.blocks).some((b) => b.text.text === "Next ›")).toBe(true);
+  });
+
+  it("shows first message and last activity as Slack date tokens with a readable UTC fallback", () => {
+    const r = renderThreadList({ state: state(), result: page([thread(1)]) });
+    const text = joined(r.blocks);
+    // Each reader sees their own zone; the fallback says which zone it is in.
+    expect(readerDateFallbacks(text)).toEqual(["2026-03-03 07:58 UTC", "2026-03-05 08:31 UTC"]);
+    expect(text).toContain("First message <!date^1772524680^{date_short_pretty} at {time}|");
   });
 });
