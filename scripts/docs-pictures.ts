@@ -144,6 +144,7 @@ function slackDateText(seconds: number, format: string): string {
     new Intl.DateTimeFormat("en-US", { timeZone: TIME_ZONE, ...o }).format(at);
   return format
     .replace("{date_short_pretty}", part({ month: "short", day: "numeric" }))
+    .replace("{date_short}", part({ month: "short", day: "numeric", year: "numeric" }))
     .replace("{time}", part({ hour: "2-digit", minute: "2-digit", hourCycle: "h23" }));
 }
 

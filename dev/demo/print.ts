@@ -12,8 +12,16 @@ const MAX_WIDTH = 150;
 
 const clip = (s: string, n = MAX_WIDTH) => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
 
-/** Shows mrkdwn's three escapes as Slack displays them (literal text, never live mentions). */
-const shownAsInSlack = (s: string) => s.replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&amp;/g, "&");
+/**
+ * Shows mrkdwn as Slack displays it: a date token as its fallback (the demo has no reader's
+ * zone), and the three escapes as literal text (never live mentions).
+ */
+const shownAsInSlack = (s: string) =>
+  s
+    .replace(/<!date\^\d+\^[^|>]*\|([^>]*)>/g, "$1")
+    .replace(/&lt;/g, "<")
+    .replace(/&gt;/g, ">")
+    .replace(/&amp;/g, "&");
 
 /** `#C0 ← [post] a / b` or `response id ← [ephemeral] a / b` -> where, what, parts. */
 export function parseStandInLine(raw: string): { where: string; what: string; parts: string[] } {

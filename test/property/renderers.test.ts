@@ -148,7 +148,6 @@ describe("renderers: any input stays within Block Kit limits and inert", () => {
             state: { r: "last7Days", p, i: g.length - 1, g },
             groupName: name,
             result: { ok: true, threads, pagination: { page: p, limit: 8, total: 9_999, totalPages: p + 1 } },
-            now: NOW,
           });
           expectPostable(m);
           expectInert(m);
@@ -187,7 +186,7 @@ describe("renderers: any input stays within Block Kit limits and inert", () => {
         fc.array(threadHit, { maxLength: 12 }),
         fc.array(messageHit, { maxLength: 12 }),
         (query, groups, threads, messages) => {
-          const m = renderSearchResults({ query, groups, threads, messages, failures: [], now: NOW });
+          const m = renderSearchResults({ query, groups, threads, messages, failures: [] });
           expectPostable(m);
           expectInert(m);
         },
@@ -210,7 +209,7 @@ describe("renderers: any input stays within Block Kit limits and inert", () => {
     );
     fc.assert(
       fc.property(share, (s) => {
-        const m = renderSharedResult(s, "U0SHARER", NOW);
+        const m = renderSharedResult(s, "U0SHARER");
         expectPostable(m);
         expectInert(m, ["<@U0SHARER>"]);
       }),
@@ -231,7 +230,6 @@ describe("renderers: any input stays within Block Kit limits and inert", () => {
             title,
             page,
             result: { ok: true, messages, pagination: { page, limit: 15, total: 5_000, totalPages: 400 } },
-            now: NOW,
           });
           expectOpenable(view);
           expectInert(view);

@@ -116,6 +116,9 @@ describe("Connect: the key is checked against the service, saved sealed, never s
     expect(home).toContain(conn?.webhookSecret);
     expect(home).toContain(CONNECT_ACTIONS.rotate);
     expect(home).toContain(CONNECT_ACTIONS.disconnect);
+    // When it was connected, as a date in the reader's zone (fallback: the UTC date).
+    const connectedOn = `<!date^${Math.floor(Date.parse(conn?.connectedAt ?? "") / 1000)}^{date_short}|${conn?.connectedAt.slice(0, 10)}>`;
+    expect(home).toContain(`*Insight Service connected* by <@U0ADMIN> on ${connectedOn}.`);
     expect(home).not.toContain(emu.apiKey);
     expect(JSON.stringify(await connectionBlocks(deps, "T1", "U0MEMBER"))).not.toContain(conn?.webhookSecret);
   });

@@ -1,7 +1,7 @@
 import { Bits, Blocks, Elements, Md, Modal, type BlockBuilder } from "slack-block-builder";
 import { escapeMrkdwn } from "../mrkdwn.js";
 import { toKnownBlocks, type KnownBlock } from "../render/known-blocks.js";
-import { EMOJI, slackDate } from "../render/wording.js";
+import { EMOJI, readerDate, slackDate } from "../render/wording.js";
 import type { ModalView } from "@slack/types";
 
 /*
@@ -81,7 +81,7 @@ export function renderConnectionSection(c: ConnectionView, viewerIsAdmin: boolea
     return toKnownBlocks(section, Blocks.Divider());
   }
   const who = c.connectedBy ? ` by <@${escapeMrkdwn(c.connectedBy)}>` : "";
-  const when = c.connectedAt ? ` on ${escapeMrkdwn(c.connectedAt.slice(0, 10))}` : "";
+  const when = c.connectedAt ? ` on ${readerDate(c.connectedAt, "{date_short}")}` : "";
   const blocks: BlockBuilder[] = [
     ...(c.keyRejectedAt ? [keyRejectedBanner(c.keyRejectedAt, viewerIsAdmin)] : []),
     Blocks.Section({ text: `:white_check_mark: *Insight Service connected*${who}${when}.` }),

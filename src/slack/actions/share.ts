@@ -23,7 +23,6 @@ export async function shareResult(
     channelId: string | undefined;
     userId: string;
     respond: Respond;
-    now?: Date;
   },
 ): Promise<void> {
   const share = decodeState(shareStateSchema, a.value);
@@ -31,7 +30,7 @@ export async function shareResult(
     await a.respond({ replace_original: false, text: STALE_BUTTON });
     return;
   }
-  const msg = renderSharedResult(share, a.userId, a.now);
+  const msg = renderSharedResult(share, a.userId);
   try {
     await deps.slack.postMessage({
       channel: a.channelId,

@@ -10,7 +10,6 @@ export async function turnThreadsPage(
   deps: ThreadPageDeps,
   value: string | undefined,
   respond: Respond,
-  now: Date = new Date(),
 ): Promise<void> {
   const state = decodeState(threadsStateSchema, value);
   if (!state) {
@@ -18,7 +17,7 @@ export async function turnThreadsPage(
     return;
   }
   const result = await loadThreadPage(deps, state);
-  const rendered = renderThreadList({ state, result, now });
+  const rendered = renderThreadList({ state, result });
   await respond({ replace_original: true, text: rendered.text, blocks: rendered.blocks });
 }
 

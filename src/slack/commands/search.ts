@@ -22,7 +22,6 @@ export interface SearchDeps extends ResolveGroupDeps {
   insight: Pick<InsightClient, "search"> & ResolveGroupDeps["insight"];
   subscriptions: Pick<SubscriptionStore, "forChannel">;
   logger: Logger;
-  now?: () => Date;
 }
 
 export type SearchArgs =
@@ -64,7 +63,6 @@ function byScore<T extends { score: number | undefined }>(hits: T[]): T[] {
 }
 
 export function searchCommand(deps: SearchDeps): Subcommand {
-  const now = deps.now ?? (() => new Date());
   return {
     name: "search",
     usage: USAGE,
@@ -131,7 +129,6 @@ export function searchCommand(deps: SearchDeps): Subcommand {
         threads: threadHits,
         messages: messageHits,
         failures,
-        now: now(),
       });
       await ctx.respond({ text: rendered.text, blocks: rendered.blocks });
     },

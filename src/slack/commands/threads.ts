@@ -90,7 +90,6 @@ export interface ThreadPageDeps {
 export interface ThreadsDeps extends ThreadPageDeps, ResolveGroupDeps {
   insight: ThreadPageDeps["insight"] & ResolveGroupDeps["insight"];
   subscriptions: Pick<SubscriptionStore, "forChannel">;
-  now?: () => Date;
 }
 
 /**
@@ -152,7 +151,6 @@ async function loadFilteredPage(
 }
 
 export function threadsCommand(deps: ThreadsDeps): Subcommand {
-  const now = deps.now ?? (() => new Date());
   return {
     name: "threads",
     usage: USAGE,
@@ -190,7 +188,7 @@ export function threadsCommand(deps: ThreadsDeps): Subcommand {
         g: groups.slice(0, MAX_STATE_GROUPS),
       };
       const result = await loadThreadPage(deps, state);
-      const rendered = renderThreadList({ state, groupName: groups[0]?.[1], result, now: now() });
+      const rendered = renderThreadList({ state, groupName: groups[0]?.[1], result });
       await ctx.respond({ text: rendered.text + note, blocks: rendered.blocks });
     },
   };

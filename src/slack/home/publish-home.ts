@@ -108,7 +108,6 @@ export async function publishHome(deps: HomeDeps, userId: string, o: PublishHome
     adminsOnly: deps.adminUserIds.length > 0,
     ...(o.notice !== undefined ? { notice: o.notice } : {}),
     ...(threads ? { threads } : {}),
-    now,
   });
   const top = deps.homeTop ? await deps.homeTop(userId).catch((): KnownBlock[] => []) : [];
   const blocks = Array.isArray(view.blocks) ? (view.blocks as unknown[]) : [];

@@ -10,8 +10,7 @@ import { toKnownBlocks, type KnownBlock } from "./known-blocks.js";
 import { fitList } from "./limits.js";
 import { channelRef, healthGlance } from "./status.js";
 import { settingsButton } from "./subscription-list.js";
-import { formatDate } from "./thread-digest.js";
-import { EMOJI, slackDate } from "./wording.js";
+import { EMOJI, readerDate, slackDate } from "./wording.js";
 
 /** One thread card as Home lists it (title and group are community text: untrusted). */
 export interface HomeCard {
@@ -50,7 +49,6 @@ export interface HomeInput {
   notice?: string;
   /** Triage of thread cards; absent when it could not be read. */
   threads?: HomeThreads;
-  now: Date;
 }
 
 function channelItem(
@@ -139,7 +137,6 @@ function threadItems(t: HomeThreads): KnownBlock[][] {
  * quick help.
  */
 export function renderHome(input: HomeInput): ViewPayload {
-  const { now } = input;
   const byChannel = new Map<string, Subscription[]>();
   for (const s of input.subscriptions) byChannel.set(s.channelId, [...(byChannel.get(s.channelId) ?? []), s]);
   for (const c of input.schedules.keys()) if (!byChannel.has(c)) byChannel.set(c, []);
@@ -155,11 +152,11 @@ export function renderHome(input: HomeInput): ViewPayload {
     Blocks.Section({ text: Md.bold("Health at a glance") }),
     Blocks.Section({
       text: input.status
-        ? healthGlance(input.status, now).join("\n")
+        ? healthGlance(input.status).join("\n")
         : ":warning: Health could not be read just now.",
     }),
     Blocks.Context().elements(
-      `${input.status ? `Checked ${formatDate(input.status.at, now)} · ` : ""}Details: \`/insight status\``,
+      `${input.status ? `Checked ${readerDate(input.status.at)} · ` : ""}Details: \`/insight status\``,
     ),
     Blocks.Divider(),
     Blocks.Section({

@@ -6,7 +6,7 @@ import { encodeThreadRef } from "../button-values.js";
 import { escapeAndTruncate, plainText } from "../mrkdwn.js";
 import { toKnownBlocks, type KnownBlock } from "./known-blocks.js";
 import { fitBlocks, fitList, LIMITS } from "./limits.js";
-import { formatDate } from "./thread-digest.js";
+import { readerDate } from "./wording.js";
 
 /** Messages per modal page. */
 export const MESSAGES_PAGE_SIZE = 15;
@@ -27,7 +27,6 @@ export interface MessagesModalInput {
   title: string;
   page: number;
   result: MessagePageResult;
-  now: Date;
 }
 
 /** A reaction as Slack shows it: `:name:` for emoji names, the character itself otherwise. */
@@ -43,8 +42,8 @@ function authorOf(m: Message): string {
   return escapeAndTruncate(name, 80);
 }
 
-function messageItem(m: Message, now: Date): KnownBlock[] {
-  const when = m.messageDate ? ` · ${formatDate(m.messageDate, now)}` : "";
+function messageItem(m: Message): KnownBlock[] {
+  const when = m.messageDate ? ` · ${readerDate(m.messageDate)}` : "";
   const badge = m.isBotMessage ? " (bot)" : "";
   const lines = [`${Md.bold(authorOf(m))}${badge}${when}`];
   if (m.quotedMessageText?.trim()) {
@@ -97,7 +96,7 @@ export function renderMessagesLoading(input: {
 
 /** One page of a thread's messages: author, time, text, reactions and quoted text; Previous/Next. */
 export function renderMessagesModal(input: MessagesModalInput): ViewPayload {
-  const { result, page, now } = input;
+  const { result, page } = input;
   const fromMessages = result.ok
     ? result.messages.find((m) => m.chatThreadSummary?.title?.trim())?.chatThreadSummary?.title
     : undefined;
@@ -138,7 +137,7 @@ export function renderMessagesModal(input: MessagesModalInput): ViewPayload {
   }
   const fitted = fitList({
     head,
-    items: result.messages.map((m) => messageItem(m, now)),
+    items: result.messages.map((m) => messageItem(m)),
     tail,
     more: (hidden) => `…and ${hidden} more on this page (too long to show).`,
     budget: MODAL_BUDGET,

@@ -6,8 +6,8 @@ import { foldText } from "../../domain/filters.js";
 import { escapeAndTruncate } from "../mrkdwn.js";
 import { toKnownBlocks, type KnownBlock } from "./known-blocks.js";
 import { fitList } from "./limits.js";
-import { formatDate, type RenderedMessage } from "./thread-digest.js";
-import { plural } from "./wording.js";
+import type { RenderedMessage } from "./thread-digest.js";
+import { plural, readerDate } from "./wording.js";
 
 /** Results shown per kind: enough to scan, few enough to fit one message with buttons. */
 export const SEARCH_SHOWN_PER_KIND = 6;
@@ -25,7 +25,6 @@ export interface SearchResultsInput {
   messages: GroupedMessageHit[];
   /** Groups whose search failed, with the plain-words reason. */
   failures: { name: string; reply: string }[];
-  now: Date;
 }
 
 const oneLine = (s: string) => s.replace(/\s+/g, " ").trim();
@@ -95,9 +94,9 @@ function threadItem(h: GroupedThreadHit, multiGroup: boolean): KnownBlock[] {
   );
 }
 
-function messageItem(h: GroupedMessageHit, copies: number, multiGroup: boolean, now: Date): KnownBlock[] {
+function messageItem(h: GroupedMessageHit, copies: number, multiGroup: boolean): KnownBlock[] {
   const who = Md.bold(escapeAndTruncate(h.author?.trim() || "Unknown author", 80));
-  const when = h.date ? ` · ${formatDate(h.date, now)}` : "";
+  const when = h.date ? ` · ${readerDate(h.date)}` : "";
   const thread = h.threadTitle ? ` · in _${escapeAndTruncate(oneLine(h.threadTitle), 100)}_` : "";
   const group = multiGroup ? ` · ${escapeAndTruncate(h.groupName, 80)}` : "";
   const text = h.text.trim() ? escapeAndTruncate(h.text.trim(), EXCERPT_MAX) : Md.italic("(no text)");
@@ -149,7 +148,7 @@ export function renderSearchResults(input: SearchResultsInput): RenderedMessage 
     items.push(
       toKnownBlocks(Blocks.Divider(), Blocks.Section({ text: Md.bold(`Messages (${messages.length})`) })),
     );
-    for (const m of messages) items.push(messageItem(m.hit, m.copies, multi, input.now));
+    for (const m of messages) items.push(messageItem(m.hit, m.copies, multi));
   }
   const hiddenBeyond = input.threads.length - threads.length + distinct.length - messages.length;
   const tail =

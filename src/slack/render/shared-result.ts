@@ -3,7 +3,8 @@ import type { ShareState } from "../button-values.js";
 import { escapeAndTruncate } from "../mrkdwn.js";
 import { toKnownBlocks } from "./known-blocks.js";
 import { fitBlocks } from "./limits.js";
-import { formatDate, type RenderedMessage } from "./thread-digest.js";
+import type { RenderedMessage } from "./thread-digest.js";
+import { readerDate } from "./wording.js";
 
 const TEXT_MAX = 1_500;
 
@@ -17,7 +18,7 @@ export function userMention(userId: string): string {
  * value is treated as untrusted (it is community text that travelled through a button): all
  * of it is escaped here.
  */
-export function renderSharedResult(s: ShareState, sharedBy: string, now: Date = new Date()): RenderedMessage {
+export function renderSharedResult(s: ShareState, sharedBy: string): RenderedMessage {
   const group = escapeAndTruncate(s.gn.trim() || "a chat group", 100);
   const by = userMention(sharedBy);
   const body = s.tx.trim() ? escapeAndTruncate(s.tx.trim(), TEXT_MAX) : Md.italic("(no text)");
@@ -34,7 +35,7 @@ export function renderSharedResult(s: ShareState, sharedBy: string, now: Date = 
     };
   }
   const who = escapeAndTruncate(s.a?.trim() || "Unknown author", 80);
-  const when = s.d ? ` · ${formatDate(s.d, now)}` : "";
+  const when = s.d ? ` · ${readerDate(s.d)}` : "";
   const thread = s.ti?.trim() ? ` · in _${escapeAndTruncate(s.ti.trim(), 100)}_` : "";
   return {
     text: escapeAndTruncate(`Message from ${s.a ?? "a member"} in ${s.gn}`, 200),

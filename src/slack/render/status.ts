@@ -11,7 +11,8 @@ import type { Subscription } from "../../domain/subscription.js";
 import { escapeAndTruncate, escapeMrkdwn } from "../mrkdwn.js";
 import { toKnownBlocks, type KnownBlock } from "./known-blocks.js";
 import { fitBlocks } from "./limits.js";
-import { formatDate, type RenderedMessage } from "./thread-digest.js";
+import type { RenderedMessage } from "./thread-digest.js";
+import { readerDate } from "./wording.js";
 
 const OK = ":white_check_mark:";
 const WARN = ":warning:";
@@ -37,14 +38,10 @@ export function channelRef(channelId: string): string {
 const count = (n: number, one: string, many = `${one}s`) =>
   `${n.toLocaleString("en-US")} ${n === 1 ? one : many}`;
 
-export function apiLine(
-  api: ApiProbe | undefined,
-  lastUnauthorizedAt: string | undefined,
-  now: Date,
-): string {
+export function apiLine(api: ApiProbe | undefined, lastUnauthorizedAt: string | undefined): string {
   if (!api) {
     return lastUnauthorizedAt
-      ? `${WARN} *Insight API:* not checked; last rejected the key ${formatDate(lastUnauthorizedAt, now)}`
+      ? `${WARN} *Insight API:* not checked; last rejected the key ${readerDate(lastUnauthorizedAt)}`
       : "*Insight API:* not checked";
   }
   if (api.keyValid === false) {
@@ -98,7 +95,7 @@ function deliveriesText(r: StatusReport, now: Date): string {
   return r.deliveries
     .map((d) => {
       const when = d.lastAt
-        ? `last ${formatDate(d.lastAt, now)} (${durationText(now.getTime() - Date.parse(d.lastAt))} ago)`
+        ? `last ${readerDate(d.lastAt)} (${durationText(now.getTime() - Date.parse(d.lastAt))} ago)`
         : "never";
       return `• \`${escapeAndTruncate(d.type, 40)}\`: ${when} · ${count(d.count, "delivery", "deliveries")}`;
     })
@@ -150,8 +147,8 @@ function subscriptionsText(r: StatusReport): string {
 }
 
 /** The few lines the Home tab shows "at a glance". */
-export function healthGlance(r: StatusReport, now: Date): string[] {
-  const lines = [apiLine(r.api, r.lastUnauthorizedAt, now), silenceLine(r)];
+export function healthGlance(r: StatusReport): string[] {
+  const lines = [apiLine(r.api, r.lastUnauthorizedAt), silenceLine(r)];
   if (!r.redis.ok)
     lines.unshift(`${BAD} *Redis* did not answer: ${escapeAndTruncate(r.redis.error ?? "", 200)}`);
   lines.unshift(...watchLines(r.openAlerts).map((l) => `${BAD} ${l}`));
@@ -172,12 +169,12 @@ const DELIVERY_WORDS: Record<string, string> = {
 };
 
 /** Deliveries in plain words: no webhook type names. */
-function plainDeliveriesText(r: StatusReport, now: Date): string {
+function plainDeliveriesText(r: StatusReport): string {
   if (!r.deliveries) return `${BAD} Could not read delivery health.`;
   return r.deliveries
     .map((d) => {
       const what = DELIVERY_WORDS[d.type] ?? "Other updates";
-      const when = d.lastAt ? `last ${formatDate(d.lastAt, now)}` : "none received yet";
+      const when = d.lastAt ? `last ${readerDate(d.lastAt)}` : "none received yet";
       return `• ${what}: ${when} · ${count(d.count, "delivery", "deliveries")}`;
     })
     .join("\n");
@@ -210,7 +207,7 @@ export function renderStatus(
   now: Date = new Date(r.at),
   view: StatusView = { detail: true },
 ): RenderedMessage {
-  if (!view.detail) return renderPlainStatus(r, now);
+  if (!view.detail) return renderPlainStatus(r);
   const blocks: KnownBlock[] = toKnownBlocks(
     Blocks.Header({ text: "Insight Relay status" }),
     !r.redis.ok &&
@@ -229,7 +226,7 @@ export function renderStatus(
           : `${r.spool > 0 ? `${WARN} ` : ""}*Spool:* ${count(r.spool, "delivery", "deliveries")} waiting on disk`,
       ].join("\n"),
     }),
-    Blocks.Section({ text: apiLine(r.api, r.lastUnauthorizedAt, now) }),
+    Blocks.Section({ text: apiLine(r.api, r.lastUnauthorizedAt) }),
     Blocks.Section({ text: subscriptionsText(r) }),
     r.openAlerts !== undefined &&
       r.openAlerts.length > 0 &&
@@ -239,7 +236,7 @@ export function renderStatus(
           .map((a) => `\`${escapeAndTruncate(a, 60)}\``)
           .join(", ")}`,
       ),
-    Blocks.Context().elements(`Checked ${formatDate(r.at, now)}`),
+    Blocks.Context().elements(`Checked ${readerDate(r.at)}`),
   );
   return { text: statusHeadline(r), blocks: fitBlocks(blocks) };
 }
@@ -258,7 +255,7 @@ function statusHeadline(r: StatusReport): string {
     : `Insight Relay status: ${count(problems, "problem")}`;
 }
 
-function renderPlainStatus(r: StatusReport, now: Date): RenderedMessage {
+function renderPlainStatus(r: StatusReport): RenderedMessage {
   const dead = r.deadLetters?.total ?? 0;
   const alerts = r.openAlerts?.length ?? 0;
   const blocks: KnownBlock[] = toKnownBlocks(
@@ -268,7 +265,7 @@ function renderPlainStatus(r: StatusReport, now: Date): RenderedMessage {
         text: `${BAD} *The app's storage did not answer*: parts of this report are missing.`,
       }),
     Blocks.Section({
-      text: `${Md.bold("Updates from the Insight Service")}\n${plainDeliveriesText(r, now)}`,
+      text: `${Md.bold("Updates from the Insight Service")}\n${plainDeliveriesText(r)}`,
     }),
     Blocks.Section({ text: silenceLine(r) }),
     Blocks.Section({ text: `${Md.bold("Work")}\n${plainQueuesText(r)}` }),
@@ -281,13 +278,13 @@ function renderPlainStatus(r: StatusReport, now: Date): RenderedMessage {
           .filter(Boolean)
           .join("; ")}.`,
       }),
-    Blocks.Section({ text: apiLine(r.api, r.lastUnauthorizedAt, now) }),
+    Blocks.Section({ text: apiLine(r.api, r.lastUnauthorizedAt) }),
     Blocks.Section({ text: subscriptionsText(r) }),
     alerts > 0 &&
       Blocks.Context().elements(
         `${count(alerts, "operator alert")} open; the app's admins see the details in \`/insight status\`.`,
       ),
-    Blocks.Context().elements(`Checked ${formatDate(r.at, now)}`),
+    Blocks.Context().elements(`Checked ${readerDate(r.at)}`),
   );
   return { text: statusHeadline(r), blocks: fitBlocks(blocks) };
 }

@@ -8,7 +8,7 @@ import { encodeCardBlockId, encodeThreadRef } from "../button-values.js";
 import { escapeAndTruncate, plainText } from "../mrkdwn.js";
 import { toKnownBlocks, type KnownBlock } from "./known-blocks.js";
 import { fitBlocks, LIMITS } from "./limits.js";
-import { EMOJI, plural, slackDate } from "./wording.js";
+import { EMOJI, plural, readerDate, slackDate } from "./wording.js";
 
 export interface RenderedMessage {
   /** The notification and accessibility fallback: escaped mrkdwn, one short line. */
@@ -35,21 +35,6 @@ const KEYWORDS_LINE_MAX = 1200;
 const KEYWORD_MAX = 60;
 const LABEL_MAX = 80;
 const NAME_MAX = 200;
-
-const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
-const pad = (n: number) => String(n).padStart(2, "0");
-
-/**
- * "Mar 5, 17:40 UTC" (the year added when it is not `now`'s). Absolute UTC rather than
- * "2 days ago": a posted message stays up and would go stale; Slack's `<!date>` token
- * would localise it but is exactly the `<!…>` syntax we keep out of messages.
- */
-export function formatDate(iso: string, now: Date): string {
-  const t = new Date(iso);
-  if (Number.isNaN(t.getTime())) return escapeAndTruncate(iso, 40);
-  const year = t.getUTCFullYear() === now.getUTCFullYear() ? "" : ` ${t.getUTCFullYear()}`;
-  return `${MONTHS[t.getUTCMonth()] ?? ""} ${t.getUTCDate()}${year}, ${pad(t.getUTCHours())}:${pad(t.getUTCMinutes())} UTC`;
-}
 
 /** "a · b · c · and 12 more", escaped, at most `max` characters. */
 function keywordsLine(keywords: string[], max: number): string {
@@ -92,17 +77,6 @@ function fallbackText(d: ThreadDigest, title: string, group: string): string {
   const what = d.action === "updated" ? "Updated thread insights" : "New thread insights";
   const mood = d.sentiment === undefined ? "" : ` (${sentimentLabel(d.sentiment).label})`;
   return escapeAndTruncate(`${what} in ${group}: ${title}${mood}`, FALLBACK_TEXT_MAX);
-}
-
-const isoMs = (iso: string): number | undefined => {
-  const t = Date.parse(iso);
-  return Number.isNaN(t) ? undefined : t;
-};
-
-/** A date readers see in their own time zone; a value that does not parse is shown as text. */
-function readerDate(iso: string): string {
-  const t = isoMs(iso);
-  return t === undefined ? escapeAndTruncate(iso, 40) : slackDate(t);
 }
 
 /**

@@ -7,8 +7,8 @@ import { encodeThreadRef, encodeThreadsState, type ThreadsState } from "../butto
 import { escapeAndTruncate, plainText } from "../mrkdwn.js";
 import { toKnownBlocks, type KnownBlock } from "./known-blocks.js";
 import { fitList, LIMITS } from "./limits.js";
-import { formatDate, type RenderedMessage } from "./thread-digest.js";
-import { plural } from "./wording.js";
+import type { RenderedMessage } from "./thread-digest.js";
+import { plural, readerDate } from "./wording.js";
 
 /** Threads on one page: with the buttons and excerpts this stays far inside the message budget. */
 export const THREADS_PAGE_SIZE = 8;
@@ -40,7 +40,6 @@ export interface ThreadListInput {
   /** The current group's name when known better than the state's (cut) one. */
   groupName?: string;
   result: ThreadPageResult;
-  now: Date;
 }
 
 const participantsOf = (t: Thread): number | undefined =>
@@ -48,7 +47,7 @@ const participantsOf = (t: Thread): number | undefined =>
     ? t.participantCount
     : undefined;
 
-function threadItem(t: Thread, groupId: string, now: Date): KnownBlock[] {
+function threadItem(t: Thread, groupId: string): KnownBlock[] {
   const title = t.title.trim() || "Untitled thread";
   const s = sentimentLabel(t.sentiment);
   const facts = [
@@ -63,8 +62,8 @@ function threadItem(t: Thread, groupId: string, now: Date): KnownBlock[] {
   const summary = t.summary?.replace(/\s+/g, " ").trim();
   const excerpt = summary ? escapeAndTruncate(summary, EXCERPT_MAX) : Md.italic("No summary yet.");
   const dates = [
-    t.firstMessageDate && `First message ${formatDate(t.firstMessageDate, now)}`,
-    t.lastMessageDate && `Last activity ${formatDate(t.lastMessageDate, now)}`,
+    t.firstMessageDate && `First message ${readerDate(t.firstMessageDate)}`,
+    t.lastMessageDate && `Last activity ${readerDate(t.lastMessageDate)}`,
   ].filter((x): x is string => typeof x === "string" && x !== "");
   return toKnownBlocks(
     Blocks.Section({
@@ -139,7 +138,7 @@ function navigation(input: ThreadListInput, hasNext: boolean): KnownBlock[] {
  * groups, buttons to the neighbouring groups) carry the state in their values.
  */
 export function renderThreadList(input: ThreadListInput): RenderedMessage {
-  const { state, result, now } = input;
+  const { state, result } = input;
   const current = state.g[state.i];
   const groupId = current?.[0] ?? "";
   const groupName = input.groupName?.trim() || current?.[1] || groupId;
@@ -190,7 +189,7 @@ export function renderThreadList(input: ThreadListInput): RenderedMessage {
   }
   const fitted = fitList({
     head,
-    items: result.threads.map((t) => threadItem(t, groupId, now)),
+    items: result.threads.map((t) => threadItem(t, groupId)),
     tail,
     more: (hidden) => `…and ${plural(hidden, "more thread")} on this page (too long to show).`,
   });

@@ -3,6 +3,8 @@
  * message: one meaning per emoji, correct plurals, dates in each reader's own time zone.
  */
 
+import { escapeAndTruncate } from "../mrkdwn.js";
+
 const numberFormat = new Intl.NumberFormat("en-US");
 
 /** "1 message", "2 messages", "1,204 messages"; `many` for irregular plurals ("replies"). */
@@ -41,12 +43,23 @@ export const EMOJI = {
 
 /**
  * A date each reader sees in their own time zone (Slack's `<!date^…>`), with a plain UTC
- * fallback for clients that cannot render it (notifications, old clients).
- * `format` uses Slack's tokens, e.g. "{date_short_pretty} {time}".
+ * fallback for clients that cannot render it (notifications, old clients): "2026-03-05 17:40 UTC",
+ * or "2026-03-05" when `format` shows no time. `format` uses Slack's tokens, e.g.
+ * "{date_short_pretty} {time}". The only place the token is built.
  */
 export function slackDate(at: Date | number, format = "{date_short_pretty} at {time}"): string {
   const ms = typeof at === "number" ? at : at.getTime();
   const seconds = Math.floor(ms / 1000);
-  const fallback = new Date(seconds * 1000).toISOString().slice(0, 16).replace("T", " ") + " UTC";
+  const iso = new Date(seconds * 1000).toISOString();
+  const fallback = format.includes("{time}") ? `${iso.slice(0, 16).replace("T", " ")} UTC` : iso.slice(0, 10);
   return `<!date^${seconds}^${format}|${fallback}>`;
+}
+
+/**
+ * An ISO date from the Insight Service or our own records, in the reader's zone; a value
+ * that does not parse is shown as (escaped) text rather than dropped.
+ */
+export function readerDate(iso: string, format?: string): string {
+  const ms = Date.parse(iso);
+  return Number.isNaN(ms) ? escapeAndTruncate(iso, 40) : slackDate(ms, format);
 }

@@ -75,7 +75,9 @@ describe("View messages: a modal with the thread's messages, paginated", () => {
     const page1 = textOf(viewOf(filled));
     expect(page1).toContain(TITLE);
     expect(page1).toContain(`Page 1 of 2 · ${MESSAGES_PAGE_SIZE + 5} messages`);
-    expect(page1).toMatch(/\*Maya Chen\* · [A-Z][a-z]{2} \d+, \d\d:\d\d UTC/);
+    expect(page1).toMatch(
+      /\*Maya Chen\* · <!date\^\d+\^\{date_short_pretty\} at \{time\}\|\d{4}-\d\d-\d\d \d\d:\d\d UTC>/,
+    );
     expect(page1).toContain("Message number 1 about compaction");
     expect(page1).toContain("👍 3");
     expect(page1).toContain(":tada: 1");

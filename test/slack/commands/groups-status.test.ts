@@ -42,7 +42,7 @@ describe("/insight groups and /insight status", () => {
     const r = await ask(h, "status");
     const text = shown(r);
     expect(text).toMatch(
-      /`chatthread-crud`: last [A-Z][a-z]{2} \d+, \d\d:\d\d UTC \(\d+ s ago\) · 1 delivery/,
+      /`chatthread-crud`: last <!date\^\d+\^\{date_short_pretty\} at \{time\}\|\d{4}-\d\d-\d\d \d\d:\d\d UTC> \(\d+ s ago\) · 1 delivery/,
     );
     expect(text).toContain("`chatmessage-crud`: never · 0 deliveries");
     expect(text).toContain("Thread deliveries look normal");

@@ -36,8 +36,12 @@ describe("/insight threads", () => {
       expect(text).toContain(t.title);
       expect(text).toContain(`${t.messageCount} messages`);
     }
-    expect(text).toMatch(/First message [A-Z][a-z]{2} \d+/);
-    expect(text).toMatch(/Last activity [A-Z][a-z]{2} \d+/);
+    expect(text).toMatch(
+      /First message <!date\^\d+\^\{date_short_pretty\} at \{time\}\|\d{4}-\d\d-\d\d \d\d:\d\d UTC>/,
+    );
+    expect(text).toMatch(
+      /Last activity <!date\^\d+\^\{date_short_pretty\} at \{time\}\|\d{4}-\d\d-\d\d \d\d:\d\d UTC>/,
+    );
     expect(text).toMatch(/:(red_circle|large_green_circle|white_circle|large_yellow_circle):/);
     const views = buttons(r.blocks).filter((b) => b.action_id === ACTIONS.viewMessages);
     expect(views.length).toBe(Math.min(recent(SUPPORT, 7).length, THREADS_PAGE_SIZE));

@@ -63,7 +63,9 @@ describe("renderMessagesModal", () => {
     const t = text(v);
     expect(t).toContain("Replica lag after 4.2");
     expect(t).toContain("Page 1 of 2 · 20 messages · oldest first");
-    expect(t).toContain("*Member 1* · Mar 5, 01:11 UTC\nMessage 1: the replica is 5 minutes behind.");
+    expect(t).toContain(
+      "*Member 1* · <!date^1772673060^{date_short_pretty} at {time}|2026-03-05 01:11 UTC>\nMessage 1: the replica is 5 minutes behind.",
+    );
     expect(t).toContain("👍 3   :tada: 2   :eyes: 1");
     expect(t).toContain("> Message 1: the replica is 5 minutes behind. — Member 1");
     expect(t).toContain("_Member 3 joined the group_");

@@ -11,7 +11,6 @@ import { renderSharedResult, userMention } from "../../../src/slack/render/share
 import { buttons } from "../commands/helpers.js";
 import { allTexts, expectNoLiveTokens, expectWithinLimits } from "./walk.js";
 
-const now = new Date("2026-03-06T12:00:00.000Z");
 const th = (i: number, over: Partial<GroupedThreadHit> = {}): GroupedThreadHit => ({
   kind: "thread",
   id: `thr_${i}`,
@@ -46,7 +45,6 @@ describe("renderSearchResults", () => {
       threads: [th(1)],
       messages: [mh(1)],
       failures: [],
-      now,
     });
     expect(r).toMatchSnapshot();
     const t = joined(r.blocks);
@@ -57,7 +55,7 @@ describe("renderSearchResults", () => {
       "*Refund failed after top-up (1)*\nSeveral users report refunds failing with error 402.",
     );
     expect(t).toContain(
-      "*Maya Chen* · Mar 5, 10:00 UTC · in _Refund failed after top-up_\nMy refund failed too (1)",
+      "*Maya Chen* · <!date^1772704800^{date_short_pretty} at {time}|2026-03-05 10:00 UTC> · in _Refund failed after top-up_\nMy refund failed too (1)",
     );
     const shares = buttons(r.blocks).filter((b) => b.action_id === ACTIONS.share);
     expect(shares.map((b) => decodeState(shareStateSchema, b.value))).toEqual([
@@ -89,7 +87,6 @@ describe("renderSearchResults", () => {
       ),
       messages: Array.from({ length: 20 }, (_, i) => mh(i, { text: big, author: big, threadTitle: big })),
       failures: [{ name: "<!everyone> Gamma", reply: "The API key cannot read that." }],
-      now,
     });
     expectNoLiveTokens(r.blocks);
     expectWithinLimits(r.blocks);
@@ -106,7 +103,7 @@ describe("renderSearchResults", () => {
   });
 
   it("no hits", () => {
-    const r = renderSearchResults({ query: "nothing", groups, threads: [], messages: [], failures: [], now });
+    const r = renderSearchResults({ query: "nothing", groups, threads: [], messages: [], failures: [] });
     expect(joined(r.blocks)).toContain("No thread or message matches “nothing”. Try other words.");
     expect(buttons(r.blocks)).toHaveLength(0);
   });
@@ -117,7 +114,6 @@ describe("renderSharedResult", () => {
     const t = renderSharedResult(
       { k: "thread", gn: "Acme Support", ti: "Refund failed", tx: "Users report 402." },
       "U0BOB",
-      now,
     );
     expect(t).toMatchSnapshot();
     expect(joined(t.blocks)).toContain(":mag: *Refund failed*\nUsers report 402.");
@@ -134,9 +130,10 @@ describe("renderSharedResult", () => {
         d: "2026-03-05T10:00:00.000Z",
       },
       "U0BOB",
-      now,
     );
-    expect(joined(m.blocks)).toContain(":speech_balloon: *Maya Chen* · Mar 5, 10:00 UTC\nMine too");
+    expect(joined(m.blocks)).toContain(
+      ":speech_balloon: *Maya Chen* · <!date^1772704800^{date_short_pretty} at {time}|2026-03-05 10:00 UTC>\nMine too",
+    );
     expect(joined(m.blocks)).toContain("Message in *Acme Support* · in _Refund failed_ · Shared by <@U0BOB>");
     expect(m.text).toBe("Message from Maya Chen in Acme Support");
   });
@@ -166,7 +163,6 @@ describe("renderSearchResults: what people read adds up", () => {
       threads: [th(1), th(2)],
       messages,
       failures: [],
-      now,
     });
     const t = joined(r.blocks);
     expect(t).not.toMatch(/relevance|0\.\d\d/);

@@ -7,7 +7,7 @@ import { ACTIONS } from "../../../src/slack/action-ids.js";
 import { renderHome } from "../../../src/slack/render/home.js";
 import { durationText, renderStatus, silenceLine } from "../../../src/slack/render/status.js";
 import { buttons } from "../commands/helpers.js";
-import { allTexts, expectNoLiveTokens, expectWithinLimits } from "./walk.js";
+import { allTexts, expectNoLiveTokens, expectWithinLimits, readerDateFallbacks } from "./walk.js";
 
 const now = new Date("2026-03-06T12:00:00.000Z");
 const sub = (i: number, over: Partial<Subscription> = {}): Subscription => ({
@@ -63,7 +63,9 @@ describe("renderStatus for people outside ADMIN_USER_IDS", () => {
     ]) {
       expect(t).not.toContain(internal);
     }
-    expect(t).toContain("• Thread updates: last Mar 6, 11:15 UTC · 1,234 deliveries");
+    expect(t).toContain(
+      "• Thread updates: last <!date^1772795700^{date_short_pretty} at {time}|2026-03-06 11:15 UTC> · 1,234 deliveries",
+    );
     expect(t).toContain("• New messages: none received yet · 0 deliveries");
     expect(t).toContain(":warning: Work is waiting and nothing is processing it; an operator has to look.");
     expect(t).toContain(":warning: 2 updates could not be used.");
@@ -98,7 +100,9 @@ describe("renderStatus", () => {
     const r = renderStatus(report(), now);
     expect(r).toMatchSnapshot();
     const t = joined(r.blocks);
-    expect(t).toContain("• `chatthread-crud`: last Mar 6, 11:15 UTC (45 min ago) · 1,234 deliveries");
+    expect(t).toContain(
+      "• `chatthread-crud`: last <!date^1772795700^{date_short_pretty} at {time}|2026-03-06 11:15 UTC> (45 min ago) · 1,234 deliveries",
+    );
     expect(t).toContain("• `chatmessage-crud`: never · 0 deliveries");
     expect(t).toContain(":white_check_mark: Thread deliveries look normal (last one 45 min ago).");
     expect(t).toContain(
@@ -208,7 +212,6 @@ describe("renderHome", () => {
     ],
     canChange: true,
     adminsOnly: true,
-    now,
   };
 
   it("says how each subscription arrives: a card per thread, or its digest times in the channel's zone", () => {
@@ -334,6 +337,35 @@ describe("status with the reconciler's webhook-silence incident open", () => {
     expect(silenceLine(report({ openAlerts: ["webhook-silence:c1"] }))).toContain("have stopped* while");
     expect(silenceLine(report({ openAlerts: ["webhook-silencer", "insight-unauthorized"] }))).not.toContain(
       "have stopped",
+    );
+  });
+});
+
+describe("dates in status and Home", () => {
+  it("are Slack date tokens with a readable UTC fallback, for admins and everyone else alike", () => {
+    const r = report({ api: undefined, lastUnauthorizedAt: "2026-03-06T10:30:00.000Z" });
+    const checked = "2026-03-06 12:00 UTC";
+    expect(readerDateFallbacks(joined(renderStatus(r, now).blocks))).toEqual([
+      "2026-03-06 11:15 UTC",
+      "2026-03-06 10:30 UTC",
+      checked,
+    ]);
+    const plain = joined(renderStatus(r, now, { detail: false }).blocks);
+    expect(readerDateFallbacks(plain)).toContain(checked);
+    expect(plain).toContain("last <!date^1772795700^{date_short_pretty} at {time}|2026-03-06 11:15 UTC>");
+  });
+
+  it("Home says when health was checked as a date token", () => {
+    const v = renderHome({
+      subscriptions: [],
+      schedules: new Map(),
+      status: report(),
+      help: [],
+      canChange: true,
+      adminsOnly: true,
+    });
+    expect(joined(v.blocks)).toContain(
+      "Checked <!date^1772798400^{date_short_pretty} at {time}|2026-03-06 12:00 UTC>",
     );
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { buildThreadDigest } from "../../../src/domain/thread-digest.js";
-import { formatDate, renderThreadDigest } from "../../../src/slack/render/thread-digest.js";
+import { renderThreadDigest } from "../../../src/slack/render/thread-digest.js";
 import { createdEvent, digest, hostile, listingItem, updatedEvent } from "../../fixtures/threads/build.js";
 import { allTexts, expectNoLiveTokens, expectWithinLimits } from "./walk.js";
 
@@ -132,11 +132,5 @@ describe("renderThreadDigest", () => {
     expect(summary.endsWith("…")).toBe(true);
     expect(joined(r)).toMatch(/ · and \d+ more/);
     expect(r.text.length).toBeLessThanOrEqual(200);
-  });
-
-  it("formats dates in UTC, with the year only when it is not the current one", () => {
-    expect(formatDate("2025-03-05T07:08:00.000Z", now)).toBe("Mar 5, 07:08 UTC");
-    expect(formatDate("2024-12-31T23:59:59.000Z", now)).toBe("Dec 31 2024, 23:59 UTC");
-    expect(formatDate("yesterday <!here>", now)).toBe("yesterday &lt;!here&gt;");
   });
 });

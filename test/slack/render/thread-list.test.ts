@@ -9,9 +9,8 @@ import {
 } from "../../../src/slack/button-values.js";
 import { renderThreadList, THREADS_PAGE_SIZE } from "../../../src/slack/render/thread-list.js";
 import { buttons } from "../commands/helpers.js";
-import { allTexts, expectNoLiveTokens, expectWithinLimits } from "./walk.js";
+import { allTexts, expectNoLiveTokens, expectWithinLimits, readerDateFallbacks } from "./walk.js";
 
-const now = new Date("2026-03-06T12:00:00.000Z");
 const thread = (i: number, over: Partial<Thread> = {}): Thread => ({
   id: `thr_${String(i).padStart(4, "0")}`,
   title: `Card top-ups failing for EU users (${i})`,
@@ -45,7 +44,6 @@ describe("renderThreadList", () => {
     const r = renderThreadList({
       state: state(),
       result: page([thread(1), thread(2, { sentiment: "positive", isQuestionLed: false })]),
-      now,
     });
     expect(r).toMatchSnapshot();
     const text = joined(r.blocks);
@@ -57,7 +55,9 @@ describe("renderThreadList", () => {
     );
     expect(text).toContain(":large_green_circle: Positive · 52 messages · 11 participants\n");
     expect(text).toContain("Users in the EU see error 402");
-    expect(text).toContain("First message Mar 3, 07:58 UTC · Last activity Mar 5, 08:31 UTC");
+    expect(text).toContain(
+      "First message <!date^1772524680^{date_short_pretty} at {time}|2026-03-03 07:58 UTC> · Last activity <!date^1772699460^{date_short_pretty} at {time}|2026-03-05 08:31 UTC>",
+    );
     const views = buttons(r.blocks).filter((b) => b.action_id === ACTIONS.viewMessages);
     expect(views.map((b) => decodeState(threadRefSchema, b.value))).toEqual([
       { g: "grp_support", t: "thr_0001", n: "Card top-ups failing for EU users (1)", p: 1 },
@@ -80,7 +80,7 @@ describe("renderThreadList", () => {
         ["c", "Gamma"],
       ],
     });
-    const r = renderThreadList({ state: s, result: page([thread(9)], 2, 3), now });
+    const r = renderThreadList({ state: s, result: page([thread(9)], 2, 3) });
     const nav = buttons(r.blocks).filter((b) => b.action_id.startsWith(ACTIONS.threadsPage));
     expect(nav.map((b) => b.text.text)).toEqual(["‹ Previous", "Next ›", "‹ Alpha", "Gamma ›"]);
     expect(new Set(nav.map((b) => b.action_id)).size).toBe(4);
@@ -102,7 +102,7 @@ describe("renderThreadList", () => {
         questionResponseStatus: "<!everyone>",
       }),
     );
-    const r = renderThreadList({ state: state(), result: page(threads), now });
+    const r = renderThreadList({ state: state(), result: page(threads) });
     expectNoLiveTokens(r.blocks);
     expectWithinLimits(r.blocks);
     expect(buttons(r.blocks).filter((b) => b.action_id === ACTIONS.viewMessages)).toHaveLength(
@@ -112,7 +112,7 @@ describe("renderThreadList", () => {
   });
 
   it("empty, failed and pagination-less pages", () => {
-    const empty = renderThreadList({ state: state(), result: page([], 1, 0), now });
+    const empty = renderThreadList({ state: state(), result: page([], 1, 0) });
     expect(joined(empty.blocks)).toContain(
       "No threads in the last 7 days. Try a longer range, e.g. `/insight threads 30d Acme Wallet – Support`.",
     );
@@ -120,16 +120,22 @@ describe("renderThreadList", () => {
     const failed = renderThreadList({
       state: state(),
       result: { ok: false, error: "The API key cannot read that." },
-      now,
     });
     expect(joined(failed.blocks)).toContain(":warning: The API key cannot read that.");
     const full = Array.from({ length: THREADS_PAGE_SIZE }, (_, i) => thread(i));
     const noPagination = renderThreadList({
       state: state(),
       result: { ok: true, threads: full, pagination: undefined },
-      now,
     });
     expect(joined(noPagination.blocks)).toContain("page 1");
     expect(buttons(noPagination.blocks).some((b) => b.text.text === "Next ›")).toBe(true);
+  });
+
+  it("shows first message and last activity as Slack date tokens with a readable UTC fallback", () => {
+    const r = renderThreadList({ state: state(), result: page([thread(1)]) });
+    const text = joined(r.blocks);
+    // Each reader sees their own zone; the fallback says which zone it is in.
+    expect(readerDateFallbacks(text)).toEqual(["2026-03-03 07:58 UTC", "2026-03-05 08:31 UTC"]);
+    expect(text).toContain("First message <!date^1772524680^{date_short_pretty} at {time}|");
   });
 });

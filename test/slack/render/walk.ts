@@ -23,6 +23,17 @@ const LIVE = ["<!", "<@", "<#", "<http", "<mailto"];
 /** Date tokens the renderers make themselves (wording.ts slackDate): a reader's own time, not community text. */
 export const SLACK_DATE_TOKEN = /<!date\^\d+\^[^|<>]*\|[^<>]*>/g;
 
+/**
+ * The fallbacks of the date tokens in `text` (what notifications and old clients show), after
+ * checking that no date is left as fixed UTC text outside a token.
+ */
+export function readerDateFallbacks(text: string): string[] {
+  expect(text.replace(SLACK_DATE_TOKEN, ""), "a date outside a Slack date token").not.toMatch(
+    /UTC|\d{2}:\d{2}/,
+  );
+  return [...text.matchAll(SLACK_DATE_TOKEN)].map((m) => m[0].slice(m[0].indexOf("|") + 1, -1));
+}
+
 export function expectNoLiveTokens(value: unknown): void {
   for (const raw of allTexts(value)) {
     const text = raw.replace(SLACK_DATE_TOKEN, "");

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { EMOJI, plural, slackDate } from "../../../src/slack/render/wording.js";
+import { EMOJI, plural, readerDate, slackDate } from "../../../src/slack/render/wording.js";
 
 describe("wording", () => {
   it("pluralises by count, with irregular plurals and thousands separators", () => {
@@ -19,6 +19,19 @@ describe("wording", () => {
     expect(slackDate(at)).toBe(
       `<!date^${Math.floor(at / 1000)}^{date_short_pretty} at {time}|2026-11-23 09:05 UTC>`,
     );
-    expect(slackDate(new Date(at), "{date_short}")).toMatch(/^<!date\^\d+\^\{date_short\}\|/);
+    // A format without a time falls back to the date alone.
+    expect(slackDate(new Date(at), "{date_short}")).toBe(
+      `<!date^${Math.floor(at / 1000)}^{date_short}|2026-11-23>`,
+    );
+  });
+
+  it("writes ISO dates for Slack to localise, and shows one that does not parse as escaped text", () => {
+    expect(readerDate("2025-03-05T07:08:00.000Z")).toBe(
+      "<!date^1741158480^{date_short_pretty} at {time}|2025-03-05 07:08 UTC>",
+    );
+    expect(readerDate("2024-12-31T23:59:59.000Z", "{date_short}")).toBe(
+      "<!date^1735689599^{date_short}|2024-12-31>",
+    );
+    expect(readerDate("yesterday <!here>")).toBe("yesterday &lt;!here&gt;");
   });
 });
