@@ -24,7 +24,7 @@ import type { TriageStore } from "../store/triage.js";
 import type { SubscriptionStore } from "../store/subscriptions.js";
 import { channelIncident, type OpsNotifier } from "../ops/ops-notifier.js";
 import { escapeAndTruncate } from "../slack/mrkdwn.js";
-import { EMOJI } from "../slack/render/wording.js";
+import { EMOJI, plural } from "../slack/render/wording.js";
 import { jobId, type Producer, type SlackJob } from "./queues.js";
 
 export interface SlackOutDeps {
@@ -139,7 +139,7 @@ export async function processSlackJob(
         await deps.ops.alert(
           channelIncident(channel, c.code),
           `:pause_button: Digests to <#${channel}> are paused: Slack answered \`${c.code}\`. ` +
-            `${paused.length} subscription(s) paused. Invite the app to the channel (or unarchive it), then run \`/insight subscribe\` again there.`,
+            `${plural(paused.length, "subscription")} paused. Invite the app to the channel (or unarchive it), then run \`/insight subscribe\` again there.`,
         );
         return "paused";
       }

@@ -1,4 +1,5 @@
 import { escapeAndTruncate } from "../slack/mrkdwn.js";
+import { plural, slackDate } from "../slack/render/wording.js";
 
 /** The OpsNotifier incident id of "webhook deliveries stopped" (status reads it from ops.open()). */
 export const WEBHOOK_SILENCE_INCIDENT = "webhook-silence";
@@ -43,7 +44,8 @@ const ofCommunity = (community: string | undefined) =>
 const when = (ms: number | undefined) =>
   ms === undefined
     ? "this app started counting"
-    : `${new Date(ms).toISOString().slice(0, 16).replace("T", " ")} UTC`;
+    : // The reader's own zone in Slack; the UTC fallback in logs and notifications.
+      slackDate(ms);
 
 function every(seconds: number): string {
   if (seconds % 3600 === 0) return `${seconds / 3600} h`;
@@ -64,7 +66,7 @@ export function silenceAlertText(o: {
   const more = o.groupNames.length > 5 ? ` and ${o.groupNames.length - 5} more` : "";
   return (
     `:rotating_light: Insight webhook deliveries look stopped${ofCommunity(o.community)}: no \`chatthread-crud\` delivery${o.community ? " from it" : ""} since ${when(o.lastDeliveryMs)}, ` +
-    `while the Insight API shows ${o.threads} newly enriched thread(s) in ${groups.join(", ")}${more}.\n` +
+    `while the Insight API shows ${plural(o.threads, "newly enriched thread")} in ${groups.join(", ")}${more}.\n` +
     "The service disables a webhook after any failed or slow delivery, and only a person can turn it back on: " +
     "in the Insight dashboard, open the community's settings → Webhooks, read the webhook's *Last Error*, " +
     "fix the cause, re-enable it and press *Test Webhook*. `npm run doctor` prints the URL to use.\n" +
@@ -82,6 +84,6 @@ export function silenceResolvedText(o: {
   return (
     `:white_check_mark: Insight webhook deliveries${ofCommunity(o.community)} resumed at ${when(o.lastDeliveryMs)} ` +
     `(silent since ${when(o.openedAtMs)} or earlier). ` +
-    `The reconciler posted or updated ${o.backfilled} digest(s) meanwhile.`
+    `The reconciler posted or updated ${plural(o.backfilled, "digest")} meanwhile.`
   );
 }

@@ -386,7 +386,7 @@ describe("reconciler", () => {
       expect(await h.services.ops.open()).not.toHaveProperty(SILENCE);
       const notes = await h.slack.waitFor(() => (opsMessages(h).length === 2 ? opsMessages(h) : undefined));
       expect(notes[1]?.text).toContain("resumed");
-      expect(notes[1]?.text).toContain("1 digest(s)");
+      expect(notes[1]?.text).toContain("posted or updated 1 digest meanwhile");
       expect((await readReconcileStatus(h.services.redis, h.services.keys)).incidents).toEqual([]);
       await queuesIdle(h);
       expect(digestsOf(h, next.id)).toHaveLength(1);

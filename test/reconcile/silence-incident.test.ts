@@ -39,15 +39,19 @@ describe("incident texts", () => {
       intervalSeconds: 600,
     });
     expect(text).toContain("look stopped for community `c&lt;!channel&gt;`");
-    expect(text).toContain("no `chatthread-crud` delivery from it since 2026-11-20 08:30 UTC");
-    expect(text).toContain("3 newly enriched thread(s) in *Support &lt;@U1&gt;*");
+    expect(text).toContain(
+      "no `chatthread-crud` delivery from it since <!date^1795163400^{date_short_pretty} at {time}|2026-11-20 08:30 UTC>",
+    );
+    expect(text).toContain("3 newly enriched threads in *Support &lt;@U1&gt;*");
     expect(text).toContain("every 10 min");
     expect(text).not.toContain("<!channel>");
     expect(
       silenceResolvedText({ community: "c1", lastDeliveryMs: at, openedAtMs: at - 3_600_000, backfilled: 4 }),
     ).toBe(
-      ":white_check_mark: Insight webhook deliveries for community `c1` resumed at 2026-11-20 08:30 UTC " +
-        "(silent since 2026-11-20 07:30 UTC or earlier). The reconciler posted or updated 4 digest(s) meanwhile.",
+      ":white_check_mark: Insight webhook deliveries for community `c1` resumed at " +
+        "<!date^1795163400^{date_short_pretty} at {time}|2026-11-20 08:30 UTC> " +
+        "(silent since <!date^1795159800^{date_short_pretty} at {time}|2026-11-20 07:30 UTC> or earlier). " +
+        "The reconciler posted or updated 4 digests meanwhile.",
     );
   });
 
