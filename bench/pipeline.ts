@@ -6,8 +6,8 @@
 //   npm run bench:pipeline [-- --seconds 5 --burst 2000 --app tsx|dist]
 //
 // `--app dist` runs the compiled app (`npm run build` first) instead of the TypeScript loader.
-import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import type { ChildProcess } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
@@ -19,6 +19,7 @@ import { dropPrefix, freePort, redisServerInstalled, startThrowawayRedis } from 
 import { PENDING_EMOJI } from "../src/domain/sentiment.js";
 import { stateKeys } from "../src/store/keys.js";
 import { SubscriptionStore } from "../src/store/subscriptions.js";
+import { commandCalls, cpuMs, rssMb, spawnReady, startedInMs, stopChild } from "./processes.js";
 
 const { values: args } = parseArgs({
   options: {
@@ -97,72 +98,20 @@ function unrouted(): string {
   });
 }
 
-/** User + system CPU of a process so far, in ms (Linux /proc; clock ticks of 10 ms). */
-function cpuMs(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  return (Number(fields[11]) + Number(fields[12])) * 10;
-}
-
-function rssMb(pid: number): number {
-  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
-  return m ? Number(m[1]) / 1024 : NaN;
-}
-
-/** Total commands Redis has executed (INFO commandstats), to count commands per delivery. */
-async function redisCalls(redis: Redis): Promise<{ all: number; scripts: number }> {
-  const info = await redis.info("commandstats");
-  let all = 0;
-  let scripts = 0;
-  for (const m of info.matchAll(/^cmdstat_([a-z_|]+):calls=(\d+)/gm)) {
-    all += Number(m[2]);
-    if (/^(evalsha|eval|fcall)$/.test(m[1] ?? "")) scripts += Number(m[2]);
-  }
-  return { all, scripts };
-}
-
-function spawnReady(
-  cmd: string[],
-  env: NodeJS.ProcessEnv,
-  ts: boolean,
-  cwd?: string,
-  nodeFlags: string[] = [],
-): Promise<ChildProcess> {
-  return new Promise((resolve, reject) => {
-    // `--profile DIR`: the apps write a CPU profile there when stopped (SIGINT).
-    const prof =
-      args.profile && cmd[0] !== "bench/targets/ceiling.ts"
-        ? ["--cpu-prof", `--cpu-prof-dir=${args.profile}`]
-        : [];
-    const child = spawn(
-      process.execPath,
-      [...nodeFlags, ...prof, ...(ts ? ["--import", "tsx"] : []), ...cmd],
-      {
-        env,
-        ...(cwd ? { cwd } : {}),
-        stdio: ["ignore", "pipe", "inherit"],
-      },
-    );
-    const started = performance.now();
-    const timer = setTimeout(() => reject(new Error(`${cmd.join(" ")} did not start`)), 60_000);
-    child.stdout?.on("data", (d: Buffer) => {
-      if (process.env.BENCH_DEBUG) process.stderr.write(d);
-      if (/ready port=/.test(d.toString())) {
-        clearTimeout(timer);
-        startMs.set(child, performance.now() - started);
-        resolve(child);
-      }
-    });
-    child.once("exit", (code) => reject(new Error(`${cmd.join(" ")} exited ${code}`)));
+/** `--profile DIR`: the apps (not the ceilings) write a CPU profile there when stopped with SIGINT. */
+const profileFlags = (cmd: string[]): string[] =>
+  args.profile && cmd[0] !== "bench/targets/ceiling.ts"
+    ? ["--cpu-prof", `--cpu-prof-dir=${args.profile}`]
+    : [];
+const start = (cmd: string[], env: NodeJS.ProcessEnv, tsx: boolean, cwd?: string, nodeFlags: string[] = []) =>
+  spawnReady(cmd, {
+    env,
+    tsx,
+    ...(cwd ? { cwd } : {}),
+    nodeFlags: [...nodeFlags, ...profileFlags(cmd)],
+    timeoutMs: 60_000,
   });
-}
-const startMs = new WeakMap<ChildProcess, number>();
-
-async function stop(child: ChildProcess): Promise<void> {
-  const exited = new Promise((r) => child.once("exit", r));
-  child.kill(args.profile ? "SIGINT" : "SIGKILL");
-  await exited;
-}
+const stop = (child: ChildProcess) => stopChild(child, args.profile ? "SIGINT" : "SIGKILL");
 
 /** Samples a process's RSS every 50 ms; `peak()` is the highest seen since the last reset. */
 function rssSampler(pid: number) {
@@ -241,8 +190,8 @@ async function main(): Promise<void> {
     const env = appEnv(port, tuning, appPrefix);
     const flags = (args[cwd ? "before-node-options" : "node-options"] ?? "").split(/\s+/).filter(Boolean);
     return APP === "dist"
-      ? spawnReady(["bench/targets/app-dist.mjs"], env, false, cwd, flags)
-      : spawnReady(["test/helpers/app-process.ts"], env, true, cwd, flags);
+      ? start(["bench/targets/app-dist.mjs"], env, false, cwd, flags)
+      : start(["test/helpers/app-process.ts"], env, true, cwd, flags);
   };
 
   const rows: Row[] = [];
@@ -251,13 +200,12 @@ async function main(): Promise<void> {
     {
       name: "node:http (ceiling)",
       app: false,
-      start: (p: number) =>
-        spawnReady(["bench/targets/ceiling.ts", "node-http", String(p)], process.env, true),
+      start: (p: number) => start(["bench/targets/ceiling.ts", "node-http", String(p)], process.env, true),
     },
     {
       name: "express (ceiling)",
       app: false,
-      start: (p: number) => spawnReady(["bench/targets/ceiling.ts", "express", String(p)], process.env, true),
+      start: (p: number) => start(["bench/targets/ceiling.ts", "express", String(p)], process.env, true),
     },
     // The production per-channel throttle; no channel follows the group of these deliveries.
     {
@@ -304,7 +252,7 @@ async function main(): Promise<void> {
     memory.set(r.t.name, {
       idle: r.t.app ? rssMb(r.pid) : NaN,
       peak: NaN,
-      startMs: startMs.get(r.child) ?? NaN,
+      startMs: startedInMs(r.child) ?? NaN,
     });
     await autocannon({ url: r.url, connections: 10, duration: 1, requests: r.requests }); // warm-up
   }
@@ -312,7 +260,7 @@ async function main(): Promise<void> {
     for (const { t, pid, url, requests, prefix: tPrefix } of running) {
       log(`${t.name}: ${conns} connection(s) for ${SECONDS} s`);
       const cpu0 = cpuMs(pid);
-      const calls0 = await redisCalls(redis);
+      const calls0 = await commandCalls(redis);
       const r = await autocannon({ url, connections: conns, duration: SECONDS, requests });
       const row: Row = {
         target: t.name,
@@ -335,7 +283,7 @@ async function main(): Promise<void> {
           await sleep(100);
         }
         row.cpuPerDelivery = (cpuMs(pid) - cpu0) / r["2xx"];
-        const calls = await redisCalls(redis);
+        const calls = await commandCalls(redis);
         row.redisPerDelivery = (calls.all - calls0.all - ours) / r["2xx"];
         row.scriptsPerDelivery = (calls.scripts - calls0.scripts) / r["2xx"];
       }

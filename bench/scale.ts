@@ -4,8 +4,7 @@
 // master's share of keys and commands, CPU per delivery of each role, RSS.
 //
 //   npm run bench:scale [-- --deliveries 600 --workers 1,2,4]
-import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
@@ -19,6 +18,10 @@ import { silentLogger } from "../src/log.js";
 import { stateKeys } from "../src/store/keys.js";
 import { createRedis } from "../src/store/redis.js";
 import { SubscriptionStore } from "../src/store/subscriptions.js";
+import { commandCalls, cpuMs, rssMb, spawnReady, stopChild } from "./processes.js";
+
+const spawnApp = (env: NodeJS.ProcessEnv) =>
+  spawnReady(["test/helpers/app-process.ts"], { env, tsx: true, timeoutMs: 60_000 });
 
 const { values: args } = parseArgs({
   options: {
@@ -32,48 +35,6 @@ const SECRET = "bench-webhook-secret-0123456789";
 const CHANNEL = "C0BENCHSCALE";
 const log = (s: string) => process.stderr.write(`${s}\n`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** User + system CPU of a process so far, in ms (Linux /proc; clock ticks of 10 ms). */
-function cpuMs(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  return (Number(fields[11]) + Number(fields[12])) * 10;
-}
-function rssMb(pid: number): number {
-  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
-  return m ? Number(m[1]) / 1024 : NaN;
-}
-
-/** Commands a node has executed (INFO commandstats). */
-async function calls(r: Redis): Promise<number> {
-  let all = 0;
-  for (const m of (await r.info("commandstats")).matchAll(/^cmdstat_[a-z_|]+:calls=(\d+)/gm))
-    all += Number(m[1]);
-  return all;
-}
-
-function spawnApp(env: NodeJS.ProcessEnv): Promise<ChildProcess> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", "test/helpers/app-process.ts"], {
-      env,
-      stdio: ["ignore", "pipe", "inherit"],
-    });
-    const timer = setTimeout(() => reject(new Error("app process did not start")), 60_000);
-    child.stdout?.on("data", (d: Buffer) => {
-      if (/ready port=/.test(d.toString())) {
-        clearTimeout(timer);
-        resolve(child);
-      }
-    });
-    child.once("exit", (code) => reject(new Error(`app process exited ${code}`)));
-  });
-}
-async function kill(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((r) => child.once("exit", r));
-  child.kill("SIGKILL");
-  await exited;
-}
 
 interface Row {
   redis: string;
@@ -143,7 +104,7 @@ async function main(): Promise<void> {
       const workers = await Promise.all(Array.from({ length: n }, () => spawnApp(env("worker"))));
       await sleep(1_000);
       const nodes = await masters();
-      const calls0 = await Promise.all(nodes.map(calls));
+      const calls0 = await Promise.all(nodes.map(async (n) => (await commandCalls(n)).all));
       const cpu0 = [web, ...workers].map((c) => cpuMs(c.pid ?? 0));
       const pool = new Pool(`http://127.0.0.1:${port}`, { connections: 20 });
       const started = performance.now();
@@ -169,7 +130,9 @@ async function main(): Promise<void> {
       const webRss = rssMb(web.pid ?? 0);
       const workerRss = Math.max(...workers.map((w) => rssMb(w.pid ?? 0)));
       const cpu = [web, ...workers].map((c, i) => cpuMs(c.pid ?? 0) - (cpu0[i] ?? 0));
-      const callsDelta = (await Promise.all(nodes.map(calls))).map((c, i) => c - (calls0[i] ?? 0));
+      const callsDelta = (await Promise.all(nodes.map(async (n) => (await commandCalls(n)).all))).map(
+        (c, i) => c - (calls0[i] ?? 0),
+      );
       const keys = await Promise.all(nodes.map((r) => r.dbsize()));
       const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
       rows.push({
@@ -187,7 +150,7 @@ async function main(): Promise<void> {
       });
       log(`${mode}, ${n} worker(s): ${posted}/${DELIVERIES} digests in ${seconds.toFixed(1)} s`);
       await pool.close();
-      for (const c of [web, ...workers]) await kill(c);
+      for (const c of [web, ...workers]) await stopChild(c);
       await Promise.all(nodes.map((r) => r.flushall()));
       for (const r of nodes) r.disconnect();
       await emulator.close();

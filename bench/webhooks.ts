@@ -3,7 +3,7 @@
 // end-to-end digests per second from webhook to the stand-in Slack.
 //
 //   npm run bench:webhooks [-- --count 10000 --rate 500 --seconds 10]
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -16,6 +16,9 @@ import { startSlackStandIn } from "../dev/slack-standin/server.js";
 import { stateKeys } from "../src/store/keys.js";
 import { SubscriptionStore } from "../src/store/subscriptions.js";
 import { dropPrefix, freePort } from "../dev/local-redis.js";
+import { spawnReady as spawnWith, stopChild as stop } from "./processes.js";
+
+const spawnReady = (cmd: string[], env: NodeJS.ProcessEnv) => spawnWith(cmd, { env, tsx: true });
 
 const { values: args } = parseArgs({
   options: {
@@ -140,30 +143,6 @@ async function fixedRate(url: string, rate: number, seconds: number, group: stri
   const elapsed = (performance.now() - started) / 1000;
   await pool.close();
   return stats(lat, elapsed, non2xx);
-}
-
-function spawnReady(cmd: string[], env: NodeJS.ProcessEnv): Promise<ChildProcess> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", ...cmd], {
-      env,
-      stdio: ["ignore", "pipe", "inherit"],
-    });
-    const timer = setTimeout(() => reject(new Error(`${cmd.join(" ")} did not start`)), 120_000);
-    child.stdout?.on("data", (d: Buffer) => {
-      if (process.env.BENCH_DEBUG) process.stderr.write(d);
-      if (/ready port=/.test(d.toString())) {
-        clearTimeout(timer);
-        resolve(child);
-      }
-    });
-    child.once("exit", (code) => reject(new Error(`${cmd.join(" ")} exited ${code}`)));
-  });
-}
-
-async function stop(child: ChildProcess): Promise<void> {
-  const exited = new Promise((r) => child.once("exit", r));
-  child.kill("SIGKILL");
-  await exited;
 }
 
 const fmt = (n: number, d = 1) => n.toFixed(d).padStart(9);

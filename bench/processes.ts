@@ -1,0 +1,78 @@
+// What the benches share about the processes they measure: starting an app (or a ceiling) and
+// waiting until it says it is ready, stopping it, and reading its CPU, its RSS and Redis's
+// command counts.
+import { spawn, type ChildProcess } from "node:child_process";
+import { readFileSync } from "node:fs";
+import type { Redis } from "ioredis";
+
+/** User + system CPU of a process so far, in ms (Linux /proc; clock ticks of 10 ms). */
+export function cpuMs(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+/** Resident memory of a process now, in MB. */
+export function rssMb(pid: number): number {
+  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+  return m ? Number(m[1]) / 1024 : NaN;
+}
+
+/** Commands one Redis node has executed (INFO commandstats), those run inside scripts included. */
+export async function commandCalls(redis: Redis): Promise<{ all: number; scripts: number }> {
+  let all = 0;
+  let scripts = 0;
+  for (const m of (await redis.info("commandstats")).matchAll(/^cmdstat_([a-z_|]+):calls=(\d+)/gm)) {
+    all += Number(m[2]);
+    if (/^(evalsha|eval|fcall)$/.test(m[1] ?? "")) scripts += Number(m[2]);
+  }
+  return { all, scripts };
+}
+
+const startupMs = new WeakMap<ChildProcess, number>();
+
+/** How long the process took from spawn to saying `ready port=`. */
+export const startedInMs = (child: ChildProcess): number | undefined => startupMs.get(child);
+
+/**
+ * Runs `node [nodeFlags] [--import tsx] ...cmd` and resolves once it prints `ready port=` (the
+ * app's test entry points and the ceilings do). `BENCH_DEBUG=1` shows its output.
+ */
+export function spawnReady(
+  cmd: string[],
+  o: { env: NodeJS.ProcessEnv; tsx: boolean; cwd?: string; nodeFlags?: string[]; timeoutMs?: number },
+): Promise<ChildProcess> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(
+      process.execPath,
+      [...(o.nodeFlags ?? []), ...(o.tsx ? ["--import", "tsx"] : []), ...cmd],
+      {
+        env: o.env,
+        ...(o.cwd ? { cwd: o.cwd } : {}),
+        stdio: ["ignore", "pipe", "inherit"],
+      },
+    );
+    const started = performance.now();
+    const timer = setTimeout(
+      () => reject(new Error(`${cmd.join(" ")} did not start`)),
+      o.timeoutMs ?? 120_000,
+    );
+    child.stdout?.on("data", (d: Buffer) => {
+      if (process.env.BENCH_DEBUG) process.stderr.write(d);
+      if (/ready port=/.test(d.toString())) {
+        clearTimeout(timer);
+        startupMs.set(child, performance.now() - started);
+        resolve(child);
+      }
+    });
+    child.once("exit", (code) => reject(new Error(`${cmd.join(" ")} exited ${code}`)));
+  });
+}
+
+/** Stops a process and waits for it (SIGINT lets a `--cpu-prof` process write its profile). */
+export async function stopChild(child: ChildProcess, signal: NodeJS.Signals = "SIGKILL"): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((r) => child.once("exit", r));
+  child.kill(signal);
+  await exited;
+}
