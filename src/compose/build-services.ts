@@ -2,29 +2,30 @@ import type { Queue } from "bullmq";
 import type { Config } from "../config.js";
 import { InsightClient } from "../insight/client.js";
 import type { WorkerTuning } from "../jobs/create-worker.js";
-import { createQueues, JOB_DEFAULTS, queueLayout, type Queues } from "../jobs/queues.js";
+import { createQueues, queueLayout, type Queues } from "../jobs/queues.js";
 import { ThreadLookup } from "../jobs/thread-lookup.js";
 import { debugOnFailure, type Logger } from "../log.js";
 import { createMetrics, type Metrics } from "../metrics.js";
 import { OpsNotifier } from "../ops/ops-notifier.js";
 import { insightErrorReporter, type ReportInsightError } from "../ops/report-insight-error.js";
 import { createSlackApi, type SlackApi } from "../slack/client.js";
-import { ChannelThrottle } from "../slack/outbound/channel-throttle.js";
+import type { ChannelThrottle } from "../slack/outbound/channel-throttle.js";
+import { stateStores } from "./state-stores.js";
 import { MethodHold } from "../slack/outbound/method-hold.js";
 import { createSlackSender, type SlackSender } from "../slack/outbound/slack-sender.js";
-import { DeliveryHealthStore } from "../store/delivery-health.js";
+import type { DeliveryHealthStore } from "../store/delivery-health.js";
 import { installKeys, stateKeys, type StateKeys } from "../store/keys.js";
-import { MessageRefStore } from "../store/message-refs.js";
-import { PendingReplies } from "../store/pending-replies.js";
-import { TriageStore } from "../store/triage.js";
+import type { MessageRefStore } from "../store/message-refs.js";
+import type { PendingReplies } from "../store/pending-replies.js";
+import type { TriageStore } from "../store/triage.js";
 import { createRedis, isCluster } from "../store/redis.js";
-import { SubscriptionStore } from "../store/subscriptions.js";
+import type { SubscriptionStore } from "../store/subscriptions.js";
 import type { RedisClient as Redis } from "../store/redis.js";
 import type { KnownBlock } from "../slack/render/known-blocks.js";
-import { WeeklySchedules } from "../weekly/schedules.js";
-import { PendingDigestStore } from "../digest/pending-store.js";
-import { DigestSchedules } from "../digest/schedules.js";
-import { AlertSettingsStore } from "../alerts/settings-store.js";
+import type { WeeklySchedules } from "../weekly/schedules.js";
+import type { PendingDigestStore } from "../digest/pending-store.js";
+import type { DigestSchedules } from "../digest/schedules.js";
+import type { AlertSettingsStore } from "../alerts/settings-store.js";
 import { Sealer } from "../workspaces/encryption.js";
 import { RedisInstallationStore } from "../workspaces/installation-store.js";
 import { ConnectionStore } from "../workspaces/connection-store.js";
@@ -140,23 +141,13 @@ export function buildServices(config: Config, logger: Logger, tuning: RuntimeTun
     logger,
     metrics,
   });
-  const subscriptions = new SubscriptionStore(redis, keys);
-  const schedules = new WeeklySchedules(() => queues.weekly, redis, keys.schedules, JOB_DEFAULTS.weekly);
-  // A channel's zone is its weekly schedule's (DESIGN.md: digest periods align on it).
-  const timeZoneOf = async (channelId: string) =>
-    (await schedules.get(channelId))?.timeZone ?? config.weekly.defaultTimezone;
-  const digest = {
-    pending: new PendingDigestStore(redis, keys),
-    schedules: new DigestSchedules({
-      queue: () => queues.digest,
-      redis,
-      keys,
-      timeZoneOf,
-      subscriptions,
-      jobOptions: JOB_DEFAULTS.digest,
-    }),
-    timeZoneOf,
-  };
+  const stores = stateStores({
+    redis,
+    keys,
+    queues,
+    defaultTimezone: config.weekly.defaultTimezone,
+    channelGapMs: tuning.channelGapMs,
+  });
   const mw = config.multiWorkspace;
   // Many workspaces: no token of the deployment's own may post, and a job without a workspace
   // would run once per installed workspace (another customer's): deployment alerts are logged.
@@ -171,16 +162,8 @@ export function buildServices(config: Config, logger: Logger, tuning: RuntimeTun
     queueRedis,
     keys,
     queues,
-    subscriptions,
-    refs: new MessageRefStore(redis, keys),
-    triage: new TriageStore(redis, keys),
-    replies: new PendingReplies(redis, keys),
-    health: new DeliveryHealthStore(redis, keys),
-    schedules,
-    digest,
-    alerts: new AlertSettingsStore(redis, keys),
+    ...stores,
     ops,
-    throttle: new ChannelThrottle(redis, keys, tuning.channelGapMs),
     insight: { client, lookup: new ThreadLookup(client, { cacheMs: tuning.lookupCacheMs }) },
     slack,
     sender: createSlackSender(slack, new MethodHold(redis, keys)),

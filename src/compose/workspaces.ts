@@ -7,27 +7,18 @@ import { ThreadLookup } from "../jobs/thread-lookup.js";
 import { OpsNotifier } from "../ops/ops-notifier.js";
 import { insightErrorReporter } from "../ops/report-insight-error.js";
 import { createSlackApi } from "../slack/client.js";
-import { ChannelThrottle } from "../slack/outbound/channel-throttle.js";
 import { MethodHold } from "../slack/outbound/method-hold.js";
 import { createSlackSender } from "../slack/outbound/slack-sender.js";
-import { DeliveryHealthStore } from "../store/delivery-health.js";
 import { stateKeys, workspacePrefix } from "../store/keys.js";
-import { MessageRefStore } from "../store/message-refs.js";
-import { SubscriptionStore } from "../store/subscriptions.js";
-import { PendingReplies } from "../store/pending-replies.js";
-import { TriageStore } from "../store/triage.js";
 import { isCluster } from "../store/redis.js";
-import { PendingDigestStore } from "../digest/pending-store.js";
-import { DigestSchedules } from "../digest/schedules.js";
-import { AlertSettingsStore } from "../alerts/settings-store.js";
-import { WeeklySchedules } from "../weekly/schedules.js";
-import { JOB_DEFAULTS, jobId, SHARD_KEYS } from "../jobs/queues.js";
+import { jobId, SHARD_KEYS } from "../jobs/queues.js";
 import { fairQueue } from "../workspaces/fair-queue.js";
 import { FairTurns } from "../workspaces/fair-turns.js";
 import { keyRejection, WorkspaceOpsNotifier } from "../workspaces/key-rejection.js";
 import { stampQueue } from "../workspaces/stamped-queue.js";
 import { ownJobCounts } from "../workspaces/queue-depth.js";
 import type { Services } from "./build-services.js";
+import { stateStores } from "./state-stores.js";
 
 /*
  * Multi-workspace mode (DESIGN rule 12): each workspace gets the same services as a
@@ -144,36 +135,19 @@ export function buildWorkspaceServices(
   const ops = rejection
     ? new WorkspaceOpsNotifier(redis, keys, () => queues.slack, wsLogger, rejection)
     : new OpsNotifier(redis, keys, () => queues.slack, undefined, wsLogger);
-  const subscriptions = new SubscriptionStore(redis, keys);
-  const schedules = new WeeklySchedules(() => queues.weekly, redis, keys.schedules, JOB_DEFAULTS.weekly);
-  const timeZoneOf = async (channelId: string) =>
-    (await schedules.get(channelId))?.timeZone ?? config.weekly.defaultTimezone;
   return {
     ...base,
     logger: wsLogger,
     keys,
     queues,
-    subscriptions,
-    refs: new MessageRefStore(redis, keys),
-    triage: new TriageStore(redis, keys),
-    replies: new PendingReplies(redis, keys),
-    health: new DeliveryHealthStore(redis, keys),
-    schedules,
-    digest: {
-      pending: new PendingDigestStore(redis, keys),
-      schedules: new DigestSchedules({
-        queue: () => queues.digest,
-        redis,
-        keys,
-        timeZoneOf,
-        subscriptions,
-        jobOptions: JOB_DEFAULTS.digest,
-      }),
-      timeZoneOf,
-    },
-    alerts: new AlertSettingsStore(redis, keys),
+    ...stateStores({
+      redis,
+      keys,
+      queues,
+      defaultTimezone: config.weekly.defaultTimezone,
+      channelGapMs: tuning.channelGapMs,
+    }),
     ops,
-    throttle: new ChannelThrottle(redis, keys, tuning.channelGapMs),
     insight: { client, lookup: new ThreadLookup(client, { cacheMs: tuning.lookupCacheMs }) },
     slack,
     sender: createSlackSender(slack, new MethodHold(redis, keys)),

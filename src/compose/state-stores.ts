@@ -1,0 +1,54 @@
+import { AlertSettingsStore } from "../alerts/settings-store.js";
+import { PendingDigestStore } from "../digest/pending-store.js";
+import { DigestSchedules } from "../digest/schedules.js";
+import { JOB_DEFAULTS, type Queues } from "../jobs/queues.js";
+import { ChannelThrottle } from "../slack/outbound/channel-throttle.js";
+import { DeliveryHealthStore } from "../store/delivery-health.js";
+import type { StateKeys } from "../store/keys.js";
+import { MessageRefStore } from "../store/message-refs.js";
+import { PendingReplies } from "../store/pending-replies.js";
+import type { RedisClient } from "../store/redis.js";
+import { SubscriptionStore } from "../store/subscriptions.js";
+import { TriageStore } from "../store/triage.js";
+import { WeeklySchedules } from "../weekly/schedules.js";
+
+/**
+ * The stores of one Redis prefix (the deployment's, or one workspace's): built the same way for
+ * a single-workspace deployment (build-services.ts) and for each workspace (workspaces.ts).
+ */
+export function stateStores(o: {
+  redis: RedisClient;
+  keys: StateKeys;
+  queues: Pick<Queues, "weekly" | "digest">;
+  defaultTimezone: string;
+  channelGapMs?: number | undefined;
+}) {
+  const { redis, keys, queues } = o;
+  const subscriptions = new SubscriptionStore(redis, keys);
+  const schedules = new WeeklySchedules(() => queues.weekly, redis, keys.schedules, JOB_DEFAULTS.weekly);
+  // A channel's zone is its weekly schedule's (DESIGN.md: digest periods align on it).
+  const timeZoneOf = async (channelId: string) =>
+    (await schedules.get(channelId))?.timeZone ?? o.defaultTimezone;
+  return {
+    subscriptions,
+    refs: new MessageRefStore(redis, keys),
+    triage: new TriageStore(redis, keys),
+    replies: new PendingReplies(redis, keys),
+    health: new DeliveryHealthStore(redis, keys),
+    schedules,
+    digest: {
+      pending: new PendingDigestStore(redis, keys),
+      schedules: new DigestSchedules({
+        queue: () => queues.digest,
+        redis,
+        keys,
+        timeZoneOf,
+        subscriptions,
+        jobOptions: JOB_DEFAULTS.digest,
+      }),
+      timeZoneOf,
+    },
+    alerts: new AlertSettingsStore(redis, keys),
+    throttle: new ChannelThrottle(redis, keys, o.channelGapMs),
+  };
+}
