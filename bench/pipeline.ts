@@ -7,7 +7,7 @@
 //
 // `--app dist` runs the compiled app (`npm run build` first) instead of the TypeScript loader.
 import type { ChildProcess } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
@@ -42,6 +42,7 @@ const CONNECTIONS = (args.connections ?? "1,20,100")
   .map(Number)
   .filter((n) => n > 0);
 const SECRET = "bench-webhook-secret-0123456789";
+const IDLE_SETTLE_MS = 10_000;
 const CHANNEL = "C0BENCHPIPE";
 const log = (s: string) => process.stderr.write(`${s}\n`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -96,6 +97,12 @@ function unrouted(): string {
       messageCount: 12,
     },
   });
+}
+
+/** The Node flags `npm start` gives `node` in that checkout, so `--app dist` measures what ships. */
+function startFlags(dir = "."): string[] {
+  const pkg = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as { scripts?: { start?: string } };
+  return (pkg.scripts?.start ?? "").split(/\s+/).filter((t) => t.startsWith("--"));
 }
 
 /** `--profile DIR`: the apps (not the ceilings) write a CPU profile there when stopped with SIGINT. */
@@ -190,12 +197,12 @@ async function main(): Promise<void> {
     const env = appEnv(port, tuning, appPrefix);
     const flags = (args[cwd ? "before-node-options" : "node-options"] ?? "").split(/\s+/).filter(Boolean);
     return APP === "dist"
-      ? start(["bench/targets/app-dist.mjs"], env, false, cwd, flags)
+      ? start(["bench/targets/app-dist.mjs"], env, false, cwd, [...startFlags(cwd), ...flags])
       : start(["test/helpers/app-process.ts"], env, true, cwd, flags);
   };
 
   const rows: Row[] = [];
-  const memory = new Map<string, { idle: number; peak: number; startMs: number }>();
+  const memory = new Map<string, { started: number; idle: number; peak: number; startMs: number }>();
   const targets = [
     {
       name: "node:http (ceiling)",
@@ -247,13 +254,20 @@ async function main(): Promise<void> {
     ];
     running.push({ t, child, pid, url, requests, prefix: tPrefix, sampler: rssSampler(pid) });
   }
+  // RSS just after start-up (V8's young generation still at the size start-up grew it to), then
+  // idle once V8's memory reducer has run (it shrinks the heap of a process left idle ~8 s).
   await sleep(2_000);
-  for (const r of running) {
+  const started = running.map((r) => (r.t.app ? rssMb(r.pid) : NaN));
+  await sleep(IDLE_SETTLE_MS);
+  for (const [i, r] of running.entries()) {
     memory.set(r.t.name, {
+      started: started[i] ?? NaN,
       idle: r.t.app ? rssMb(r.pid) : NaN,
       peak: NaN,
       startMs: startedInMs(r.child) ?? NaN,
     });
+  }
+  for (const r of running) {
     await autocannon({ url: r.url, connections: 10, duration: 1, requests: r.requests }); // warm-up
   }
   for (const conns of CONNECTIONS) {
@@ -427,10 +441,14 @@ async function main(): Promise<void> {
       );
     }
   }
-  console.log("\n| target | start to listening ms | RSS idle MB | RSS peak under load MB |");
-  console.log("| --- | --- | --- | --- |");
+  console.log(
+    `\n| target | start to listening ms | RSS 2 s after start MB | RSS idle (${IDLE_SETTLE_MS / 1000 + 2} s) MB | RSS peak under load MB |`,
+  );
+  console.log("| --- | --- | --- | --- | --- |");
   for (const [name, m] of memory) {
-    console.log(`| ${name} | ${fmt(m.startMs, 0)} | ${fmt(m.idle, 0)} | ${fmt(m.peak, 0)} |`);
+    console.log(
+      `| ${name} | ${fmt(m.startMs, 0)} | ${fmt(m.started, 0)} | ${fmt(m.idle, 0)} | ${fmt(m.peak, 0)} |`,
+    );
   }
   console.log(
     `\nburst of ${BURST} enrichments of one group, one channel following it, no per-channel throttle`,

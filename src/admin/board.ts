@@ -1,14 +1,16 @@
-import { createBullBoard } from "@bull-board/api";
-import { BullMQAdapter } from "@bull-board/api/bullMQAdapter";
-import { ExpressAdapter } from "@bull-board/express";
-import express, { type Router } from "express";
+import express, { type NextFunction, type Request, type Response, type Router } from "express";
 import type { Queue } from "bullmq";
 import { basicAuth } from "./basic-auth.js";
 
 export const ADMIN_PATH = "/admin/queues";
 
-/** The BullMQ dashboard (bull-board) at /admin/queues, behind basic auth. */
-export function adminRouter(queues: readonly Queue[], password: string): Router {
+/** Builds bull-board's Express app for the queues; loaded only when an operator first opens it. */
+async function loadBoard(queues: readonly Queue[]): Promise<express.RequestHandler> {
+  const [{ createBullBoard }, { BullMQAdapter }, { ExpressAdapter }] = await Promise.all([
+    import("@bull-board/api"),
+    import("@bull-board/api/bullMQAdapter"),
+    import("@bull-board/express"),
+  ]);
   const serverAdapter = new ExpressAdapter();
   serverAdapter.setBasePath(ADMIN_PATH);
   createBullBoard({
@@ -16,9 +18,27 @@ export function adminRouter(queues: readonly Queue[], password: string): Router 
     serverAdapter,
     options: { uiConfig: { boardTitle: "Insight Relay" } },
   });
-  const router = express.Router();
   // The dashboard's router is typed `any` by bull-board; it is an Express app.
-  const board = serverAdapter.getRouter() as express.RequestHandler;
-  router.use(ADMIN_PATH, basicAuth(password), board);
+  return serverAdapter.getRouter() as express.RequestHandler;
+}
+
+/**
+ * The BullMQ dashboard (bull-board) at /admin/queues, behind basic auth. bull-board and what it
+ * pulls in (lodash, valibot, ejs: about 4 MB of heap) load on the first authorised request, not
+ * at start, so a process nobody administers never holds them.
+ */
+export function adminRouter(queues: readonly Queue[], password: string): Router {
+  let board: Promise<express.RequestHandler> | undefined;
+  const router = express.Router();
+  router.use(ADMIN_PATH, basicAuth(password), (req: Request, res: Response, next: NextFunction) => {
+    board ??= loadBoard(queues);
+    board.then(
+      (handler) => handler(req, res, next),
+      (err: unknown) => {
+        board = undefined; // try again on the next request
+        next(err);
+      },
+    );
+  });
   return router;
 }

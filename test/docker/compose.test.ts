@@ -180,7 +180,7 @@ describe("Dockerfile", () => {
     expect(lines).toContain("ARG NODE_IMAGE=node:22-slim");
   });
 
-  it("runs npm ci + npm run build, then npm ci --omit=dev and node dist/main.js as a non-root user", () => {
+  it("runs npm ci + npm run build, then npm ci --omit=dev and node dist/main.js (as npm start does) as a non-root user", () => {
     const runtimeAt = lines.indexOf("FROM ${NODE_IMAGE} AS runtime");
     const build = lines.slice(0, runtimeAt);
     const runtime = lines.slice(runtimeAt);
@@ -190,7 +190,11 @@ describe("Dockerfile", () => {
     expect(runtime).toContain("COPY --from=build /app/dist ./dist");
     const user = runtime.findIndex((l) => l.startsWith("USER "));
     expect(runtime[user]).toBe("USER node");
-    expect(runtime.at(-1)).toBe('CMD ["node", "dist/main.js"]');
+    // The same Node flags as `npm start` (the heap limit that bounds peak RSS).
+    const start = (JSON.parse(readFileSync("package.json", "utf8")) as { scripts: { start: string } }).scripts
+      .start;
+    expect(start).toBe("node --max-old-space-size=1024 dist/main.js");
+    expect(runtime.at(-1)).toBe(`CMD ${JSON.stringify(start.split(" ")).replaceAll(",", ", ")}`);
     expect(user).toBeLessThan(runtime.length - 1);
   });
 
