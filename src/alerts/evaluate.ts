@@ -22,6 +22,7 @@ import { renderAlert, type AlertMessageInput } from "../slack/render/alert.js";
 import type { StateKeys } from "../store/keys.js";
 import type { MessageRefStore } from "../store/message-refs.js";
 import type { AlertSettingsStore } from "./settings-store.js";
+import { luaScript } from "../store/lua-script.js";
 
 export interface AlertsEvalDeps {
   settings: Pick<AlertSettingsStore, "all">;
@@ -51,11 +52,13 @@ export interface AlertsRunResult {
 const CLAIM_MS = 5 * 60_000;
 
 // Keeps a fired condition silent while it still holds: its window starts again from now.
-export const EXTEND = `
+export const EXTEND = luaScript(`
 if redis.call('GET', KEYS[1]) == 'posted' then return redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[1])) end
 return 0
-`;
-export const UNCLAIM = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end`;
+`);
+export const UNCLAIM = luaScript(
+  `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end`,
+);
 
 /**
  * One evaluation of every channel's alerts. Each group's last 30 days are read once from the
@@ -149,7 +152,7 @@ async function fire(
     const key = deps.keys.alertFired(channelId, a.condition);
     const ok = await deps.redis.set(key, `claimed:${owner}`, "PX", CLAIM_MS, "NX");
     if (ok === "OK") claimed.push(a);
-    else if (a.kind !== "unanswered") await deps.redis.eval(EXTEND, 1, key, a.windowMs);
+    else if (a.kind !== "unanswered") await EXTEND.run(deps.redis, 1, key, a.windowMs);
   }
   if (claimed.length === 0) return 0;
 
@@ -170,7 +173,7 @@ async function fire(
       posted++;
       log.info({ kind: group[0]?.kind, threads: group.flatMap((a) => a.threads).length }, "alert posted");
     } catch (err) {
-      for (const k of keys) await deps.redis.eval(UNCLAIM, 1, k, `claimed:${owner}`);
+      for (const k of keys) await UNCLAIM.run(deps.redis, 1, k, `claimed:${owner}`);
       throw err;
     }
   }

@@ -16,6 +16,7 @@ import type { SubscriptionStore } from "../store/subscriptions.js";
 import { RunGuard } from "../weekly/run-guard.js";
 import type { PendingDigestStore } from "./pending-store.js";
 import type { DigestSchedules } from "./schedules.js";
+import { luaScript } from "../store/lua-script.js";
 
 /** Message metadata of a batched digest: a flush that died after posting finds its post again. */
 export const BATCH_EVENT_TYPE = "insight_digest_batch";
@@ -149,13 +150,15 @@ export async function flushDigest(job: Job<DigestJob>, deps: DigestFlushDeps): P
 
 // The channel's flush lock, taken again by the job that holds it: a job picked up after its
 // worker was killed must not wait for its own dead hold to expire.
-const HOLD = `
+const HOLD = luaScript(`
 local cur = redis.call('GET', KEYS[1])
 if cur and cur ~= ARGV[1] then return 0 end
 redis.call('SET', KEYS[1], ARGV[1], 'PX', tonumber(ARGV[2]))
 return 1
-`;
-const RELEASE = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end`;
+`);
+const RELEASE = luaScript(
+  `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end`,
+);
 
 async function holdChannel(
   redis: Redis,
@@ -163,9 +166,9 @@ async function holdChannel(
   owner: string,
   ttlMs: number,
 ): Promise<(() => Promise<void>) | undefined> {
-  if (Number(await redis.eval(HOLD, 1, key, owner, ttlMs)) !== 1) return undefined;
+  if (Number(await HOLD.run(redis, 1, key, owner, ttlMs)) !== 1) return undefined;
   return async () => {
-    await redis.eval(RELEASE, 1, key, owner);
+    await RELEASE.run(redis, 1, key, owner);
   };
 }
 

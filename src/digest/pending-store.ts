@@ -2,6 +2,7 @@ import type { RedisClient as Redis } from "../store/redis.js";
 import type { PendingEntry } from "../domain/digest-batch.js";
 import type { ThreadDigest } from "../domain/thread-digest.js";
 import type { StateKeys } from "../store/keys.js";
+import { luaScript } from "../store/lua-script.js";
 
 /*
  * A channel's pending digest is one Redis hash: field `<groupId>:<threadId>`, value
@@ -14,7 +15,7 @@ import type { StateKeys } from "../store/keys.js";
 
 // mergePending (domain/digest-batch.ts) in one step: an older or equal version changes
 // nothing; a newer one replaces the state but keeps isNew and firstSeenMs.
-const ADD = `
+const ADD = luaScript(`
 local cur = redis.call('HGET', KEYS[1], ARGV[1])
 local isNew, first = ARGV[3], ARGV[4]
 if not cur then
@@ -33,13 +34,13 @@ end
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[2] .. '|' .. isNew .. '|' .. first .. '|' .. ARGV[5])
 redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[6]))
 return 1
-`;
+`);
 
 // Records what a posted batch showed, then drops those entries, each only while it is still in
 // the state that was shown: a thread re-enriched after the batch was taken stays for the next
 // period. Shown records older than ARGV[2] are forgotten (a thread quiet for two weeks that
 // the reconciler brings back is listed as changed once).
-const REMOVE_SHOWN = `
+const REMOVE_SHOWN = luaScript(`
 local now, cutoff = ARGV[1], tonumber(ARGV[2])
 local removed = 0
 for i = 3, #ARGV, 2 do
@@ -63,7 +64,7 @@ for j = 1, #all, 2 do
   end
 end
 return removed
-`;
+`);
 
 /** How long a shown state is remembered. */
 const SHOWN_KEEP_MS = 14 * 86_400_000;
@@ -94,8 +95,8 @@ export class PendingDigestStore {
 
   /** Adds or updates a thread (latest state wins); false when the stored or shown state was as new. */
   async add(channelId: string, e: PendingEntry): Promise<boolean> {
-    const r = await this.redis.eval(
-      ADD,
+    const r = await ADD.run(
+      this.redis,
       1,
       this.keys.digestPending(channelId),
       pendingField(e.digest.groupId, e.digest.threadId),
@@ -129,8 +130,8 @@ export class PendingDigestStore {
     if (shown.length === 0) return 0;
     const args = shown.flatMap((e) => [pendingField(e.digest.groupId, e.digest.threadId), String(e.version)]);
     return Number(
-      await this.redis.eval(
-        REMOVE_SHOWN,
+      await REMOVE_SHOWN.run(
+        this.redis,
         1,
         this.keys.digestPending(channelId),
         String(nowMs),

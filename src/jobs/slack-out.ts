@@ -255,7 +255,8 @@ async function sendDigest(
       outcome = "posted";
     }
     // The ref and the end of the posting mark in one script: a retry finds either the mark
-    // or the ref, never neither. The triage note goes in the same write.
+    // or the ref, never neither. The triage note and the lock's release go in the same write,
+    // after it (one connection runs them in order).
     await Promise.all([
       deps.refs.setIfNewer(channel, threadId, {
         ts,
@@ -265,6 +266,7 @@ async function sendDigest(
         card,
       }),
       outcome === "posted" ? deps.triage.noteCard(channel, threadId, new Date(now())) : undefined,
+      release?.(),
     ]);
     if (reEnriched) await notifyFollowers(deps, channel, ts, digest, change, enrichedAtMs);
     deps.logger.info({ jobId: job.id, channel, threadId, ts, outcome }, "digest delivered");

@@ -1,6 +1,7 @@
 import type { ThreadDigest } from "../domain/thread-digest.js";
 import type { RedisClient as Redis } from "./redis.js";
 import type { StateKeys } from "./keys.js";
+import { luaScript } from "./lua-script.js";
 
 /**
  * What a card shows, kept with its ref: a button press or a counts update re-renders the card
@@ -52,7 +53,7 @@ export function digestVersion(enrichedAtMs: number, hasSentiment: boolean): numb
 // Compare-and-set: writes only when the new version is newer than the stored one, so an
 // older re-enrichment that finishes late can never overwrite a newer one. Either way the
 // posting mark (KEYS[2], same slot) is done with: the message it guarded is recorded.
-const SET_IF_NEWER = `
+const SET_IF_NEWER = luaScript(`
 redis.call('DEL', KEYS[2])
 local cur = redis.call('HGET', KEYS[1], 'version')
 if cur and tonumber(cur) >= tonumber(ARGV[1]) then return 0 end
@@ -60,15 +61,15 @@ redis.call('HSET', KEYS[1], 'version', ARGV[1], 'ts', ARGV[2], 'enrichedAtMs', A
 if ARGV[7] ~= '' then redis.call('HSET', KEYS[1], 'card', ARGV[7]) end
 redis.call('PEXPIRE', KEYS[1], ARGV[6])
 return 1
-`;
+`);
 
 // Replaces the stored card of an existing ref whose ts is still the one given (a message
 // reposted meanwhile keeps its own card).
-const SET_CARD = `
+const SET_CARD = luaScript(`
 if redis.call('HGET', KEYS[1], 'ts') ~= ARGV[1] then return 0 end
 redis.call('HSET', KEYS[1], 'card', ARGV[2])
 return 1
-`;
+`);
 
 const REF_TTL_MS = 180 * 24 * 3600 * 1000;
 
@@ -93,8 +94,8 @@ export class MessageRefStore {
 
   /** Replaces what the card at `ts` shows (counts, after a button); false when the ref moved on. */
   async setCard(channelId: string, threadId: string, ts: string, card: StoredCard): Promise<boolean> {
-    const res = await this.redis.eval(
-      SET_CARD,
+    const res = await SET_CARD.run(
+      this.redis,
       1,
       this.keys.messageRef(channelId, threadId),
       ts,
@@ -108,8 +109,8 @@ export class MessageRefStore {
    * a newer one is already recorded.
    */
   async setIfNewer(channelId: string, threadId: string, ref: MessageRef): Promise<boolean> {
-    const res = await this.redis.eval(
-      SET_IF_NEWER,
+    const res = await SET_IF_NEWER.run(
+      this.redis,
       2,
       this.keys.messageRef(channelId, threadId),
       this.keys.posting(channelId, threadId),

@@ -1,6 +1,7 @@
 import type { RedisClient as Redis } from "./redis.js";
 import type { TriageState } from "../domain/thread-change.js";
 import type { StateKeys } from "./keys.js";
+import { luaScript } from "./lua-script.js";
 
 /** A thread card somewhere in the workspace, as Home lists it. */
 export interface CardRef {
@@ -17,31 +18,31 @@ const INDEX_KEEP = 500;
 
 // Each script touches one key: atomic without spanning hash slots (Redis Cluster).
 // Returns 1 when the state changed, 0 when it already was so (a double click acts once).
-const MARK_HANDLED = `
+const MARK_HANDLED = luaScript(`
 if redis.call('HEXISTS', KEYS[1], 'handledBy') == 1 then return 0 end
 redis.call('HSET', KEYS[1], 'handledBy', ARGV[1], 'handledAt', ARGV[2])
 redis.call('PEXPIRE', KEYS[1], ARGV[3])
 return 1
-`;
-const REOPEN = `
+`);
+const REOPEN = luaScript(`
 if redis.call('HEXISTS', KEYS[1], 'handledBy') == 0 then return 0 end
 redis.call('HDEL', KEYS[1], 'handledBy', 'handledAt')
 return 1
-`;
+`);
 // Returns the previous assignee ('' for none), or false when it already was this user.
-const ASSIGN = `
+const ASSIGN = luaScript(`
 local cur = redis.call('HGET', KEYS[1], 'assignee')
 if cur == ARGV[1] then return false end
 redis.call('HSET', KEYS[1], 'assignee', ARGV[1], 'assignedBy', ARGV[2], 'assignedAt', ARGV[3])
 redis.call('PEXPIRE', KEYS[1], ARGV[4])
 return cur or ''
-`;
-const TOGGLE_FOLLOW = `
+`);
+const TOGGLE_FOLLOW = luaScript(`
 if redis.call('SREM', KEYS[1], ARGV[1]) == 1 then return 0 end
 redis.call('SADD', KEYS[1], ARGV[1])
 redis.call('PEXPIRE', KEYS[1], ARGV[2])
 return 1
-`;
+`);
 
 const member = (channelId: string, threadId: string) => `${channelId} ${threadId}`;
 function parseMember(m: string, score: string): CardRef | undefined {
@@ -88,8 +89,8 @@ export class TriageStore {
   ): Promise<boolean> {
     const key = this.keys.triage(channelId, threadId);
     const changed = handled
-      ? await this.redis.eval(MARK_HANDLED, 1, key, by, String(at.getTime()), String(TRIAGE_TTL_MS))
-      : await this.redis.eval(REOPEN, 1, key);
+      ? await MARK_HANDLED.run(this.redis, 1, key, by, String(at.getTime()), String(TRIAGE_TTL_MS))
+      : await REOPEN.run(this.redis, 1, key);
     if (changed !== 1) return false;
     const m = member(channelId, threadId);
     if (handled) await this.index(this.keys.handledCards, m, at.getTime());
@@ -99,8 +100,8 @@ export class TriageStore {
 
   /** Assigns the thread; false when it already was assigned to that user. */
   async assign(channelId: string, threadId: string, user: string, by: string, at: Date): Promise<boolean> {
-    const prev = await this.redis.eval(
-      ASSIGN,
+    const prev = await ASSIGN.run(
+      this.redis,
       1,
       this.keys.triage(channelId, threadId),
       user,
@@ -117,8 +118,8 @@ export class TriageStore {
 
   /** Follows, or unfollows when `user` already follows; says which. */
   async toggleFollow(channelId: string, threadId: string, user: string): Promise<"followed" | "unfollowed"> {
-    const r = await this.redis.eval(
-      TOGGLE_FOLLOW,
+    const r = await TOGGLE_FOLLOW.run(
+      this.redis,
       1,
       this.keys.followers(channelId, threadId),
       user,

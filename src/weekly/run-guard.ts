@@ -1,9 +1,10 @@
 import type { RedisClient as Redis } from "../store/redis.js";
+import { luaScript } from "../store/lua-script.js";
 
 // Claims one summary run. A finished run stays finished; a run in progress belongs to its job
 // (the same job id may take it again: a BullMQ retry or a stalled job picked up elsewhere)
 // until its lease ends, after which another job may finish what is left of it.
-const CLAIM = `
+const CLAIM = luaScript(`
 if redis.call('HGET', KEYS[1], 'done') then return 'done' end
 local owner = redis.call('HGET', KEYS[1], 'owner')
 local now = tonumber(ARGV[2])
@@ -12,14 +13,14 @@ if owner and owner ~= ARGV[1] and leaseUntil > now then return 'busy' end
 redis.call('HSET', KEYS[1], 'owner', ARGV[1], 'leaseUntil', now + tonumber(ARGV[3]))
 redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[4]))
 return 'claimed'
-`;
+`);
 
 // Records a finished part, but only for the run's current owner.
-const MARK = `
+const MARK = luaScript(`
 if redis.call('HGET', KEYS[1], 'owner') ~= ARGV[1] then return 0 end
 redis.call('HSET', KEYS[1], ARGV[2], ARGV[3])
 return 1
-`;
+`);
 
 export type ClaimResult = "claimed" | "busy" | "done";
 
@@ -55,7 +56,7 @@ export class RunGuard {
   }
 
   async claim(): Promise<ClaimResult> {
-    const r = await this.redis.eval(CLAIM, 1, this.key, this.owner, this.#now(), this.#leaseMs, this.#keepMs);
+    const r = await CLAIM.run(this.redis, 1, this.key, this.owner, this.#now(), this.#leaseMs, this.#keepMs);
     return r === "claimed" || r === "busy" || r === "done" ? r : "busy";
   }
 
@@ -71,7 +72,7 @@ export class RunGuard {
 
   /** False when another job took the run over meanwhile (this one's lease had ended). */
   async markPart(part: string, value: string): Promise<boolean> {
-    return Number(await this.redis.eval(MARK, 1, this.key, this.owner, `part:${part}`, value)) === 1;
+    return Number(await MARK.run(this.redis, 1, this.key, this.owner, `part:${part}`, value)) === 1;
   }
 
   async finish(): Promise<void> {

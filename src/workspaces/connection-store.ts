@@ -2,6 +2,7 @@ import { createHash, randomBytes } from "node:crypto";
 import type { RedisClient as Redis } from "../store/redis.js";
 import type { InstallKeys } from "../store/keys.js";
 import type { Sealer } from "./encryption.js";
+import { luaScript } from "../store/lua-script.js";
 
 /** A workspace's Insight connection, opened. The key and secret stay out of logs and messages. */
 export interface Connection {
@@ -25,9 +26,9 @@ export interface ConnectionSummary {
  * sealed value the caller opened (a key replaced or disconnected meanwhile is not marked, and
  * a deleted connection is not brought back as a hash with only the mark).
  */
-const MARK_REJECTED = `
+const MARK_REJECTED = luaScript(`
 if redis.call("HGET", KEYS[1], "sealed") ~= ARGV[1] then return 0 end
-return redis.call("HSETNX", KEYS[1], "keyRejectedAt", ARGV[2])`;
+return redis.call("HSETNX", KEYS[1], "keyRejectedAt", ARGV[2])`);
 
 export const secretHash = (secret: string) => createHash("sha256").update(secret).digest("hex");
 /** 32 random bytes in URL-safe text: far past WEBHOOK_SECRET's 16 characters. */
@@ -66,7 +67,7 @@ export class ConnectionStore {
     const current = JSON.parse(this.sealer.open(sealed).plaintext) as Connection;
     if (current.apiKey !== apiKey) return undefined;
     const at = this.now().toISOString();
-    const opened = await this.redis.eval(MARK_REJECTED, 1, this.keys.connection(workspaceId), sealed, at);
+    const opened = await MARK_REJECTED.run(this.redis, 1, this.keys.connection(workspaceId), sealed, at);
     return opened === 1 ? at : undefined;
   }
 

@@ -1,6 +1,7 @@
 import type { Queue } from "bullmq";
 import { fairTurnsKey } from "../store/keys.js";
 import type { RedisClient as Redis } from "../store/redis.js";
+import { luaScript } from "../store/lua-script.js";
 
 /** BullMQ's highest priority number (2^21 - 1): a larger one is refused at `add`. */
 export const PRIORITY_LIMIT = 2 ** 21 - 1;
@@ -13,7 +14,7 @@ export const PRIORITY_LIMIT = 2 ** 21 - 1;
 // tags far below the limit). Past the limit tags stay at it: order within a workspace holds
 // (equal priorities are first in, first out), only the interleaving is lost until the next round.
 // KEYS[1]: workspace -> last tag (a hash); KEYS[2]: the shard's prioritized set (same slot).
-const TAKE = `
+const TAKE = luaScript(`
 local head = redis.call('ZRANGE', KEYS[2], 0, 0, 'WITHSCORES')
 local now = 0
 if #head == 0 then
@@ -27,7 +28,7 @@ local first = math.min(math.max(now, last) + 1, limit)
 redis.call('HSET', KEYS[1], ARGV[1], math.min(first + tonumber(ARGV[2]) - 1, limit))
 redis.call('PEXPIRE', KEYS[1], 86400000)
 return first
-`;
+`);
 
 /** One shard of a queue, as far as fair turns need it. */
 export type FairShard = Pick<Queue, "name" | "toKey">;
@@ -44,8 +45,8 @@ export class FairTurns {
    * the others follow it one by one (never past PRIORITY_LIMIT).
    */
   async take(shard: FairShard, workspaceId: string, count = 1): Promise<number> {
-    const first = await this.redis.eval(
-      TAKE,
+    const first = await TAKE.run(
+      this.redis,
       2,
       fairTurnsKey(this.prefix, shard.name),
       shard.toKey("prioritized"),

@@ -198,9 +198,9 @@ describe.runIf(clusterAvailable)("every script and transaction of the app on a R
     expect((await triage.get("C1", "t1")).assignee?.user).toBe("U2");
     const fired = keys.alertFired("C1", "negative:g1");
     expect(await redis.set(fired, "claimed:o1", "PX", 60_000, "NX")).toBe("OK");
-    expect(await step("alerts UNCLAIM", () => redis.eval(UNCLAIM, 1, fired, "claimed:o1"))).toBe(1);
+    expect(await step("alerts UNCLAIM", () => UNCLAIM.run(redis, 1, fired, "claimed:o1"))).toBe(1);
     await redis.set(fired, "posted", "PX", 60_000);
-    expect(await step("alerts EXTEND", () => redis.eval(EXTEND, 1, fired, 120_000))).toBe(1);
+    expect(await step("alerts EXTEND", () => EXTEND.run(redis, 1, fired, 120_000))).toBe(1);
     const alerts = new AlertSettingsStore(redis, keys);
     await step("alertSettings.put", () =>
       alerts.put("C1", {

@@ -1,5 +1,5 @@
 import type { Redis } from "ioredis";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { silentLogger } from "../../src/log.js";
 import { tryLock } from "../../src/store/lock.js";
 import { createRedis } from "../../src/store/redis.js";
@@ -73,5 +73,17 @@ describe("tryLock", () => {
     await release?.();
     expect(await redis.exists(key)).toBe(1);
     await next?.();
+  });
+
+  it("sends its release once, however often it is called (once in the last write, again from finally)", async () => {
+    const release = await tryLock(redis, key, 10_000);
+    const evalshas = vi.spyOn(redis, "evalsha");
+    const evals = vi.spyOn(redis, "eval");
+    await Promise.all([release?.(), release?.()]);
+    await release?.();
+    expect(evalshas.mock.calls.length + evals.mock.calls.length).toBeLessThanOrEqual(2); // EVALSHA, EVAL if NOSCRIPT
+    expect(evalshas).toHaveBeenCalledTimes(1);
+    vi.restoreAllMocks();
+    expect(await redis.exists(key)).toBe(0);
   });
 });

@@ -1,13 +1,14 @@
 import type { StateKeys } from "../../store/keys.js";
 import type { RedisClient as Redis } from "../../store/redis.js";
+import { luaScript } from "../../store/lua-script.js";
 
 // Nothing calls the method before `until`; a later hold wins over an earlier one.
-const HOLD = `
+const HOLD = luaScript(`
 local untilMs = tonumber(ARGV[1])
 local held = tonumber(redis.call('GET', KEYS[1]) or '0')
 if untilMs > held then redis.call('SET', KEYS[1], untilMs, 'PX', math.max(1, untilMs - tonumber(ARGV[2]))) end
 return 1
-`;
+`);
 
 /**
  * Methods whose limit is above all per channel (about one message a second): their 429 holds
@@ -36,6 +37,6 @@ export class MethodHold {
   }
 
   async hold(method: string, untilMs: number, nowMs: number): Promise<void> {
-    await this.redis.eval(HOLD, 1, this.keys.slackHold(method), untilMs, nowMs);
+    await HOLD.run(this.redis, 1, this.keys.slackHold(method), untilMs, nowMs);
   }
 }
