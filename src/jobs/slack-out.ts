@@ -76,6 +76,7 @@ export async function processSlackJob(
   const channel = data.channelId;
 
   let format: CardFormat = "full";
+  let firstRef: MessageRef | undefined;
   if (data.kind === "digest") {
     // Unsubscribed or paused while this job waited for its slot: nothing to post.
     // Read together: one write to Redis on an auto-pipelined connection.
@@ -84,6 +85,7 @@ export async function processSlackJob(
       deps.refs.get(channel, data.digest.threadId),
     ]);
     if (!sub || sub.paused) return "stale";
+    firstRef = ref;
     format = deliveryOf(sub).format;
     const version = digestVersion(data.enrichedAtMs, Boolean(data.digest.sentiment));
     if (ref && digestVersion(ref.enrichedAtMs, ref.hasSentiment) >= version) return "stale";
@@ -130,7 +132,7 @@ export async function processSlackJob(
         case "replies":
           return replyTo && batch ? sendReplies(deps, data, replyTo, batch) : "stale";
         case "digest":
-          return sendDigest(job, token, deps, format, now);
+          return sendDigest(job, token, deps, { format, likelyNew: !firstRef }, now);
       }
     },
     onPermanent: async (c) => {
@@ -162,21 +164,32 @@ async function sendDigest(
   job: Job<SlackJob>,
   token: string | undefined,
   deps: SlackOutDeps,
-  format: CardFormat,
+  o: {
+    format: CardFormat;
+    /** No card was found before the turn: this is most likely a first post. */
+    likelyNew: boolean;
+  },
   now: () => number,
 ): Promise<SlackOutcome> {
+  const { format } = o;
   if (job.data.kind !== "digest") throw new Error("not a digest job");
   const { channelId: channel, enrichedAtMs } = job.data;
   const noLongerMatches = job.data.noLongerMatches === true;
   let digest = job.data.digest;
   const threadId = digest.threadId;
   // The lock and what the card needs are asked together (one write): when the lock is not
-  // taken, the reads are simply not used.
-  const [release, firstRef, triage, posting] = await Promise.all([
+  // taken, the reads are simply not used. A likely first post is marked in the same write,
+  // after the mark of an earlier attempt is read; an earlier mark is kept (a retry then looks
+  // back further), and a mark left by a job that turned out to edit is harmless: it is read
+  // only while no card is recorded, and recording one ends it.
+  const [release, firstRef, triage, posting, marked] = await Promise.all([
     tryLock(deps.redis, deps.keys.lock(`digest:${channel}:${threadId}`), deps.lockTtlMs ?? 15_000),
     deps.refs.get(channel, threadId),
     deps.triage.get(channel, threadId),
     deps.refs.postingSince(channel, threadId),
+    o.likelyNew
+      ? deps.refs.markPosting(channel, threadId, new Date(now()), { ifUnmarked: true }).then(() => true)
+      : false,
   ]);
   // Another job is posting this thread to this channel right now: come back shortly.
   if (!release) await delay(job, token, now() + 300 + Math.random() * 400);
@@ -251,7 +264,9 @@ async function sendDigest(
         outcome = "posted";
       }
     } else {
-      ts = await postMarked(deps, channel, threadId, text, blocks, metadata, now);
+      ts = marked
+        ? await deps.sender.post({ channel, text, blocks, metadata })
+        : await postMarked(deps, channel, threadId, text, blocks, metadata, now);
       outcome = "posted";
     }
     // The ref and the end of the posting mark in one script: a retry finds either the mark

@@ -125,9 +125,20 @@ export class MessageRefStore {
     return res === 1;
   }
 
-  /** Marks that a post is about to be sent, so a retry after a crash can look for it first. */
-  async markPosting(channelId: string, threadId: string, at: Date): Promise<void> {
-    await this.redis.set(this.keys.posting(channelId, threadId), String(at.getTime()), "EX", 86_400);
+  /**
+   * Marks that a post is about to be sent, so a retry after a crash can look for it first.
+   * `ifUnmarked` keeps an earlier mark (an attempt that may have posted since then): a retry
+   * then looks back from the earlier time.
+   */
+  async markPosting(
+    channelId: string,
+    threadId: string,
+    at: Date,
+    o: { ifUnmarked?: boolean } = {},
+  ): Promise<void> {
+    const key = this.keys.posting(channelId, threadId);
+    if (o.ifUnmarked) await this.redis.set(key, String(at.getTime()), "EX", 86_400, "NX");
+    else await this.redis.set(key, String(at.getTime()), "EX", 86_400);
   }
 
   async postingSince(channelId: string, threadId: string): Promise<number | undefined> {

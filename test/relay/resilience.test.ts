@@ -235,5 +235,19 @@ describe("a post that went through before its worker died", () => {
       ref = await h.services.refs.get(TEST_CHANNEL, threadId);
     }
     expect(ref?.ts).toBe(ts);
+    expect(await h.services.refs.postingSince(TEST_CHANNEL, threadId)).toBeUndefined();
+  });
+
+  it("a first post leaves no posting mark behind once its card is recorded", async () => {
+    const threadId = "thread-first-post";
+    await h.deliver(threadEvent(threadId, new Date().toISOString(), { title: "Fresh thread" }));
+    await h.slack.waitFor(() => digestsOf(h, threadId)[0], { timeoutMs: 10_000 });
+    let ref = await h.services.refs.get(TEST_CHANNEL, threadId);
+    for (let i = 0; i < 50 && !ref; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      ref = await h.services.refs.get(TEST_CHANNEL, threadId);
+    }
+    expect(ref?.ts).toBe(digestsOf(h, threadId)[0]?.ts);
+    expect(await h.services.refs.postingSince(TEST_CHANNEL, threadId)).toBeUndefined();
   });
 });

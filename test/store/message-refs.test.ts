@@ -150,4 +150,14 @@ describe("MessageRefStore", () => {
     expect(await refs.setIfNewer("C1", "T1", ref())).toBe(false);
     expect(await refs.postingSince("C1", "T1")).toBeUndefined();
   });
+
+  it("markPosting ifUnmarked keeps an earlier attempt's mark (a retry looks back from it), else marks", async () => {
+    await refs.markPosting("C1", "T1", new Date(T0 + 5_000), { ifUnmarked: true });
+    expect(await refs.postingSince("C1", "T1")).toBe(T0 + 5_000);
+    await refs.markPosting("C1", "T1", new Date(T0 + 9_000), { ifUnmarked: true });
+    expect(await refs.postingSince("C1", "T1")).toBe(T0 + 5_000);
+    expect(await redis.ttl(keys.posting("C1", "T1"))).toBeGreaterThan(86_000);
+    await refs.markPosting("C1", "T1", new Date(T0 + 9_000));
+    expect(await refs.postingSince("C1", "T1")).toBe(T0 + 9_000);
+  });
 });
