@@ -19,7 +19,15 @@ import { dropPrefix, freePort, redisServerInstalled, startThrowawayRedis } from 
 import { PENDING_EMOJI } from "../src/domain/sentiment.js";
 import { stateKeys } from "../src/store/keys.js";
 import { SubscriptionStore } from "../src/store/subscriptions.js";
-import { commandCalls, cpuMs, rssMb, spawnReady, startedInMs, stopChild } from "./processes.js";
+import {
+  commandCalls,
+  cpuMs,
+  netInputBytes,
+  rssMb,
+  spawnReady,
+  startedInMs,
+  stopChild,
+} from "./processes.js";
 
 const { values: args } = parseArgs({
   options: {
@@ -32,6 +40,8 @@ const { values: args } = parseArgs({
     // Node flags for the app under test and for the `--before` app (e.g. "--max-semi-space-size=1").
     "node-options": { type: "string", default: "" },
     "before-node-options": { type: "string", default: "" },
+    // Bursts per app; with --before the order alternates (after first, then before first, ...).
+    "burst-rounds": { type: "string", default: "1" },
   },
 });
 const SECONDS = Number(args.seconds);
@@ -321,6 +331,9 @@ async function main(): Promise<void> {
     updates: number;
     cpuPerDigest: number;
     cpuPerCard: number;
+    redisPerDigest: number;
+    scriptsPerDigest: number;
+    redisKbPerDigest: number;
     peak: number;
     sentSeconds: number;
     allSeconds?: number;
@@ -333,7 +346,9 @@ async function main(): Promise<void> {
     const dir = args.before;
     apps.push({ name: "insight-relay all (before)", start: (p, tuning) => startApp(p, tuning, dir) });
   }
-  for (const t of apps) {
+  const rounds = Math.max(1, Number(args["burst-rounds"]));
+  const turns = Array.from({ length: rounds }, (_, r) => (r % 2 ? [...apps].reverse() : apps)).flat();
+  for (const [turn, t] of turns.entries()) {
     await dropPrefix(REDIS_URL, prefix);
     const subs = new SubscriptionStore(redis, stateKeys(prefix));
     const groupId = SEED.groups.support;
@@ -357,6 +372,8 @@ async function main(): Promise<void> {
     const pool = new Pool(`http://127.0.0.1:${port}`, { connections: 20 });
     log(`${t.name}: burst of ${BURST} enrichments of one group, one channel following it`);
     const cpu0 = cpuMs(pid);
+    const calls0 = await commandCalls(redis);
+    const bytes0 = await netInputBytes(redis);
     const started = performance.now();
     let next = 0;
     await Promise.all(
@@ -392,6 +409,9 @@ async function main(): Promise<void> {
     const enrichedAtEnd = enriched();
     await sleep(500); // let the last edits settle before reading the CPU
     const burstCpu = cpuMs(pid) - cpu0;
+    // The workers' idle polling is included: a little over what the digests alone cost.
+    const calls = await commandCalls(redis);
+    const bytes = await netInputBytes(redis);
     const posts = slack.posts().length;
     const updates = slack.posts("chat.update").length;
     const burstPeak = sampler.peak();
@@ -399,12 +419,15 @@ async function main(): Promise<void> {
     await pool.close();
     await stop(child);
     bursts.push({
-      target: t.name,
+      target: rounds > 1 ? `${t.name}, burst ${Math.floor(turn / apps.length) + 1}` : t.name,
       digests: posts + updates,
       posts,
       updates,
       cpuPerDigest: burstCpu / (posts + updates),
       cpuPerCard: burstCpu / BURST,
+      redisPerDigest: (calls.all - calls0.all) / (posts + updates),
+      scriptsPerDigest: (calls.scripts - calls0.scripts) / (posts + updates),
+      redisKbPerDigest: (bytes - bytes0) / 1024 / (posts + updates),
       peak: burstPeak,
       sentSeconds: (lastAck - started) / 1000,
       ...(allAt === undefined ? { enrichedAtEnd } : { allSeconds: (allAt - lastAck) / 1000 }),
@@ -454,14 +477,14 @@ async function main(): Promise<void> {
     `\nburst of ${BURST} enrichments of one group, one channel following it, no per-channel throttle`,
   );
   console.log(
-    "| target | sent in s | every card with sentiment, s after the last delivery | posts | edits | app CPU ms/digest | app CPU ms/card | peak RSS MB |",
+    "| target | sent in s | every card with sentiment, s after the last delivery | posts | edits | app CPU ms/digest | app CPU ms/card | Redis cmds/digest | scripts/digest | KB to Redis/digest | peak RSS MB |",
   );
-  console.log("| --- | --- | --- | --- | --- | --- | --- | --- |");
+  console.log("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |");
   for (const b of bursts) {
     const all =
       b.allSeconds === undefined ? `not within 60 s (${b.enrichedAtEnd} of ${BURST})` : fmt(b.allSeconds, 1);
     console.log(
-      `| ${b.target} | ${fmt(b.sentSeconds, 1)} | ${all} | ${b.posts} | ${b.updates} | ${fmt(b.cpuPerDigest, 2)} | ${fmt(b.cpuPerCard, 2)} | ${fmt(b.peak, 0)} |`,
+      `| ${b.target} | ${fmt(b.sentSeconds, 1)} | ${all} | ${b.posts} | ${b.updates} | ${fmt(b.cpuPerDigest, 2)} | ${fmt(b.cpuPerCard, 2)} | ${fmt(b.redisPerDigest, 1)} | ${fmt(b.scriptsPerDigest, 1)} | ${fmt(b.redisKbPerDigest, 1)} | ${fmt(b.peak, 0)} |`,
     );
   }
 }

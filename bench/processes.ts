@@ -29,6 +29,11 @@ export async function commandCalls(redis: Redis): Promise<{ all: number; scripts
   return { all, scripts };
 }
 
+/** Bytes one Redis node has read from its clients (INFO stats `total_net_input_bytes`). */
+export async function netInputBytes(redis: Redis): Promise<number> {
+  return Number(/^total_net_input_bytes:(\d+)/m.exec(await redis.info("stats"))?.[1] ?? NaN);
+}
+
 const startupMs = new WeakMap<ChildProcess, number>();
 
 /** How long the process took from spawn to saying `ready port=`. */
