@@ -100,6 +100,8 @@ export interface Services {
   workspaceStatus?: {
     queues(): readonly Pick<Queue, "name" | "getJobCounts" | "getWorkersCount">[];
     readonly spoolDir: string;
+    /** An admin has connected the workspace's Insight service (Connect on Home). */
+    readonly insightConnected: boolean;
   };
   /** Multi-workspace mode: the Home tab's connection section (Connect). */
   homeTop?: (userId: string) => Promise<KnownBlock[]>;

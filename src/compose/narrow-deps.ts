@@ -115,6 +115,7 @@ export function statusDeps(s: Services): StatusDeps {
     // In a workspace: its own jobs only (status shows that workspace alone).
     queues: () => s.workspaceStatus?.queues() ?? s.queues.all(),
     insight: s.insight.client,
+    insightConnected: () => s.workspaceStatus?.insightConnected ?? true,
     // A fresh reader each time: the spool's segments are shared by every process on SPOOL_DIR.
     spoolSize: () => new Spool(s.workspaceStatus?.spoolDir ?? s.config.spoolDir, s.logger).sizeOnDisk(),
     reportInsightError: s.reportInsightError,

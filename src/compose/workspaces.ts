@@ -157,6 +157,7 @@ export function buildWorkspaceServices(
       queues: () => base.queues.all().map((q) => ownJobCounts(q, ws.id)),
       // Its deliveries are spooled in its own directory (workspace-wiring.ts).
       spoolDir: join(config.spoolDir, "w", ws.id),
+      insightConnected: ws.insight !== undefined,
     },
   };
 }
@@ -231,6 +232,9 @@ export function scopedServices(base: Services): Services {
       queues: () => need().workspaceStatus?.queues() ?? [],
       get spoolDir() {
         return need().workspaceStatus?.spoolDir ?? base.config.spoolDir;
+      },
+      get insightConnected() {
+        return need().workspaceStatus?.insightConnected ?? true;
       },
     },
   };

@@ -24,6 +24,8 @@ export interface StatusDeps {
   /** Every queue of the app (status reads them all, whichever features this process runs). */
   queues: () => readonly Pick<Queue, "name" | "getJobCounts" | "getWorkersCount">[];
   insight: Pick<InsightClient, "listCommunities">;
+  /** False in a workspace whose admins have not connected its Insight service yet: nothing to probe. */
+  insightConnected?: () => boolean;
   /** Deliveries waiting in the spool on disk (every process sharing SPOOL_DIR). */
   spoolSize: () => Promise<number>;
   reportInsightError: ReportInsightError;
@@ -90,6 +92,7 @@ export async function gatherStatus(deps: StatusDeps, o: GatherOptions = {}): Pro
     }
   };
   const queues = deps.queues();
+  const notConnected = deps.insightConnected?.() === false;
 
   const [last, lastByCommunity, counts, dead, subs, alerts, lastUnauthorizedAt, depths, api] =
     await Promise.all([
@@ -120,7 +123,7 @@ export async function gatherStatus(deps: StatusDeps, o: GatherOptions = {}): Pro
           }),
         ),
       ),
-      o.probeApi === false ? Promise.resolve(undefined) : probeApi(deps, o.probeTimeoutMs),
+      o.probeApi === false || notConnected ? Promise.resolve(undefined) : probeApi(deps, o.probeTimeoutMs),
     ]);
 
   let deliveries: DeliveryLine[] | undefined;
@@ -155,6 +158,7 @@ export async function gatherStatus(deps: StatusDeps, o: GatherOptions = {}): Pro
     deadLetters: dead,
     spool,
     api,
+    ...(notConnected ? { insightNotConnected: true } : {}),
     lastUnauthorizedAt,
     subscriptions: subs
       ? {

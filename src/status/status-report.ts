@@ -48,6 +48,8 @@ export interface StatusReport {
   /** Deliveries waiting on local disk for Redis (every process sharing SPOOL_DIR). */
   spool: number | undefined;
   api: ApiProbe | undefined;
+  /** The workspace's Insight service is not connected yet (multi-workspace mode): `api` is not probed. */
+  insightNotConnected?: boolean;
   /** When the service last answered 401 to any call of this app. */
   lastUnauthorizedAt: string | undefined;
   subscriptions: { total: number; channels: number; paused: Subscription[] } | undefined;

@@ -76,6 +76,24 @@ describe("gatherStatus", () => {
     expect(later.api).toBeUndefined();
   });
 
+  it("a workspace not connected yet is said so, and nothing is asked of a service it does not have", async () => {
+    let asked = 0;
+    const r = await gatherStatus({
+      ...statusDeps(h.services),
+      insightConnected: () => false,
+      insight: {
+        listCommunities: () => {
+          asked++;
+          return Promise.resolve([]);
+        },
+      },
+    });
+    expect(asked).toBe(0);
+    expect(r.insightNotConnected).toBe(true);
+    expect(r.api).toBeUndefined();
+    expect((await gatherStatus(statusDeps(h.services))).insightNotConnected).toBeUndefined();
+  });
+
   it("an unreachable service is reported, not thrown", async () => {
     h.emulator.faults.set({ serverError: { count: 5, status: 503 } });
     try {

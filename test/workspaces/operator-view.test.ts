@@ -133,4 +133,12 @@ describe("operator view in multi-workspace mode: /metrics, the admin page, statu
     expect(inB).toContain("`slack-out`: 0 waiting");
     expect(await command(A, "status")).toContain("`weekly`: 6 waiting");
   });
+
+  it("status in a workspace that never connected says so, instead of a network failure", async () => {
+    const inB = await command(B, "status");
+    expect(inB).toContain("not connected yet. A workspace admin connects it on the app's Home tab.");
+    expect(inB).not.toContain("unreachable");
+    // A, connected (its key refused since), is probed as before.
+    expect(await command(A, "status")).not.toContain("not connected yet");
+  });
 });

@@ -17,6 +17,8 @@ import { readerDate } from "./wording.js";
 const OK = ":white_check_mark:";
 const WARN = ":warning:";
 const BAD = ":x:";
+/** The same sign as the Home tab's Connect section. */
+const NOT_CONNECTED = ":electric_plug:";
 const PAUSED_SHOWN = 10;
 
 /** "45 s", "12 min", "3 h", "2 d": how long ago, coarse on purpose. */
@@ -38,7 +40,14 @@ export function channelRef(channelId: string): string {
 const count = (n: number, one: string, many = `${one}s`) =>
   `${n.toLocaleString("en-US")} ${n === 1 ? one : many}`;
 
-export function apiLine(api: ApiProbe | undefined, lastUnauthorizedAt: string | undefined): string {
+export function apiLine(
+  api: ApiProbe | undefined,
+  lastUnauthorizedAt: string | undefined,
+  notConnected = false,
+): string {
+  if (notConnected) {
+    return `${NOT_CONNECTED} *Insight API:* not connected yet. A workspace admin connects it on the app's Home tab.`;
+  }
   if (!api) {
     return lastUnauthorizedAt
       ? `${WARN} *Insight API:* not checked; last rejected the key ${readerDate(lastUnauthorizedAt)}`
@@ -148,7 +157,8 @@ function subscriptionsText(r: StatusReport): string {
 
 /** The few lines the Home tab shows "at a glance". */
 export function healthGlance(r: StatusReport): string[] {
-  const lines = [apiLine(r.api, r.lastUnauthorizedAt), silenceLine(r)];
+  // Not connected: the Home tab's Connect section above says so, with the button.
+  const lines = [...(r.insightNotConnected ? [] : [apiLine(r.api, r.lastUnauthorizedAt)]), silenceLine(r)];
   if (!r.redis.ok)
     lines.unshift(`${BAD} *Redis* did not answer: ${escapeAndTruncate(r.redis.error ?? "", 200)}`);
   lines.unshift(...watchLines(r.openAlerts).map((l) => `${BAD} ${l}`));
@@ -226,7 +236,7 @@ export function renderStatus(
           : `${r.spool > 0 ? `${WARN} ` : ""}*Spool:* ${count(r.spool, "delivery", "deliveries")} waiting on disk`,
       ].join("\n"),
     }),
-    Blocks.Section({ text: apiLine(r.api, r.lastUnauthorizedAt) }),
+    Blocks.Section({ text: apiLine(r.api, r.lastUnauthorizedAt, r.insightNotConnected) }),
     Blocks.Section({ text: subscriptionsText(r) }),
     r.openAlerts !== undefined &&
       r.openAlerts.length > 0 &&
@@ -246,6 +256,7 @@ function statusHeadline(r: StatusReport): string {
     !r.redis.ok,
     r.silence?.silent,
     r.api?.reachable === false,
+    r.insightNotConnected,
     r.api?.keyValid === false,
     (r.subscriptions?.paused.length ?? 0) > 0,
     ...watchLines(r.openAlerts).map(() => true),
@@ -278,7 +289,7 @@ function renderPlainStatus(r: StatusReport): RenderedMessage {
           .filter(Boolean)
           .join("; ")}.`,
       }),
-    Blocks.Section({ text: apiLine(r.api, r.lastUnauthorizedAt) }),
+    Blocks.Section({ text: apiLine(r.api, r.lastUnauthorizedAt, r.insightNotConnected) }),
     Blocks.Section({ text: subscriptionsText(r) }),
     alerts > 0 &&
       Blocks.Context().elements(

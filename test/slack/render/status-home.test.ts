@@ -321,6 +321,41 @@ describe("renderHome", () => {
   });
 });
 
+describe("status in a workspace whose Insight service is not connected yet", () => {
+  const notConnected = report({
+    api: undefined,
+    insightNotConnected: true,
+    subscriptions: { total: 0, channels: 0, paused: [] },
+  });
+
+  it("says it is not connected and who connects it, for admins and everyone else, and counts it", () => {
+    for (const detail of [true, false]) {
+      const r = renderStatus(notConnected, now, { detail });
+      const t = joined(r.blocks);
+      expect(t).toContain(
+        ":electric_plug: *Insight API:* not connected yet. A workspace admin connects it on the app's Home tab.",
+      );
+      expect(t).not.toMatch(/unreachable|not checked/);
+      expect(r.text).toBe("Insight Relay status: 1 problem");
+    }
+  });
+
+  it("the Home tab's glance leaves it to the Connect section above it", () => {
+    const t = joined(
+      renderHome({
+        subscriptions: [],
+        schedules: new Map<string, string>(),
+        status: notConnected,
+        help: [{ usage: "status", summary: "health" }],
+        canChange: true,
+        adminsOnly: true,
+      }).blocks,
+    );
+    expect(t).not.toContain("*Insight API:*");
+    expect(t).toContain("Health at a glance");
+  });
+});
+
 describe("status with the reconciler's webhook-silence incident open", () => {
   it("says the webhook has stopped and how to re-enable it, whatever the time-based guess says", () => {
     const line = silenceLine(report({ openAlerts: ["webhook-silence"] }));
