@@ -1,3 +1,4 @@
+import type { Logger } from "../log.js";
 import { AsyncLocalStorage } from "node:async_hooks";
 import { join } from "node:path";
 import type { Processor } from "bullmq";
@@ -204,10 +205,26 @@ function scoped<T extends object>(pick: (s: Services) => T): T {
   });
 }
 
+/**
+ * The base logger, or inside a workspace's work that workspace's child logger (its lines carry
+ * `workspace`), resolved at each call like the other scoped members; outside any workspace
+ * (start-up, deployment-wide passes) it logs as the base does.
+ */
+function scopedLogger(base: Logger): Logger {
+  return new Proxy(base, {
+    get(target, prop) {
+      const logger = current.getStore()?.logger ?? target;
+      const v: unknown = Reflect.get(logger, prop, logger);
+      return typeof v === "function" ? (v as (...a: unknown[]) => unknown).bind(logger) : v;
+    },
+  });
+}
+
 /** The services features are built over in multi-workspace mode. */
 export function scopedServices(base: Services): Services {
   return {
     ...base,
+    logger: scopedLogger(base.logger),
     keys: scoped((s) => s.keys),
     queues: scoped((s) => s.queues),
     subscriptions: scoped((s) => s.subscriptions),

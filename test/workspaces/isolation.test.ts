@@ -138,6 +138,16 @@ describe.each(backends)(
       await expect.poll(() => refs(B), { timeout: 5_000 }).toContain(B.channel);
       expect(await refs(A)).not.toContain(B.channel);
       expect(await refs(B)).not.toContain(A.channel);
+      // Each workspace's work logs under its id: an operator can tell whose digest this was.
+      const delivered = h.logLines
+        .join("")
+        .split("\n")
+        .filter((l) => l.includes('"digest delivered"') && l.includes(thread.id))
+        .map((l) => JSON.parse(l) as { workspace?: string; channel?: string });
+      expect(delivered.map((l) => [l.channel, l.workspace]).sort()).toEqual([
+        [A.channel, A.id],
+        [B.channel, B.id],
+      ]);
     });
 
     it("a delivery on A's secret acts for A only; an unknown secret is 404", async () => {
