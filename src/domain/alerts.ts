@@ -73,8 +73,17 @@ export interface FiredAlert {
 
 export type AlertFacts =
   | { kind: "unanswered"; hours: number }
-  | { kind: "negative"; negative: number; known: number; share: number; baseShare: number; baseKnown: number }
-  | { kind: "volume"; lastHour: number; usualPerHour: number };
+  | {
+      kind: "negative";
+      negative: number;
+      known: number;
+      share: number;
+      baseShare: number;
+      baseKnown: number;
+      /** Whole days the base share was taken over (28, or less of a younger history). */
+      baseDays: number;
+    }
+  | { kind: "volume"; lastHour: number; usualPerHour: number; baseDays: number };
 
 /** Why a spike rule did not fire: tests and logs say which guard held it back. */
 export type SpikeCheck =
@@ -111,7 +120,8 @@ export function historyStart(threads: readonly HistoryThread[]): number | undefi
  * threads. Not while the base is being learned (under 7 days of history).
  */
 export function detectNegativeSpike(settings: AlertSettings, h: GroupHistory, nowMs: number): SpikeCheck {
-  if (historyDays(h, nowMs) < ALERT_RULES.minHistoryDays) return { fires: false, reason: "learning" };
+  const days = historyDays(h, nowMs);
+  if (days < ALERT_RULES.minHistoryDays) return { fires: false, reason: "learning" };
   const known = (t: HistoryThread) => sentimentLabel(t.sentiment).tone !== "unknown";
   const negative = (t: HistoryThread) => sentimentLabel(t.sentiment).tone === "negative";
   const recentFrom = nowMs - DAY;
@@ -139,6 +149,11 @@ export function detectNegativeSpike(settings: AlertSettings, h: GroupHistory, no
         share,
         baseShare,
         baseKnown: base.length,
+        // The history before the last 24 hours, at most the base's 28 days (a listing cut short
+        // by the page cap is a long history).
+        baseDays: h.truncated
+          ? ALERT_RULES.baseDays
+          : Math.max(1, Math.min(ALERT_RULES.baseDays, Math.round(days - 1))),
       },
     },
   };
@@ -166,7 +181,12 @@ export function detectVolumeSpike(settings: AlertSettings, h: GroupHistory, nowM
       condition: `volume:${settings.groupId}`,
       windowMs: ALERT_RULES.volumeWindowMs,
       threads: [...lastHour].sort(byNewest),
-      facts: { kind: "volume", lastHour: lastHour.length, usualPerHour },
+      facts: {
+        kind: "volume",
+        lastHour: lastHour.length,
+        usualPerHour,
+        baseDays: Math.max(1, Math.round(baseHours / 24)),
+      },
     },
   };
 }

@@ -66,6 +66,18 @@ describe("negative spike", () => {
     expect(r.alert.threads).toHaveLength(6);
     expect(r.alert.facts).toMatchObject({ kind: "negative", negative: 6, known: 10, share: 0.6 });
     expect(r.alert.facts.kind === "negative" && r.alert.facts.baseShare).toBeCloseTo(0.2);
+    // The base is the history before the last 24 hours (27.9 days of it here), in whole days.
+    expect(r.alert.facts).toMatchObject({ baseDays: 28 });
+  });
+
+  it("says over how many days the base share was taken: a younger history, or 28 for a cut listing", () => {
+    const recent = Array.from({ length: 6 }, (_, i) => thread((i + 1) * HOUR, { sentiment: "negative" }));
+    const young = detectNegativeSpike(settings, history([...base(10, 10, 0), ...recent]), NOW);
+    // History from 10.9 days ago: 9.9 days before the last 24 hours.
+    expect(young.fires && young.alert.facts).toMatchObject({ kind: "negative", baseDays: 10 });
+    const cut = { ...history([...base(10, 10, 0), ...recent]), truncated: true };
+    const long = detectNegativeSpike(settings, cut, NOW);
+    expect(long.fires && long.alert.facts).toMatchObject({ kind: "negative", baseDays: 28 });
   });
 
   it("does not fire 14 points over, nor on a quiet group with a high share from tiny numbers", () => {
@@ -108,7 +120,8 @@ describe("volume spike", () => {
     expect(r.fires).toBe(true);
     if (r.fires) {
       expect(r.alert.condition).toBe("volume:g1");
-      expect(r.alert.facts).toMatchObject({ kind: "volume", lastHour: 6 });
+      expect(r.alert.facts).toMatchObject({ kind: "volume", lastHour: 6, baseDays: 28 });
+      expect(r.alert.facts.kind === "volume" && r.alert.facts.usualPerHour).toBeCloseTo(1.93, 2);
       expect(r.alert.threads).toHaveLength(6);
     }
     // 5 against 2 an hour is 2.5x: normal.

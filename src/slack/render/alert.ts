@@ -23,8 +23,9 @@ export type AlertMessageInput = {
       known: number;
       share: number;
       baseShare: number;
+      baseDays: number;
     }
-  | { kind: Extract<AlertKind, "volume">; lastHour: number; usualPerHour: number }
+  | { kind: Extract<AlertKind, "volume">; lastHour: number; usualPerHour: number; baseDays: number }
 );
 
 const TITLE_MAX = 150;
@@ -38,9 +39,9 @@ function headline(i: AlertMessageInput, group: string): string {
         ? `A question in ${group} has waited more than ${plural(i.hours, "hour")} for an answer`
         : `${i.threads.length} questions in ${group} have waited more than ${plural(i.hours, "hour")} for an answer`;
     case "negative":
-      return `Negative spike in ${group}: ${i.negative} of ${plural(i.known, "thread")} in the last 24 hours are negative (${pct(i.share)}, against ${pct(i.baseShare)} over the previous 28 days)`;
+      return `Negative spike in ${group}: ${i.negative} of ${plural(i.known, "thread")} in the last 24 hours are negative (${pct(i.share)}, against ${pct(i.baseShare)} over the previous ${plural(i.baseDays, "day")})`;
     case "volume":
-      return `Volume spike in ${group}: ${plural(i.lastHour, "new thread")} in the last hour, against ${rate(i.usualPerHour)} an hour usually`;
+      return `Volume spike in ${group}: ${plural(i.lastHour, "new thread")} in the last hour; usually ${rate(i.usualPerHour)} an hour (over the previous ${plural(i.baseDays, "day")})`;
   }
 }
 

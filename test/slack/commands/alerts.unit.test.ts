@@ -52,6 +52,7 @@ describe("renderAlert", () => {
       known: 150,
       share: 0.8,
       baseShare: 0.1,
+      baseDays: 28,
     });
     expect(text).toBe(
       "Negative spike in Support &amp; Co: 120 of 150 threads in the last 24 hours are negative (80%, against 10% over the previous 28 days)",
@@ -65,5 +66,20 @@ describe("renderAlert", () => {
     expect(blocks.length).toBeLessThanOrEqual(LIMITS.blocksPerMessage);
     expect(JSON.stringify(blocks).length).toBeLessThanOrEqual(LIMITS.messageBlocksJson);
     expect(JSON.stringify(blocks.at(-1))).toMatch(/and \d+ more threads/);
+  });
+
+  it("a volume spike says the usual rate and over how many days it was learned", () => {
+    const { text } = renderAlert({
+      kind: "volume",
+      settings: { groupId: "g2", groupName: "Launch chatter" },
+      permalinks: new Map(),
+      threads: [],
+      lastHour: 7,
+      usualPerHour: 1,
+      baseDays: 9,
+    });
+    expect(text).toBe(
+      "Volume spike in Launch chatter: 7 new threads in the last hour; usually 1.0 an hour (over the previous 9 days)",
+    );
   });
 });
