@@ -7,7 +7,7 @@
 //
 // `--app dist` runs the compiled app (`npm run build` first) instead of the TypeScript loader.
 import type { ChildProcess } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
@@ -26,6 +26,7 @@ import {
   rssMb,
   spawnReady,
   startedInMs,
+  startFlags,
   stopChild,
 } from "./processes.js";
 
@@ -107,12 +108,6 @@ function unrouted(): string {
       messageCount: 12,
     },
   });
-}
-
-/** The Node flags `npm start` gives `node` in that checkout, so `--app dist` measures what ships. */
-function startFlags(dir = "."): string[] {
-  const pkg = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as { scripts?: { start?: string } };
-  return (pkg.scripts?.start ?? "").split(/\s+/).filter((t) => t.startsWith("--"));
 }
 
 /** `--profile DIR`: the apps (not the ceilings) write a CPU profile there when stopped with SIGINT. */

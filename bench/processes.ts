@@ -3,6 +3,7 @@
 // command counts.
 import { spawn, type ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import type { Redis } from "ioredis";
 
 /** User + system CPU of a process so far, in ms (Linux /proc; clock ticks of 10 ms). */
@@ -80,4 +81,10 @@ export async function stopChild(child: ChildProcess, signal: NodeJS.Signals = "S
   const exited = new Promise((r) => child.once("exit", r));
   child.kill(signal);
   await exited;
+}
+
+/** The Node flags `npm start` gives `node` in that checkout, so `--app dist` measures what ships. */
+export function startFlags(dir = "."): string[] {
+  const pkg = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as { scripts?: { start?: string } };
+  return (pkg.scripts?.start ?? "").split(/\s+/).filter((t) => t.startsWith("--"));
 }

@@ -16,13 +16,15 @@ import { startSlackStandIn } from "../dev/slack-standin/server.js";
 import { stateKeys } from "../src/store/keys.js";
 import { SubscriptionStore } from "../src/store/subscriptions.js";
 import { dropPrefix, freePort } from "../dev/local-redis.js";
-import { spawnReady as spawnWith, stopChild as stop } from "./processes.js";
+import { spawnReady as spawnWith, startFlags, stopChild as stop } from "./processes.js";
 
 const spawnReady = (cmd: string[], env: NodeJS.ProcessEnv) => spawnWith(cmd, { env, tsx: true });
 
 const { values: args } = parseArgs({
   options: {
     count: { type: "string", default: "10000" },
+    // The web role under the TypeScript loader (as earlier runs), or compiled as \`npm start\` runs it.
+    app: { type: "string", default: "tsx" },
     rate: { type: "string", default: "500" },
     seconds: { type: "string", default: "10" },
     "e2e-threads": { type: "string", default: "200" },
@@ -181,8 +183,15 @@ async function main(): Promise<void> {
       start: (p) => spawnReady(["bench/targets/ceiling.ts", "express", String(p)], process.env),
     },
     {
-      name: "insight-relay web",
-      start: (p) => spawnReady(["test/helpers/app-process.ts"], appEnv("web", p, {})),
+      name: `insight-relay web${args.app === "dist" ? " (dist)" : ""}`,
+      start: (p) =>
+        args.app === "dist"
+          ? spawnWith(["bench/targets/app-dist.mjs"], {
+              env: appEnv("web", p, {}),
+              tsx: false,
+              nodeFlags: startFlags(),
+            })
+          : spawnReady(["test/helpers/app-process.ts"], appEnv("web", p, {})),
     },
   ];
   // An unsubscribed group: the receiver does its full work (validate, dedupe, enqueue).
