@@ -308,19 +308,29 @@ export class Workspaces {
   /**
    * Runs `fn` as the work of each installed workspace, a few at a time: one that fails (or
    * is gone meanwhile) is told to `failed` and does not stop or hold back the others.
+   * `connectedOnly`: work that reads the Insight service skips workspaces not connected to one.
    */
   async forEach(
     fn: (id: string) => Promise<unknown>,
     failed: (id: string, err: unknown) => void,
-  ): Promise<{ workspaces: number; failed: number }> {
+    o: { connectedOnly?: boolean } = {},
+  ): Promise<{ workspaces: number; failed: number; notConnected: number }> {
     const ids = await this.list();
     let next = 0;
     let ran = 0;
     let failures = 0;
+    let skipped = 0;
     const lane = async (): Promise<void> => {
       for (let id = ids[next++]; id !== undefined; id = ids[next++]) {
         try {
-          if (await this.run(id, () => fn(id))) ran++;
+          const s = await this.get(id);
+          if (!s) continue;
+          if (o.connectedOnly && s.workspaceStatus?.insightConnected === false) {
+            skipped++;
+            continue;
+          }
+          await runAs(s, () => fn(id));
+          ran++;
         } catch (err) {
           failures++;
           failed(id, err);
@@ -328,13 +338,14 @@ export class Workspaces {
       }
     };
     await Promise.all(Array.from({ length: Math.min(EACH_AT_ONCE, ids.length) }, lane));
-    return { workspaces: ran, failed: failures };
+    return { workspaces: ran, failed: failures, notConnected: skipped };
   }
 
   /**
    * A queue processor that acts for the job's workspace. A job of a workspace that is gone
    * (uninstalled, revoked) ends here without any Slack call; a job that carries no workspace
-   * (the deployment-wide reconcile and alerts schedulers) runs once for each installed workspace.
+   * (the deployment-wide reconcile and alerts schedulers, which read the Insight service) runs
+   * once for each installed workspace that is connected to one.
    */
   wrap(processor: Processor, logger: Services["logger"]): Processor {
     return async (job, token) => {
@@ -354,6 +365,7 @@ export class Workspaces {
       return this.forEach(
         () => processor(job, token),
         (ws, err) => logger.warn({ err, jobId: job.id, workspace: ws }, "job failed for one workspace"),
+        { connectedOnly: true },
       );
     };
   }

@@ -244,7 +244,7 @@ describe("schedulers with many workspaces", () => {
     await expect
       .poll(async () => (await reconcile.getJob(id))?.finishedOn, { timeout: 15_000 })
       .toBeDefined();
-    expect((await reconcile.getJob(id))?.returnvalue).toEqual({ workspaces: 2, failed: 0 });
+    expect((await reconcile.getJob(id))?.returnvalue).toEqual({ workspaces: 2, failed: 0, notConnected: 0 });
     for (const ws of [A, B]) {
       const status = await reconcileStatusOf(ws);
       expect(status.lastRunAt, ws.id).toBeDefined();
@@ -277,7 +277,7 @@ describe("schedulers with many workspaces", () => {
     await expect
       .poll(async () => (await reconcile.getJob(id))?.finishedOn, { timeout: 15_000 })
       .toBeDefined();
-    expect((await reconcile.getJob(id))?.returnvalue).toEqual({ workspaces: 2, failed: 1 });
+    expect((await reconcile.getJob(id))?.returnvalue).toEqual({ workspaces: 2, failed: 1, notConnected: 0 });
     const after = await Promise.all(
       [A, B].map(
         async (ws) =>
@@ -294,6 +294,19 @@ describe("schedulers with many workspaces", () => {
       .filter((l) => l.includes("job failed for one workspace"))
       .map((l) => JSON.parse(l));
     expect(warned.map((l: { workspace: string }) => l.workspace)).toEqual([broken.id]);
+  }, 30_000);
+
+  it("a workspace installed but not connected to an Insight service is left out of the reconcile pass", async () => {
+    const idle: Ws = { id: "T0CIDLE", token: "", channel: "C0IDLE" };
+    await install(idle, false);
+    const reconcile = h.services.queues.reconcile;
+    const id = await fireNext(reconcile, "reconcile");
+    await expect
+      .poll(async () => (await reconcile.getJob(id))?.finishedOn, { timeout: 15_000 })
+      .toBeDefined();
+    // The broken one of the test before still fails; the idle one is counted apart, not run.
+    expect((await reconcile.getJob(id))?.returnvalue).toEqual({ workspaces: 2, failed: 1, notConnected: 1 });
+    expect((await reconcileStatusOf(idle)).lastRunAt).toBeUndefined();
   }, 30_000);
 
   it("uninstalling B removes its digest period's scheduler as well as its weekly ones; A's stays", async () => {
