@@ -4,6 +4,7 @@ import type { Logger } from "../log.js";
 import type { Metrics } from "../metrics.js";
 import type { DeliveryHealthStore } from "../store/delivery-health.js";
 import type { StateKeys } from "../store/keys.js";
+import { luaScript } from "../store/lua-script.js";
 import { withTimeout } from "../store/redis.js";
 import type { ClassifiedDelivery } from "./classify-delivery.js";
 
@@ -17,7 +18,7 @@ const MAX_BATCH = 100;
 // last-delivery time and count of each one's type, and for thread deliveries the last time
 // per community. KEYS: last-delivery hash, counts hash, per-community hash, then one dedupe
 // key per delivery; ARGV: ttl, then (type, time, community or "") per delivery.
-const MARK_DELIVERIES = `
+const MARK_DELIVERIES = luaScript(`
 local out = {}
 for i = 4, #KEYS do
   local t = ARGV[(i - 4) * 3 + 2]
@@ -33,9 +34,7 @@ for i = 4, #KEYS do
   out[#out + 1] = fresh and 1 or 0
 end
 return out
-`;
-
-type MarkDeliveriesCommand = (numberOfKeys: number, ...args: (string | number)[]) => Promise<number[]>;
+`);
 
 interface Pending {
   c: ClassifiedDelivery;
@@ -66,11 +65,8 @@ export class DeliveryRecorder {
     private readonly logger: Logger,
     private readonly timeoutMs = 1_000,
   ) {
-    // A script command, not MULTI: a pipeline on a connection that BullMQ loaded its scripts
+    // A script (by SHA), not MULTI: a pipeline on a connection that BullMQ loaded its scripts
     // on costs more CPU than the commands themselves (ioredis copies every script per pipeline).
-    if (!("insightMarkDeliveries" in redis)) {
-      redis.defineCommand("insightMarkDeliveries", { lua: MARK_DELIVERIES });
-    }
   }
 
   /** Whether Redis is connected; when it is not, the receiver spools without trying. */
@@ -115,13 +111,11 @@ export class DeliveryRecorder {
     const typeOf = (c: ClassifiedDelivery) => (c.kind === "valid" ? c.event.webhookType : "invalid");
     let fresh: number[] = [];
     try {
-      const mark = (this.redis as unknown as { insightMarkDeliveries: MarkDeliveriesCommand })
-        .insightMarkDeliveries;
       // One round trip: the markers and the jobs are sent together, without waiting for the
       // markers' answer. A valid repeat is enqueued too: while its first job is kept, the job
       // id (= delivery id) makes the add a no-op; after that, the job's first step sees the
       // marker of an earlier receipt and drops it (`isRepeat`).
-      const marking = mark.call(
+      const marking = MARK_DELIVERIES.run(
         this.redis,
         items.length + 3,
         this.keys.lastDelivery,
@@ -133,7 +127,7 @@ export class DeliveryRecorder {
       );
       const enqueuing = this.enqueue(items);
       const [marked, enqueued] = await Promise.allSettled([marking, enqueuing]);
-      if (marked.status === "fulfilled") fresh = marked.value;
+      if (marked.status === "fulfilled") fresh = marked.value as number[];
       if (marked.status === "rejected") throw marked.reason;
       if (enqueued.status === "rejected") throw enqueued.reason;
       const outcomes: RecordOutcome[] = items.map((p, i) =>

@@ -262,33 +262,13 @@ describe("schedulers with many workspaces", () => {
     await h.services.redis.hset(installation, "sealed", "v1:not-a-sealed-value");
 
     const reconcile = h.services.queues.reconcile;
-    const before = await Promise.all(
-      [A, B].map(
-        async (ws) =>
-          (
-            await readReconcileStatus(
-              h.services.redis,
-              stateKeys(workspacePrefix(h.config.redis.prefix, ws.id)),
-            )
-          ).lastRunAt,
-      ),
-    );
+    const before = await Promise.all([A, B].map(async (ws) => (await reconcileStatusOf(ws)).lastRunAt));
     const id = await fireNext(reconcile, "reconcile");
     await expect
       .poll(async () => (await reconcile.getJob(id))?.finishedOn, { timeout: 15_000 })
       .toBeDefined();
     expect((await reconcile.getJob(id))?.returnvalue).toEqual({ workspaces: 2, failed: 1, notConnected: 0 });
-    const after = await Promise.all(
-      [A, B].map(
-        async (ws) =>
-          (
-            await readReconcileStatus(
-              h.services.redis,
-              stateKeys(workspacePrefix(h.config.redis.prefix, ws.id)),
-            )
-          ).lastRunAt,
-      ),
-    );
+    const after = await Promise.all([A, B].map(async (ws) => (await reconcileStatusOf(ws)).lastRunAt));
     after.forEach((at, i) => expect(at).not.toBe(before[i]));
     const warned = h.logLines
       .filter((l) => l.includes("job failed for one workspace"))
