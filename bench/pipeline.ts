@@ -6,12 +6,16 @@
 //   npm run bench:pipeline [-- --seconds 5 --burst 2000 --app tsx|dist]
 //
 // `--app dist` runs the compiled app (`npm run build` first) instead of the TypeScript loader.
+// `--floor` adds two rows to the burst: the same parts (node:http, BullMQ, undici) doing the
+// least a digest needs (bench/targets/floor.ts), so the app's CPU per digest reads against
+// what its stack costs on this machine.
 import type { ChildProcess } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { Redis } from "ioredis";
+import ts from "typescript";
 import { Pool } from "undici";
 import { startEmulator, SEED, threadEvent } from "../dev/emulator/index.js";
 import { startSlackStandIn } from "../dev/slack-standin/server.js";
@@ -43,6 +47,8 @@ const { values: args } = parseArgs({
     "before-node-options": { type: "string", default: "" },
     // Bursts per app; with --before the order alternates (after first, then before first, ...).
     "burst-rounds": { type: "string", default: "1" },
+    // The burst's floor rows: node:http + BullMQ + undici doing the least a digest needs.
+    floor: { type: "boolean", default: false },
   },
 });
 const SECONDS = Number(args.seconds);
@@ -108,6 +114,17 @@ function unrouted(): string {
       messageCount: 12,
     },
   });
+}
+
+/** bench/targets/floor.ts as JavaScript in bench/out/ (TypeScript's own transpiler; no type check). */
+function compileFloor(): string {
+  const source = readFileSync("bench/targets/floor.ts", "utf8");
+  const { outputText } = ts.transpileModule(source, {
+    compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },
+  });
+  mkdirSync("bench/out", { recursive: true });
+  writeFileSync("bench/out/floor.mjs", outputText);
+  return "bench/out/floor.mjs";
 }
 
 /** `--profile DIR`: the apps (not the ceilings) write a CPU profile there when stopped with SIGINT. */
@@ -345,6 +362,16 @@ async function main(): Promise<void> {
   if (args.before) {
     const dir = args.before;
     apps.push({ name: "insight-relay all (before)", start: (p, tuning) => startApp(p, tuning, dir) });
+  }
+  // The floor (bench/targets/floor.ts): the same parts doing the least a digest needs, run
+  // compiled like the app (no loader in its CPU or RSS).
+  const floorJs = args.floor ? compileFloor() : undefined;
+  for (const jobs of floorJs ? ["2", "1"] : []) {
+    apps.push({
+      name: `floor: node:http + BullMQ (${jobs === "2" ? "2 jobs, as the app" : "1 job"}) + undici`,
+      start: (p) =>
+        start([floorJs ?? "", String(p), REDIS_URL, slack.url, prefix, jobs, CHANNEL], process.env, false),
+    });
   }
   const rounds = Math.max(1, Number(args["burst-rounds"]));
   const turns = Array.from({ length: rounds }, (_, r) => (r % 2 ? [...apps].reverse() : apps)).flat();
