@@ -10,12 +10,11 @@
 // least a digest needs (bench/targets/floor.ts), so the app's CPU per digest reads against
 // what its stack costs on this machine.
 import type { ChildProcess } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { Redis } from "ioredis";
-import ts from "typescript";
 import { Pool } from "undici";
 import { startEmulator, SEED, threadEvent } from "../dev/emulator/index.js";
 import { startSlackStandIn } from "../dev/slack-standin/server.js";
@@ -25,6 +24,7 @@ import { stateKeys } from "../src/store/keys.js";
 import { SubscriptionStore } from "../src/store/subscriptions.js";
 import {
   commandCalls,
+  compiledTarget,
   cpuMs,
   netInputBytes,
   rssMb,
@@ -116,22 +116,11 @@ function unrouted(): string {
   });
 }
 
-/** bench/targets/floor.ts as JavaScript in bench/out/ (TypeScript's own transpiler; no type check). */
-function compileFloor(): string {
-  const source = readFileSync("bench/targets/floor.ts", "utf8");
-  const { outputText } = ts.transpileModule(source, {
-    compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },
-  });
-  mkdirSync("bench/out", { recursive: true });
-  writeFileSync("bench/out/floor.mjs", outputText);
-  return "bench/out/floor.mjs";
-}
-
 /** `--profile DIR`: the apps (not the ceilings) write a CPU profile there when stopped with SIGINT. */
 const profileFlags = (cmd: string[]): string[] =>
-  args.profile && cmd[0] !== "bench/targets/ceiling.ts"
-    ? ["--cpu-prof", `--cpu-prof-dir=${args.profile}`]
-    : [];
+  args.profile && cmd[0] !== CEILING ? ["--cpu-prof", `--cpu-prof-dir=${args.profile}`] : [];
+// The ceilings run as the app does: compiled with `--app dist`, under the loader otherwise.
+const CEILING = APP === "dist" ? compiledTarget("bench/targets/ceiling.ts") : "bench/targets/ceiling.ts";
 const start = (cmd: string[], env: NodeJS.ProcessEnv, tsx: boolean, cwd?: string, nodeFlags: string[] = []) =>
   spawnReady(cmd, {
     env,
@@ -223,23 +212,36 @@ async function main(): Promise<void> {
       : start(["test/helpers/app-process.ts"], env, true, cwd, flags);
   };
 
+  // The floor (bench/targets/floor.ts): the same parts doing the least a digest needs, run
+  // compiled like the app (no loader in its CPU or RSS).
+  const floorJs = args.floor ? compiledTarget("bench/targets/floor.ts") : undefined;
+  const floorName = (jobs: string) =>
+    `floor: node:http + BullMQ (${jobs === "2" ? "2 jobs, as the app" : "1 job"}) + undici`;
+  const startFloor = (port: number, jobs: string, floorPrefix: string) =>
+    start(
+      [floorJs ?? "", String(port), REDIS_URL, slack.url, floorPrefix, jobs, CHANNEL],
+      process.env,
+      false,
+    );
+
   const rows: Row[] = [];
   const memory = new Map<string, { started: number; idle: number; peak: number; startMs: number }>();
-  const targets = [
+  type Kind = "ceiling" | "floor" | "app";
+  const targets: { name: string; kind: Kind; start: (p: number, pre: string) => Promise<ChildProcess> }[] = [
     {
       name: "node:http (ceiling)",
-      app: false,
-      start: (p: number) => start(["bench/targets/ceiling.ts", "node-http", String(p)], process.env, true),
+      kind: "ceiling",
+      start: (p: number) => start([CEILING, "node-http", String(p)], process.env, APP === "tsx"),
     },
     {
       name: "express (ceiling)",
-      app: false,
-      start: (p: number) => start(["bench/targets/ceiling.ts", "express", String(p)], process.env, true),
+      kind: "ceiling",
+      start: (p: number) => start([CEILING, "express", String(p)], process.env, APP === "tsx"),
     },
     // The production per-channel throttle; no channel follows the group of these deliveries.
     {
       name: `insight-relay all (${APP})`,
-      app: true,
+      kind: "app",
       start: (p: number, pre: string) => startApp(p, {}, undefined, pre),
     },
   ];
@@ -248,10 +250,14 @@ async function main(): Promise<void> {
     const dir = args.before;
     targets.push({
       name: "insight-relay all (before)",
-      app: true,
+      kind: "app",
       start: (p, pre) => startApp(p, {}, dir, pre),
     });
   }
+  // Under load the floor acknowledges with one BullMQ add and posts every delivery (the app
+  // posts none of these: no channel follows their group).
+  if (floorJs)
+    targets.push({ name: floorName("2"), kind: "floor", start: (p, pre) => startFloor(p, "2", pre) });
 
   // Every target runs at once (idle while another is measured), and each connection count is
   // measured on each target in turn, so a machine whose load drifts treats them alike.
@@ -280,11 +286,13 @@ async function main(): Promise<void> {
   // idle: the lowest RSS while left alone, once V8's memory reducer has shrunk the heap (it
   // looks after ~8 s of idleness, and may take a few rounds).
   await sleep(2_000);
-  const started = running.map((r) => (r.t.app ? rssMb(r.pid) : NaN));
+  const measured = (t: { kind: Kind }) => t.kind !== "ceiling";
+  const started = running.map((r) => (measured(r.t) ? rssMb(r.pid) : NaN));
   const lowest = [...started];
   for (const end = Date.now() + IDLE_SETTLE_MS; Date.now() < end;) {
     await sleep(250);
-    for (const [i, r] of running.entries()) if (r.t.app) lowest[i] = Math.min(lowest[i] ?? NaN, rssMb(r.pid));
+    for (const [i, r] of running.entries())
+      if (measured(r.t)) lowest[i] = Math.min(lowest[i] ?? NaN, rssMb(r.pid));
   }
   for (const [i, r] of running.entries()) {
     memory.set(r.t.name, {
@@ -312,7 +320,7 @@ async function main(): Promise<void> {
         max: r.latency.max,
         non2xx: r.non2xx + r.errors,
       };
-      if (t.app) {
+      if (t.kind === "app") {
         // Until the worker has processed every delivery: the app's whole cost of each. The
         // bench's own commands (these polls, INFO) are not counted.
         let ours = 1;
@@ -363,15 +371,8 @@ async function main(): Promise<void> {
     const dir = args.before;
     apps.push({ name: "insight-relay all (before)", start: (p, tuning) => startApp(p, tuning, dir) });
   }
-  // The floor (bench/targets/floor.ts): the same parts doing the least a digest needs, run
-  // compiled like the app (no loader in its CPU or RSS).
-  const floorJs = args.floor ? compileFloor() : undefined;
   for (const jobs of floorJs ? ["2", "1"] : []) {
-    apps.push({
-      name: `floor: node:http + BullMQ (${jobs === "2" ? "2 jobs, as the app" : "1 job"}) + undici`,
-      start: (p) =>
-        start([floorJs ?? "", String(p), REDIS_URL, slack.url, prefix, jobs, CHANNEL], process.env, false),
-    });
+    apps.push({ name: floorName(jobs), start: (p) => startFloor(p, jobs, prefix) });
   }
   const rounds = Math.max(1, Number(args["burst-rounds"]));
   const turns = Array.from({ length: rounds }, (_, r) => (r % 2 ? [...apps].reverse() : apps)).flat();
@@ -484,10 +485,11 @@ async function main(): Promise<void> {
   for (const c of CONNECTIONS) {
     const get = (name: string) =>
       rows.find((r) => r.target.startsWith(name) && r.conns === c)?.perSecond ?? NaN;
-    for (const t of targets.filter((x) => x.app)) {
+    for (const t of targets.filter((x) => x.kind === "app")) {
       const app = get(t.name);
+      const ofFloor = floorJs ? `, ${fmt((100 * app) / get("floor"), 0)}% of the floor` : "";
       console.log(
-        `  ${t.name}, ${String(c).padStart(3)} connection(s): ${fmt((100 * app) / get("express"), 0)}% of express, ${fmt((100 * app) / get("node:http"), 0)}% of node:http`,
+        `  ${t.name}, ${String(c).padStart(3)} connection(s): ${fmt((100 * app) / get("express"), 0)}% of express, ${fmt((100 * app) / get("node:http"), 0)}% of node:http${ofFloor}`,
       );
     }
   }

@@ -2,9 +2,10 @@
 // waiting until it says it is ready, stopping it, and reading its CPU, its RSS and Redis's
 // command counts.
 import { spawn, type ChildProcess } from "node:child_process";
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { basename, join } from "node:path";
 import type { Redis } from "ioredis";
+import ts from "typescript";
 
 /** User + system CPU of a process so far, in ms (Linux /proc; clock ticks of 10 ms). */
 export function cpuMs(pid: number): number {
@@ -87,4 +88,19 @@ export async function stopChild(child: ChildProcess, signal: NodeJS.Signals = "S
 export function startFlags(dir = "."): string[] {
   const pkg = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as { scripts?: { start?: string } };
   return (pkg.scripts?.start ?? "").split(/\s+/).filter((t) => t.startsWith("--"));
+}
+
+/**
+ * A bench target (bench/targets/NAME.ts) as JavaScript in bench/out/, by TypeScript's own
+ * transpiler (no type check: `npm test` does that), so it runs without the loader, as `--app
+ * dist` runs the app: a loader in one process and not the other is not a fair comparison.
+ */
+export function compiledTarget(source: string): string {
+  const { outputText } = ts.transpileModule(readFileSync(source, "utf8"), {
+    compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },
+  });
+  mkdirSync("bench/out", { recursive: true });
+  const out = join("bench/out", basename(source).replace(/\.ts$/, ".mjs"));
+  writeFileSync(out, outputText);
+  return out;
 }

@@ -1,5 +1,6 @@
 // bench:webhooks — the receiver's throughput and ack latency against two ceilings that answer
-// 200 and do nothing else (bare node:http, bare Express route), measured in the same run, plus
+// 200 and do nothing else (bare node:http, bare Express route) and the Express route that adds
+// each delivery to a BullMQ queue first (the least a durable ack costs), in the same run, plus
 // end-to-end digests per second from webhook to the stand-in Slack.
 //
 //   npm run bench:webhooks [-- --count 10000 --rate 500 --seconds 10]
@@ -16,7 +17,7 @@ import { startSlackStandIn } from "../dev/slack-standin/server.js";
 import { stateKeys } from "../src/store/keys.js";
 import { SubscriptionStore } from "../src/store/subscriptions.js";
 import { dropPrefix, freePort } from "../dev/local-redis.js";
-import { spawnReady as spawnWith, startFlags, stopChild as stop } from "./processes.js";
+import { compiledTarget, spawnReady as spawnWith, startFlags, stopChild as stop } from "./processes.js";
 
 const spawnReady = (cmd: string[], env: NodeJS.ProcessEnv) => spawnWith(cmd, { env, tsx: true });
 
@@ -32,6 +33,15 @@ const { values: args } = parseArgs({
   },
 });
 const COUNT = Number(args.count);
+const DIST = args.app === "dist";
+// The ceilings run as the web role does: compiled with `--app dist`, under the loader otherwise.
+const ceiling = (kind: string, port: number, env: NodeJS.ProcessEnv = process.env, ...rest: string[]) =>
+  DIST
+    ? spawnWith([compiledTarget("bench/targets/ceiling.ts"), kind, String(port), ...rest], {
+        env,
+        tsx: false,
+      })
+    : spawnReady(["bench/targets/ceiling.ts", kind, String(port), ...rest], env);
 const RATE = Number(args.rate);
 const SECONDS = Number(args.seconds);
 const CONCURRENCY = [1, 20, 100];
@@ -176,16 +186,20 @@ async function main(): Promise<void> {
   const targets: { name: string; start: (port: number) => Promise<ChildProcess> }[] = [
     {
       name: "node:http (ceiling)",
-      start: (p) => spawnReady(["bench/targets/ceiling.ts", "node-http", String(p)], process.env),
+      start: (p) => ceiling("node-http", p),
     },
     {
       name: "express (ceiling)",
-      start: (p) => spawnReady(["bench/targets/ceiling.ts", "express", String(p)], process.env),
+      start: (p) => ceiling("express", p),
     },
     {
-      name: `insight-relay web${args.app === "dist" ? " (dist)" : ""}`,
+      name: "express + BullMQ add",
+      start: (p) => ceiling("express-bullmq", p, { ...process.env, REDIS_URL }, prefix),
+    },
+    {
+      name: `insight-relay web${DIST ? " (dist)" : ""}`,
       start: (p) =>
-        args.app === "dist"
+        DIST
           ? spawnWith(["bench/targets/app-dist.mjs"], {
               env: appEnv("web", p, {}),
               tsx: false,
@@ -290,7 +304,7 @@ async function main(): Promise<void> {
       rows.find((r) => r.target.startsWith(name) && r.conc === c)?.s.perSecond ?? NaN;
     const relay = get("insight-relay");
     console.log(
-      `  concurrency ${String(c).padStart(3)}: ${(100 * (relay / get("express"))).toFixed(0)}% of express, ${(100 * (relay / get("node:http"))).toFixed(0)}% of node:http`,
+      `  concurrency ${String(c).padStart(3)}: ${(100 * (relay / get("express ("))).toFixed(0)}% of express, ${(100 * (relay / get("node:http"))).toFixed(0)}% of node:http, ${(100 * (relay / get("express + BullMQ"))).toFixed(0)}% of express + BullMQ add`,
     );
   }
   console.log(`\nfixed rate ${RATE}/s for ${SECONDS} s (open loop)`);

@@ -1,4 +1,6 @@
-// Ceilings for bench:webhooks: servers that read the body, answer 200 and do nothing else.
+// Ceilings for bench:webhooks and bench:pipeline: servers that read the body, answer 200 and do
+// nothing else; and `express-bullmq`, the least a durable acknowledgement costs with the app's
+// parts: the Express route adds the delivery to a BullMQ queue (no worker) before its 200.
 import { createServer } from "node:http";
 import express from "express";
 
@@ -24,7 +26,26 @@ if (kind === "node-http") {
     },
   );
   app.listen(port, "127.0.0.1", () => console.log(`ready port=${port}`));
+} else if (kind === "express-bullmq") {
+  // Loaded here only: the bare ceilings' memory stays theirs.
+  const { Queue } = await import("bullmq");
+  const { Redis } = await import("ioredis");
+  const redis = new Redis(process.env.REDIS_URL ?? "redis://127.0.0.1:6379", { maxRetriesPerRequest: 1 });
+  const queue = new Queue("ceiling-deliveries", {
+    connection: redis,
+    prefix: process.argv[4] ?? "bench-ceiling",
+  });
+  let seq = 0;
+  const app = express();
+  app.post("/webhooks/insight/:secret", express.raw({ type: () => true, limit: 1024 * 1024 }), (req, res) => {
+    const body: unknown = req.body instanceof Buffer ? req.body.toString("utf8") : "";
+    queue
+      .add("delivery", { body }, { jobId: `d-${process.pid}-${seq++}`, removeOnComplete: true })
+      .then(() => res.status(200).json({ ok: true }))
+      .catch(() => res.status(503).end());
+  });
+  app.listen(port, "127.0.0.1", () => console.log(`ready port=${port}`));
 } else {
-  console.error("usage: ceiling.ts node-http|express PORT");
+  console.error("usage: ceiling.ts node-http|express|express-bullmq PORT [PREFIX]");
   process.exit(2);
 }

@@ -96,3 +96,5 @@ createServer((req, res) => {
       });
   });
 }).listen(port, "127.0.0.1", () => console.log(`ready port=${port}`));
+// bench:pipeline --profile stops it with SIGINT: exit normally so --cpu-prof writes its profile.
+process.on("SIGINT", () => process.exit(0));
