@@ -47,6 +47,8 @@ const { values: args } = parseArgs({
     "before-node-options": { type: "string", default: "" },
     // Bursts per app; with --before the order alternates (after first, then before first, ...).
     "burst-rounds": { type: "string", default: "1" },
+    // Rounds of each connection count under load, the target order alternating.
+    "load-rounds": { type: "string", default: "1" },
     // The burst's floor rows: node:http + BullMQ + undici doing the least a digest needs.
     floor: { type: "boolean", default: false },
   },
@@ -152,8 +154,12 @@ function rssSampler(pid: number) {
  * Deliveries the app still has to process: the wait and active lists of every deliveries
  * queue (found by their `meta` key, whatever the sharding). Costs 2 Redis commands a queue.
  */
-async function deliveriesLeft(redis: Redis, prefix: string): Promise<{ left: number; commands: number }> {
-  const metas = await redis.keys(`${prefix}:*deliveries*:meta`);
+async function deliveriesLeft(
+  redis: Redis,
+  prefix: string,
+  queues = "*deliveries*",
+): Promise<{ left: number; commands: number }> {
+  const metas = await redis.keys(`${prefix}:${queues}:meta`);
   const bases = metas.map((k) => k.slice(0, -":meta".length));
   let left = 0;
   for (const b of bases) left += (await redis.llen(`${b}:wait`)) + (await redis.llen(`${b}:active`));
@@ -261,7 +267,15 @@ async function main(): Promise<void> {
 
   // Every target runs at once (idle while another is measured), and each connection count is
   // measured on each target in turn, so a machine whose load drifts treats them alike.
-  const running = [];
+  const running: {
+    t: (typeof targets)[number];
+    child: ChildProcess;
+    pid: number;
+    url: string;
+    requests: { setupRequest: (r: AutocannonRequest) => AutocannonRequest }[];
+    prefix: string;
+    sampler: ReturnType<typeof rssSampler>;
+  }[] = [];
   // `--connections ""`: the burst alone.
   for (const [i, t] of CONNECTIONS.length > 0 ? targets.entries() : []) {
     const port = await freePort();
@@ -305,39 +319,47 @@ async function main(): Promise<void> {
   for (const r of running) {
     await autocannon({ url: r.url, connections: 10, duration: 1, requests: r.requests }); // warm-up
   }
-  for (const conns of CONNECTIONS) {
-    for (const { t, pid, url, requests, prefix: tPrefix } of running) {
-      log(`${t.name}: ${conns} connection(s) for ${SECONDS} s`);
-      const cpu0 = cpuMs(pid);
-      const calls0 = await commandCalls(redis);
-      const r = await autocannon({ url, connections: conns, duration: SECONDS, requests });
-      const row: Row = {
-        target: t.name,
-        conns,
-        perSecond: r["2xx"] / SECONDS,
-        p50: r.latency.p50,
-        p99: r.latency.p99,
-        max: r.latency.max,
-        non2xx: r.non2xx + r.errors,
-      };
-      if (t.kind === "app") {
-        // Until the worker has processed every delivery: the app's whole cost of each. The
-        // bench's own commands (these polls, INFO) are not counted.
-        let ours = 1;
-        const deadline = Date.now() + 120_000;
-        for (;;) {
-          const d = await deliveriesLeft(redis, tPrefix);
-          ours += d.commands;
-          if (d.left === 0 || Date.now() > deadline) break;
-          await sleep(100);
-        }
-        row.cpuPerDelivery = (cpuMs(pid) - cpu0) / r["2xx"];
-        const calls = await commandCalls(redis);
-        row.redisPerDelivery = (calls.all - calls0.all - ours) / r["2xx"];
-        row.scriptsPerDelivery = (calls.scripts - calls0.scripts) / r["2xx"];
+  // Each connection count `--load-rounds` times, the order reversed every other round: one
+  // build under two names measured 3,522-7,519 deliveries/s at 100 connections in one run of
+  // this 2-core machine, so one row per target says little; the ratios use the mean.
+  const loadRounds = Math.max(1, Number(args["load-rounds"]));
+  const measuredRuns = (conns: number) =>
+    Array.from({ length: loadRounds }, (_, round) =>
+      (round % 2 ? [...running].reverse() : running).map((r) => ({ ...r, conns, round })),
+    ).flat();
+  for (const { t, pid, url, requests, prefix: tPrefix, conns, round } of CONNECTIONS.flatMap(measuredRuns)) {
+    log(`${t.name}: ${conns} connection(s) for ${SECONDS} s`);
+    const cpu0 = cpuMs(pid);
+    const calls0 = await commandCalls(redis);
+    const r = await autocannon({ url, connections: conns, duration: SECONDS, requests });
+    const row: Row = {
+      target: loadRounds > 1 ? `${t.name}, round ${round + 1}` : t.name,
+      conns,
+      perSecond: r["2xx"] / SECONDS,
+      p50: r.latency.p50,
+      p99: r.latency.p99,
+      max: r.latency.max,
+      non2xx: r.non2xx + r.errors,
+    };
+    // The floor posts every one of these deliveries: let it finish before the next row.
+    while (t.kind === "floor" && (await deliveriesLeft(redis, tPrefix, "floor-*")).left > 0) await sleep(100);
+    if (t.kind === "app") {
+      // Until the worker has processed every delivery: the app's whole cost of each. The
+      // bench's own commands (these polls, INFO) are not counted.
+      let ours = 1;
+      const deadline = Date.now() + 120_000;
+      for (;;) {
+        const d = await deliveriesLeft(redis, tPrefix);
+        ours += d.commands;
+        if (d.left === 0 || Date.now() > deadline) break;
+        await sleep(100);
       }
-      rows.push(row);
+      row.cpuPerDelivery = (cpuMs(pid) - cpu0) / r["2xx"];
+      const calls = await commandCalls(redis);
+      row.redisPerDelivery = (calls.all - calls0.all - ours) / r["2xx"];
+      row.scriptsPerDelivery = (calls.scripts - calls0.scripts) / r["2xx"];
     }
+    rows.push(row);
   }
   for (const r of running) {
     const m = memory.get(r.t.name);
@@ -483,8 +505,11 @@ async function main(): Promise<void> {
   }
   console.log("\nratio all-in-one / ceiling (deliveries/s)");
   for (const c of CONNECTIONS) {
-    const get = (name: string) =>
-      rows.find((r) => r.target.startsWith(name) && r.conns === c)?.perSecond ?? NaN;
+    // The mean over the rounds.
+    const get = (name: string) => {
+      const of = rows.filter((r) => r.target.startsWith(name) && r.conns === c);
+      return of.reduce((sum, r) => sum + r.perSecond, 0) / of.length;
+    };
     for (const t of targets.filter((x) => x.kind === "app")) {
       const app = get(t.name);
       const ofFloor = floorJs ? `, ${fmt((100 * app) / get("floor"), 0)}% of the floor` : "";
