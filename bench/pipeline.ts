@@ -166,6 +166,18 @@ async function deliveriesLeft(
   return { left, commands: 1 + 2 * bases.length };
 }
 
+/** Waits (at most 2 minutes) until those queues hold no waiting or active job; the commands it sent. */
+async function drained(redis: Redis, prefix: string, queues?: string): Promise<number> {
+  let commands = 0;
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    const d = await deliveriesLeft(redis, prefix, queues);
+    commands += d.commands;
+    if (d.left === 0 || Date.now() > deadline) return commands;
+    await sleep(100);
+  }
+}
+
 interface Row {
   target: string;
   conns: number;
@@ -342,18 +354,11 @@ async function main(): Promise<void> {
       non2xx: r.non2xx + r.errors,
     };
     // The floor posts every one of these deliveries: let it finish before the next row.
-    while (t.kind === "floor" && (await deliveriesLeft(redis, tPrefix, "floor-*")).left > 0) await sleep(100);
+    if (t.kind === "floor") await drained(redis, tPrefix, "floor-*");
     if (t.kind === "app") {
       // Until the worker has processed every delivery: the app's whole cost of each. The
       // bench's own commands (these polls, INFO) are not counted.
-      let ours = 1;
-      const deadline = Date.now() + 120_000;
-      for (;;) {
-        const d = await deliveriesLeft(redis, tPrefix);
-        ours += d.commands;
-        if (d.left === 0 || Date.now() > deadline) break;
-        await sleep(100);
-      }
+      const ours = 1 + (await drained(redis, tPrefix));
       row.cpuPerDelivery = (cpuMs(pid) - cpu0) / r["2xx"];
       const calls = await commandCalls(redis);
       row.redisPerDelivery = (calls.all - calls0.all - ours) / r["2xx"];

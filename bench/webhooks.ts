@@ -35,13 +35,9 @@ const { values: args } = parseArgs({
 const COUNT = Number(args.count);
 const DIST = args.app === "dist";
 // The ceilings run as the web role does: compiled with `--app dist`, under the loader otherwise.
+const CEILING = DIST ? compiledTarget("bench/targets/ceiling.ts") : "bench/targets/ceiling.ts";
 const ceiling = (kind: string, port: number, env: NodeJS.ProcessEnv = process.env, ...rest: string[]) =>
-  DIST
-    ? spawnWith([compiledTarget("bench/targets/ceiling.ts"), kind, String(port), ...rest], {
-        env,
-        tsx: false,
-      })
-    : spawnReady(["bench/targets/ceiling.ts", kind, String(port), ...rest], env);
+  spawnWith([CEILING, kind, String(port), ...rest], { env, tsx: !DIST });
 const RATE = Number(args.rate);
 const SECONDS = Number(args.seconds);
 const CONCURRENCY = [1, 20, 100];

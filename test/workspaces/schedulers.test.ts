@@ -58,6 +58,13 @@ async function fireNext(queue: Queue, key: string): Promise<string> {
   return job.id;
 }
 
+/** Fires the reconcile scheduler's next job now and waits for what it returns. */
+async function reconcileNow(queue: Queue): Promise<unknown> {
+  const id = await fireNext(queue, "reconcile");
+  await expect.poll(async () => (await queue.getJob(id))?.finishedOn, { timeout: 15_000 }).toBeDefined();
+  return (await queue.getJob(id))?.returnvalue;
+}
+
 /*
  * Issue 14: with many workspaces the repeating work still runs. The deployment-wide schedulers
  * (reconcile, alerts) are set once on the shared queues and each of their jobs runs for every
@@ -240,11 +247,8 @@ describe("schedulers with many workspaces", () => {
 
   it("one reconcile job runs the pass for each workspace, in its own state", async () => {
     const reconcile = h.services.queues.reconcile;
-    const id = await fireNext(reconcile, "reconcile");
-    await expect
-      .poll(async () => (await reconcile.getJob(id))?.finishedOn, { timeout: 15_000 })
-      .toBeDefined();
-    expect((await reconcile.getJob(id))?.returnvalue).toEqual({ workspaces: 2, failed: 0, notConnected: 0 });
+    const result = await reconcileNow(reconcile);
+    expect(result).toEqual({ workspaces: 2, failed: 0, notConnected: 0 });
     for (const ws of [A, B]) {
       const status = await reconcileStatusOf(ws);
       expect(status.lastRunAt, ws.id).toBeDefined();
@@ -263,11 +267,8 @@ describe("schedulers with many workspaces", () => {
 
     const reconcile = h.services.queues.reconcile;
     const before = await Promise.all([A, B].map(async (ws) => (await reconcileStatusOf(ws)).lastRunAt));
-    const id = await fireNext(reconcile, "reconcile");
-    await expect
-      .poll(async () => (await reconcile.getJob(id))?.finishedOn, { timeout: 15_000 })
-      .toBeDefined();
-    expect((await reconcile.getJob(id))?.returnvalue).toEqual({ workspaces: 2, failed: 1, notConnected: 0 });
+    const result = await reconcileNow(reconcile);
+    expect(result).toEqual({ workspaces: 2, failed: 1, notConnected: 0 });
     const after = await Promise.all([A, B].map(async (ws) => (await reconcileStatusOf(ws)).lastRunAt));
     after.forEach((at, i) => expect(at).not.toBe(before[i]));
     const warned = h.logLines
@@ -280,12 +281,9 @@ describe("schedulers with many workspaces", () => {
     const idle: Ws = { id: "T0CIDLE", token: "", channel: "C0IDLE" };
     await install(idle, false);
     const reconcile = h.services.queues.reconcile;
-    const id = await fireNext(reconcile, "reconcile");
-    await expect
-      .poll(async () => (await reconcile.getJob(id))?.finishedOn, { timeout: 15_000 })
-      .toBeDefined();
+    const result = await reconcileNow(reconcile);
     // The broken one of the test before still fails; the idle one is counted apart, not run.
-    expect((await reconcile.getJob(id))?.returnvalue).toEqual({ workspaces: 2, failed: 1, notConnected: 1 });
+    expect(result).toEqual({ workspaces: 2, failed: 1, notConnected: 1 });
     expect((await reconcileStatusOf(idle)).lastRunAt).toBeUndefined();
   }, 30_000);
 
