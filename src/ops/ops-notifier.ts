@@ -2,6 +2,7 @@ import type { RedisClient as Redis } from "../store/redis.js";
 import type { Logger } from "../log.js";
 import type { StateKeys } from "../store/keys.js";
 import { jobId, type Producer, type SlackJob } from "../jobs/queues.js";
+import { EMOJI } from "../slack/render/wording.js";
 
 export const INSIGHT_UNAUTHORIZED = "insight-unauthorized";
 
@@ -71,10 +72,7 @@ export class OpsNotifier {
 
   /** A call with the key succeeded: closes the 401 incident, if one is open. */
   async insightAuthorized(): Promise<void> {
-    await this.resolve(
-      INSIGHT_UNAUTHORIZED,
-      ":white_check_mark: The Insight Service accepts the API key again.",
-    );
+    await this.resolve(INSIGHT_UNAUTHORIZED, `${EMOJI.ok} The Insight Service accepts the API key again.`);
   }
 
   /** When the Insight Service last answered 401 to any call of this app. */

@@ -1,5 +1,5 @@
 import { escapeAndTruncate } from "../slack/mrkdwn.js";
-import { plural, slackDate } from "../slack/render/wording.js";
+import { EMOJI, plural, slackDate } from "../slack/render/wording.js";
 
 /** The OpsNotifier incident id of "webhook deliveries stopped" (status reads it from ops.open()). */
 export const WEBHOOK_SILENCE_INCIDENT = "webhook-silence";
@@ -82,7 +82,7 @@ export function silenceResolvedText(o: {
   backfilled: number;
 }): string {
   return (
-    `:white_check_mark: Insight webhook deliveries${ofCommunity(o.community)} resumed at ${when(o.lastDeliveryMs)} ` +
+    `${EMOJI.ok} Insight webhook deliveries${ofCommunity(o.community)} resumed at ${when(o.lastDeliveryMs)} ` +
     `(silent since ${when(o.openedAtMs)} or earlier). ` +
     `The reconciler posted or updated ${plural(o.backfilled, "digest")} meanwhile.`
   );

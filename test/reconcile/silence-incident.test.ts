@@ -48,7 +48,7 @@ describe("incident texts", () => {
     expect(
       silenceResolvedText({ community: "c1", lastDeliveryMs: at, openedAtMs: at - 3_600_000, backfilled: 4 }),
     ).toBe(
-      ":white_check_mark: Insight webhook deliveries for community `c1` resumed at " +
+      ":heavy_check_mark: Insight webhook deliveries for community `c1` resumed at " +
         "<!date^1795163400^{date_short_pretty} at {time}|2026-11-20 08:30 UTC> " +
         "(silent since <!date^1795159800^{date_short_pretty} at {time}|2026-11-20 07:30 UTC> or earlier). " +
         "The reconciler posted or updated 4 digests meanwhile.",

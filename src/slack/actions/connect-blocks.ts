@@ -84,7 +84,7 @@ export function renderConnectionSection(c: ConnectionView, viewerIsAdmin: boolea
   const when = c.connectedAt ? ` on ${readerDate(c.connectedAt, "{date_short}")}` : "";
   const blocks: BlockBuilder[] = [
     ...(c.keyRejectedAt ? [keyRejectedBanner(c.keyRejectedAt, viewerIsAdmin)] : []),
-    Blocks.Section({ text: `:white_check_mark: *Insight Service connected*${who}${when}.` }),
+    Blocks.Section({ text: `${EMOJI.ok} *Insight Service connected*${who}${when}.` }),
   ];
   if (viewerIsAdmin && c.webhookUrl) {
     blocks.push(
@@ -151,7 +151,7 @@ export function renderConnectModal(o: { askBaseUrl: boolean; problem?: string })
 export function renderConnectedModal(url: string): ModalView {
   return Modal({ title: "Insight connected", close: "Done" })
     .blocks(
-      Blocks.Section({ text: ":white_check_mark: The key works and is saved. One step left:" }),
+      Blocks.Section({ text: `${EMOJI.ok} The key works and is saved. One step left:` }),
       Blocks.Section({ text: dashboardSteps(url) }),
       Blocks.Context().elements(
         `The Home tab shows this URL again to admins. ${Md.italic("Keep it private: anyone with it can send deliveries.")}`,

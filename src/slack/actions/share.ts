@@ -3,6 +3,7 @@ import type { SlackApi } from "../client.js";
 import { isSlackCallError } from "../errors.js";
 import { renderSharedResult } from "../render/shared-result.js";
 import { channelRef } from "../render/status.js";
+import { EMOJI } from "../render/wording.js";
 import type { Respond } from "./reply.js";
 import { STALE_BUTTON } from "./reply.js";
 import { decodeState, shareStateSchema } from "../button-values.js";
@@ -52,7 +53,7 @@ export async function shareResult(
   }
   await a.respond({
     replace_original: false,
-    text: `:white_check_mark: Shared in ${channelRef(a.channelId)}.`,
+    text: `${EMOJI.ok} Shared in ${channelRef(a.channelId)}.`,
   });
 }
 

@@ -12,9 +12,9 @@ import { escapeAndTruncate, escapeMrkdwn } from "../mrkdwn.js";
 import { toKnownBlocks, type KnownBlock } from "./known-blocks.js";
 import { fitBlocks } from "./limits.js";
 import type { RenderedMessage } from "./thread-digest.js";
-import { readerDate } from "./wording.js";
+import { EMOJI, readerDate } from "./wording.js";
 
-const OK = ":white_check_mark:";
+const OK = EMOJI.ok;
 const WARN = ":warning:";
 const BAD = ":x:";
 /** The same sign as the Home tab's Connect section. */

@@ -21,8 +21,10 @@ export const EMOJI = {
   onItsWay: ":hourglass_flowing_sand:",
   /** A question-led thread still waiting for an answer. */
   awaitingAnswer: ":clock3:",
-  /** A question-led thread that was answered. */
+  /** A question-led thread that was answered. Only that: a check that passed is `ok`. */
   answered: ":white_check_mark:",
+  /** A check that passed, a connection that works, an action that was done. Never a thread state. */
+  ok: ":heavy_check_mark:",
   /** Marked handled by someone in Slack. */
   handled: ":ballot_box_with_check:",
   /** The person a thread is assigned to. */

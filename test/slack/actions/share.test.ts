@@ -28,7 +28,7 @@ describe("Share in channel", () => {
     expect(res.status).toBe(200);
     const reply = await res.reply();
     expect(reply.replace_original).toBe(false);
-    expect(reply.text).toBe(`:white_check_mark: Shared in <#${TEST_CHANNEL}>.`);
+    expect(reply.text).toBe(`:heavy_check_mark: Shared in <#${TEST_CHANNEL}>.`);
     const posted = h.slack.messages(TEST_CHANNEL).slice(before);
     expect(posted).toHaveLength(1);
     const text = messageText(posted[0] ?? { text: "" });

@@ -43,7 +43,7 @@ describe("Share in channel (unit, fake deps)", () => {
     expect(text).toContain("Retention per measurement");
     expect(text).toContain("&amp; rollups 1 year &lt;for real&gt;");
     expect(text).toContain("<@U0ALICE>");
-    expect(replies).toEqual([{ replace_original: false, text: ":white_check_mark: Shared in <#C0UNIT>." }]);
+    expect(replies).toEqual([{ replace_original: false, text: ":heavy_check_mark: Shared in <#C0UNIT>." }]);
   });
 
   it("a channel the app is not in is explained, and nothing is posted", async () => {

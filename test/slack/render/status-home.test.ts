@@ -90,7 +90,7 @@ describe("renderStatus for people outside ADMIN_USER_IDS", () => {
         { detail: false },
       ).blocks,
     );
-    expect(t).toContain(":white_check_mark: Nothing waiting: all work is done.");
+    expect(t).toContain(":heavy_check_mark: Nothing waiting: all work is done.");
     expect(t).not.toContain("could not be used");
   });
 });
@@ -104,7 +104,7 @@ describe("renderStatus", () => {
       "• `chatthread-crud`: last <!date^1772795700^{date_short_pretty} at {time}|2026-03-06 11:15 UTC> (45 min ago) · 1,234 deliveries",
     );
     expect(t).toContain("• `chatmessage-crud`: never · 0 deliveries");
-    expect(t).toContain(":white_check_mark: Thread deliveries look normal (last one 45 min ago).");
+    expect(t).toContain(":heavy_check_mark: Thread deliveries look normal (last one 45 min ago).");
     expect(t).toContain(
       "• `slack-out`: 3 waiting · 0 active · 2 delayed · 1 failed :warning: · :warning: no worker connected: jobs are not being processed",
     );
@@ -112,7 +112,7 @@ describe("renderStatus", () => {
     expect(t).toContain(":warning: *Dead letters:* 2 (invalid_json 1, unknown_type 1)");
     expect(t).toContain("*Spool:* 0 deliveries waiting on disk");
     expect(t).toContain(
-      ":white_check_mark: *Insight API:* reachable, key accepted (42 ms, 3 communities readable)",
+      ":heavy_check_mark: *Insight API:* reachable, key accepted (42 ms, 3 communities readable)",
     );
     expect(t).toContain("• *Group 9* in <#C0CHAN2> — Slack said `is_archived`");
     expect(r.text).toBe("Insight Relay status: 1 problem");
@@ -242,7 +242,7 @@ describe("renderHome", () => {
     expect(v.type).toBe("home");
     const t = joined(v.blocks);
     expect(t).toContain("Health at a glance");
-    expect(t).toContain(":white_check_mark: *Insight API:* reachable");
+    expect(t).toContain(":heavy_check_mark: *Insight API:* reachable");
     expect(t).toContain(":warning: *Queues:* 5 waiting or delayed, 1 failed");
     expect(t).toContain("*Subscriptions* — 3 in 2 channels");
     expect(t).toContain(

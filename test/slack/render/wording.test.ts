@@ -1,4 +1,6 @@
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import { STATUS_EMOJI, TONE_EMOJI } from "../../../src/domain/sentiment.js";
 import { EMOJI, plural, readerDate, slackDate } from "../../../src/slack/render/wording.js";
 
 describe("wording", () => {
@@ -12,6 +14,22 @@ describe("wording", () => {
   it("gives each emoji one meaning", () => {
     const values = Object.values(EMOJI);
     expect(new Set(values).size).toBe(values.length);
+  });
+
+  it("keeps a check that passed apart from an answered question, and sentiment's circles apart from both", () => {
+    // The question statuses share the card's signs for the same meanings, and no other.
+    expect(STATUS_EMOJI.answered).toBe(EMOJI.answered);
+    expect(STATUS_EMOJI.pending).toBe(EMOJI.awaitingAnswer);
+    expect(EMOJI.ok).not.toBe(EMOJI.answered);
+    const shared = new Set<string>([EMOJI.answered, EMOJI.awaitingAnswer]);
+    const elsewhere = [...Object.values(TONE_EMOJI), ...Object.values(STATUS_EMOJI)];
+    for (const e of Object.values(EMOJI).filter((v) => !shared.has(v))) expect(elsewhere).not.toContain(e);
+  });
+
+  it("has every sign explained in the README's legend", () => {
+    const readme = readFileSync(new URL("../../../README.md", import.meta.url), "utf8");
+    const signs = [...Object.values(EMOJI), ...Object.values(TONE_EMOJI), ...Object.values(STATUS_EMOJI)];
+    for (const e of new Set(signs)) expect(readme, e).toContain(`\`${e}\``);
   });
 
   it("writes dates for Slack to localise, with a plain UTC fallback", () => {
