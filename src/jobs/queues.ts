@@ -347,6 +347,8 @@ export function createQueues(
   layout: QueueLayout = SINGLE_REDIS,
 ): Queues {
   const deliveries = deliveriesQueue(connection, prefix, layout, logger);
+  const single = <T>(name: QueueName, defaults: JobsOptions) =>
+    makeQueue<T>(connection, prefix, physicalName(name, 0, layout), defaults, logger);
   const slack = shardedQueue<SlackJob>(
     connection,
     prefix,
@@ -365,36 +367,11 @@ export function createQueues(
     JOB_DEFAULTS.refresh,
     logger,
   );
-  const weekly = makeQueue<WeeklyJob>(
-    connection,
-    prefix,
-    physicalName(QUEUE_NAMES.weekly, 0, layout),
-    JOB_DEFAULTS.weekly,
-    logger,
-  );
-  // The reconcile scheduler sets its jobs' options itself.
-  const reconcile = makeQueue<ReconcileJob>(
-    connection,
-    prefix,
-    physicalName(QUEUE_NAMES.reconcile, 0, layout),
-    {},
-    logger,
-  );
-  const digest = makeQueue<DigestJob>(
-    connection,
-    prefix,
-    physicalName(QUEUE_NAMES.digest, 0, layout),
-    JOB_DEFAULTS.digest,
-    logger,
-  );
-  // The alerts scheduler sets its jobs' options itself.
-  const alerts = makeQueue<AlertsJob>(
-    connection,
-    prefix,
-    physicalName(QUEUE_NAMES.alerts, 0, layout),
-    {},
-    logger,
-  );
+  const weekly = single<WeeklyJob>(QUEUE_NAMES.weekly, JOB_DEFAULTS.weekly);
+  const digest = single<DigestJob>(QUEUE_NAMES.digest, JOB_DEFAULTS.digest);
+  // The reconcile and alerts schedulers set their jobs' options themselves.
+  const reconcile = single<ReconcileJob>(QUEUE_NAMES.reconcile, {});
+  const alerts = single<AlertsJob>(QUEUE_NAMES.alerts, {});
   const every = (): Queue[] => [
     ...deliveries.shards(),
     ...slack.shards(),
