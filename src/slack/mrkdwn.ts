@@ -43,7 +43,8 @@ function neutralisePlain(text: string): string {
 
 // --- Cutting --------------------------------------------------------------------------------
 
-const graphemes = new Intl.Segmenter(undefined, { granularity: "grapheme" });
+// Made at the first cut: ICU's break rules cost ~2 MB of RSS, and most texts fit.
+let graphemes: Intl.Segmenter | undefined;
 /** Grapheme clusters longer than this (zalgo text) are cut by code point instead. */
 const GRAPHEME_WINDOW = 64;
 /** How far back a cut may move to land on a space instead of inside a word. */
@@ -55,6 +56,7 @@ const isHighSurrogate = (code: number) => code >= 0xd800 && code <= 0xdbff;
 function graphemeBoundary(text: string, limit: number): number {
   const start = Math.max(0, limit - GRAPHEME_WINDOW);
   let best = -1;
+  graphemes ??= new Intl.Segmenter(undefined, { granularity: "grapheme" });
   for (const s of graphemes.segment(text.slice(start, Math.min(text.length, limit + GRAPHEME_WINDOW)))) {
     const end = start + s.index + s.segment.length;
     if (end > limit) break;

@@ -6,7 +6,7 @@ import { encodeThreadRef } from "../button-values.js";
 import { escapeAndTruncate, plainText } from "../mrkdwn.js";
 import { toKnownBlocks, type KnownBlock } from "./known-blocks.js";
 import { fitBlocks, fitList, LIMITS } from "./limits.js";
-import { readerDate } from "./wording.js";
+import { plural, readerDate } from "./wording.js";
 
 /** Messages per modal page. */
 export const MESSAGES_PAGE_SIZE = 15;
@@ -116,7 +116,7 @@ export function renderMessagesModal(input: MessagesModalInput): ViewPayload {
   const hasNext = p ? page < p.totalPages : result.messages.length >= MESSAGES_PAGE_SIZE;
   const summary = [
     totalPages ? `Page ${page} of ${totalPages}` : `Page ${page}`,
-    p ? `${p.total.toLocaleString("en-US")} messages` : undefined,
+    p ? plural(p.total, "message") : undefined,
     "oldest first",
   ].filter(Boolean);
   const head = [

@@ -12,7 +12,7 @@ import { escapeAndTruncate, escapeMrkdwn } from "../mrkdwn.js";
 import { toKnownBlocks, type KnownBlock } from "./known-blocks.js";
 import { fitBlocks } from "./limits.js";
 import type { RenderedMessage } from "./thread-digest.js";
-import { EMOJI, readerDate } from "./wording.js";
+import { EMOJI, plural, readerDate } from "./wording.js";
 
 const OK = EMOJI.ok;
 const WARN = ":warning:";
@@ -37,9 +37,6 @@ export function channelRef(channelId: string): string {
   return /^[CGD][A-Z0-9]{2,}$/.test(channelId) ? `<#${channelId}>` : `\`${escapeMrkdwn(channelId)}\``;
 }
 
-const count = (n: number, one: string, many = `${one}s`) =>
-  `${n.toLocaleString("en-US")} ${n === 1 ? one : many}`;
-
 export function apiLine(
   api: ApiProbe | undefined,
   lastUnauthorizedAt: string | undefined,
@@ -58,7 +55,9 @@ export function apiLine(
   }
   if (api.reachable && api.error === undefined) {
     const n =
-      api.communities === undefined ? "" : `, ${count(api.communities, "community", "communities")} readable`;
+      api.communities === undefined
+        ? ""
+        : `, ${plural(api.communities, "community", "communities")} readable`;
     return `${OK} *Insight API:* reachable, key accepted (${api.ms} ms${n})`;
   }
   if (api.reachable) {
@@ -96,7 +95,7 @@ export function silenceLine(r: StatusReport): string {
     s.since === "last-delivery"
       ? `No thread delivery${from} for ${quiet}`
       : `No thread delivery${from} ever, in ${quiet}`;
-  return `${WARN} *Deliveries look silent:* ${what} while ${count(r.subscriptions.total - r.subscriptions.paused.length, "subscription")} wait. The webhook may be disabled: check its "Last Error" in the Insight dashboard and re-enable it.`;
+  return `${WARN} *Deliveries look silent:* ${what} while ${plural(r.subscriptions.total - r.subscriptions.paused.length, "subscription")} wait. The webhook may be disabled: check its "Last Error" in the Insight dashboard and re-enable it.`;
 }
 
 function deliveriesText(r: StatusReport, now: Date): string {
@@ -106,7 +105,7 @@ function deliveriesText(r: StatusReport, now: Date): string {
       const when = d.lastAt
         ? `last ${readerDate(d.lastAt)} (${durationText(now.getTime() - Date.parse(d.lastAt))} ago)`
         : "never";
-      return `• \`${escapeAndTruncate(d.type, 40)}\`: ${when} · ${count(d.count, "delivery", "deliveries")}`;
+      return `• \`${escapeAndTruncate(d.type, 40)}\`: ${when} · ${plural(d.count, "delivery", "deliveries")}`;
     })
     .join("\n");
 }
@@ -146,11 +145,11 @@ export function pausedLine(s: Subscription): string {
 function subscriptionsText(r: StatusReport): string {
   const s = r.subscriptions;
   if (!s) return "*Subscriptions:* unknown";
-  const head = `*Subscriptions:* ${count(s.total, "subscription")} in ${count(s.channels, "channel")}`;
+  const head = `*Subscriptions:* ${plural(s.total, "subscription")} in ${plural(s.channels, "channel")}`;
   if (s.paused.length === 0) return `${head}, none paused`;
   const lines = s.paused.slice(0, PAUSED_SHOWN).map(pausedLine);
   const more = s.paused.length > PAUSED_SHOWN ? [`…and ${s.paused.length - PAUSED_SHOWN} more`] : [];
-  return [`${head}; ${WARN} ${count(s.paused.length, "paused one", "paused")}:`, ...lines, ...more].join(
+  return [`${head}; ${WARN} ${plural(s.paused.length, "paused one", "paused")}:`, ...lines, ...more].join(
     "\n",
   );
 }
@@ -168,7 +167,7 @@ export function healthGlance(r: StatusReport): string[] {
     lines.push(`${failed > 0 ? WARN : OK} *Queues:* ${waiting} waiting or delayed, ${failed} failed`);
   if (r.deadLetters && r.deadLetters.total > 0) lines.push(deadLettersText(r));
   if (r.spool)
-    lines.push(`${WARN} *Spool:* ${count(r.spool, "delivery", "deliveries")} on disk, waiting for Redis`);
+    lines.push(`${WARN} *Spool:* ${plural(r.spool, "delivery", "deliveries")} on disk, waiting for Redis`);
   return lines;
 }
 
@@ -185,7 +184,7 @@ function plainDeliveriesText(r: StatusReport): string {
     .map((d) => {
       const what = DELIVERY_WORDS[d.type] ?? "Other updates";
       const when = d.lastAt ? `last ${readerDate(d.lastAt)}` : "none received yet";
-      return `• ${what}: ${when} · ${count(d.count, "delivery", "deliveries")}`;
+      return `• ${what}: ${when} · ${plural(d.count, "delivery", "deliveries")}`;
     })
     .join("\n");
 }
@@ -198,8 +197,8 @@ function plainQueuesText(r: StatusReport): string {
   const stalled = r.queues.some((q) => q.workers === 0 && q.waiting > 0);
   if (stalled) return `${WARN} Work is waiting and nothing is processing it; an operator has to look.`;
   if (failed > 0)
-    return `${WARN} ${count(waiting, "task")} in progress; ${count(failed, "task")} failed (operators can see which).`;
-  return `${OK} ${waiting === 0 ? "Nothing waiting: all work is done." : `${count(waiting, "task")} in progress.`}`;
+    return `${WARN} ${plural(waiting, "task")} in progress; ${plural(failed, "task")} failed (operators can see which).`;
+  return `${OK} ${waiting === 0 ? "Nothing waiting: all work is done." : `${plural(waiting, "task")} in progress.`}`;
 }
 
 export interface StatusView {
@@ -233,7 +232,7 @@ export function renderStatus(
         deadLettersText(r),
         r.spool === undefined
           ? "*Spool:* unknown"
-          : `${r.spool > 0 ? `${WARN} ` : ""}*Spool:* ${count(r.spool, "delivery", "deliveries")} waiting on disk`,
+          : `${r.spool > 0 ? `${WARN} ` : ""}*Spool:* ${plural(r.spool, "delivery", "deliveries")} waiting on disk`,
       ].join("\n"),
     }),
     Blocks.Section({ text: apiLine(r.api, r.lastUnauthorizedAt, r.insightNotConnected) }),
@@ -263,7 +262,7 @@ function statusHeadline(r: StatusReport): string {
   ].filter(Boolean).length;
   return problems === 0
     ? "Insight Relay status: all good"
-    : `Insight Relay status: ${count(problems, "problem")}`;
+    : `Insight Relay status: ${plural(problems, "problem")}`;
 }
 
 function renderPlainStatus(r: StatusReport): RenderedMessage {
@@ -283,8 +282,8 @@ function renderPlainStatus(r: StatusReport): RenderedMessage {
     (dead > 0 || (r.spool ?? 0) > 0) &&
       Blocks.Section({
         text: `${WARN} ${[
-          dead > 0 ? `${count(dead, "update")} could not be used` : "",
-          (r.spool ?? 0) > 0 ? `${count(r.spool ?? 0, "update")} kept on disk until storage is back` : "",
+          dead > 0 ? `${plural(dead, "update")} could not be used` : "",
+          (r.spool ?? 0) > 0 ? `${plural(r.spool ?? 0, "update")} kept on disk until storage is back` : "",
         ]
           .filter(Boolean)
           .join("; ")}.`,
@@ -293,7 +292,7 @@ function renderPlainStatus(r: StatusReport): RenderedMessage {
     Blocks.Section({ text: subscriptionsText(r) }),
     alerts > 0 &&
       Blocks.Context().elements(
-        `${count(alerts, "operator alert")} open; the app's admins see the details in \`/insight status\`.`,
+        `${plural(alerts, "operator alert")} open; the app's admins see the details in \`/insight status\`.`,
       ),
     Blocks.Context().elements(`Checked ${readerDate(r.at)}`),
   );

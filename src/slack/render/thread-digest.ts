@@ -8,7 +8,7 @@ import { encodeCardBlockId, encodeThreadRef } from "../button-values.js";
 import { escapeAndTruncate, plainText } from "../mrkdwn.js";
 import { toKnownBlocks, type KnownBlock } from "./known-blocks.js";
 import { fitBlocks, LIMITS } from "./limits.js";
-import { EMOJI, plural, readerDate, slackDate } from "./wording.js";
+import { EMOJI, formatNumber, plural, readerDate, slackDate } from "./wording.js";
 
 export interface RenderedMessage {
   /** The notification and accessibility fallback: escaped mrkdwn, one short line. */
@@ -70,7 +70,7 @@ function questionField(d: ThreadDigest): string | undefined {
   return `${Md.bold(heading)} ${q.emoji} ${escapeAndTruncate(status, LABEL_MAX)}`;
 }
 
-const countText = (n: number | undefined) => (n === undefined ? "–" : n.toLocaleString("en-US"));
+const countText = (n: number | undefined) => (n === undefined ? "–" : formatNumber(n));
 
 /** The fallback line: what a notification or a screen reader says first. */
 function fallbackText(d: ThreadDigest, title: string, group: string): string {

@@ -11,7 +11,7 @@ import { escapeAndTruncate, plainText, truncateMrkdwn } from "../mrkdwn.js";
 import { toKnownBlocks, type KnownBlock } from "./known-blocks.js";
 import { fitBlocks, LIMITS } from "./limits.js";
 import type { RenderedMessage } from "./thread-digest.js";
-import { EMOJI, plural } from "./wording.js";
+import { EMOJI, formatNumber, plural } from "./wording.js";
 
 /**
  * "View messages" opens the messages modal of the commands module (src/slack/interactions):
@@ -36,7 +36,7 @@ const KEYWORD_MAX = 40;
 const FALLBACK_MAX = 200;
 /** Charts posted in the summary's thread at most: one per group, the first groups first. */
 export const MAX_CHARTS = 10;
-const n = (x: number) => x.toLocaleString("en-US");
+const n = formatNumber;
 const capitalise = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 const name = (s: string, fallback: string) => escapeAndTruncate(s.trim() || fallback, NAME_MAX);
 const title = (t: ThreadRef) => escapeAndTruncate(t.title.trim() || "Untitled thread", TITLE_MAX);

@@ -5,11 +5,30 @@
 
 import { escapeAndTruncate } from "../mrkdwn.js";
 
-const numberFormat = new Intl.NumberFormat("en-US");
+/**
+ * "1,204", "-3.142": a number as `Intl.NumberFormat("en-US")` writes it, in plain JavaScript.
+ * Any use of Intl's number or date formatting makes a process load ICU data worth ~7 MB of
+ * RSS for its whole life, and the realtime path needs nothing more than this.
+ */
+export function formatNumber(n: number): string {
+  // Past 1e21 JavaScript writes exponents; counts never get there, so Intl may then.
+  if (!Number.isFinite(n) || Math.abs(n) >= 1e21) return new Intl.NumberFormat("en-US").format(n);
+  // Intl rounds the shortest decimal that reads back as `n` (what String gives) half away from
+  // zero, to at most 3 decimals. Below 1e-6 String writes an exponent: that rounds to 0.
+  const text = String(Math.abs(n));
+  const [whole = "0", fraction = ""] = text.includes("e") ? ["0"] : text.split(".");
+  let units = BigInt(whole + fraction.slice(0, 3).padEnd(3, "0"));
+  if ((fraction[3] ?? "0") >= "5") units += 1n;
+  const digits = units.toString().padStart(4, "0");
+  const grouped = digits.slice(0, -3).replace(/\B(?=(\d{3})+$)/g, ",");
+  const decimals = digits.slice(-3).replace(/0+$/, "");
+  const sign = n < 0 || Object.is(n, -0) ? "-" : "";
+  return `${sign}${grouped}${decimals ? `.${decimals}` : ""}`;
+}
 
 /** "1 message", "2 messages", "1,204 messages"; `many` for irregular plurals ("replies"). */
 export function plural(count: number, one: string, many = `${one}s`): string {
-  return `${numberFormat.format(count)} ${count === 1 ? one : many}`;
+  return `${formatNumber(count)} ${count === 1 ? one : many}`;
 }
 
 /**
