@@ -61,7 +61,7 @@ const CONNECTIONS = (args.connections ?? "1,20,100")
   .map(Number)
   .filter((n) => n > 0);
 const SECRET = "bench-webhook-secret-0123456789";
-const IDLE_SETTLE_MS = 18_000;
+const IDLE_SETTLE_MS = 43_000;
 const CHANNEL = "C0BENCHPIPE";
 const log = (s: string) => process.stderr.write(`${s}\n`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -310,7 +310,8 @@ async function main(): Promise<void> {
   }
   // RSS just after start-up (V8's young generation still at the size start-up grew it to), then
   // idle: the lowest RSS while left alone, once V8's memory reducer has shrunk the heap (it
-  // looks after ~8 s of idleness, and may take a few rounds).
+  // looks after ~8 s of idleness, and may take a few rounds: in runs of 2026-11-24 it had not
+  // yet by 20 s in about half the runs, of either build, and always had by 45 s).
   await sleep(2_000);
   const measured = (t: { kind: Kind }) => t.kind !== "ceiling";
   const started = running.map((r) => (measured(r.t) ? rssMb(r.pid) : NaN));
