@@ -23,6 +23,7 @@ import type { StateKeys } from "../store/keys.js";
 import type { MessageRefStore } from "../store/message-refs.js";
 import type { AlertSettingsStore } from "./settings-store.js";
 import { luaScript } from "../store/lua-script.js";
+import { EMOJI } from "../slack/render/wording.js";
 
 export interface AlertsEvalDeps {
   settings: Pick<AlertSettingsStore, "all">;
@@ -217,7 +218,7 @@ async function post(
     onPermanent: async (c) => {
       await deps.ops.alert(
         `alerts-${channelId}-${c.code}`,
-        `:warning: Alerts for <#${channelId}> could not be posted: Slack answered \`${c.code}\`. Invite the app to the channel, or run \`/insight alerts off ${escapeAndTruncate(settings.groupId, 60)}\` there.`,
+        `${EMOJI.problem} Alerts for <#${channelId}> could not be posted: Slack answered \`${c.code}\`. Invite the app to the channel, or run \`/insight alerts off ${escapeAndTruncate(settings.groupId, 60)}\` there.`,
       );
       throw new Error(`Slack refused the alert: ${c.code}`);
     },

@@ -10,7 +10,7 @@ import type { SlackApi } from "../slack/client.js";
 import type { ChannelThrottle } from "../slack/outbound/channel-throttle.js";
 import { sendInTurn } from "../slack/outbound/send-in-turn.js";
 import { renderBatchedDigest } from "../slack/render/batched-digest.js";
-import { plural } from "../slack/render/wording.js";
+import { EMOJI, plural } from "../slack/render/wording.js";
 import type { StateKeys } from "../store/keys.js";
 import type { SubscriptionStore } from "../store/subscriptions.js";
 import { RunGuard } from "../weekly/run-guard.js";
@@ -230,13 +230,13 @@ async function post(
         const paused = await deps.subscriptions.pauseChannel(channelId, c.code, new Date(now()));
         await deps.ops.alert(
           channelIncident(channelId, c.code),
-          `:pause_button: Digests to <#${channelId}> are paused: Slack answered \`${c.code}\`. ` +
+          `${EMOJI.paused} Digests to <#${channelId}> are paused: Slack answered \`${c.code}\`. ` +
             `${plural(paused.length, "subscription")} paused. Invite the app to the channel (or unarchive it), then run \`/insight subscribe\` again there.`,
         );
       } else {
         await deps.ops.alert(
           `slack-${c.code}`,
-          `:warning: Slack refused a batched digest for <#${channelId}> with \`${c.code}\`. Check SLACK_BOT_TOKEN and the app's scopes.`,
+          `${EMOJI.problem} Slack refused a batched digest for <#${channelId}> with \`${c.code}\`. Check SLACK_BOT_TOKEN and the app's scopes.`,
         );
       }
       // The pending threads stay: they go out with the next flush once the channel takes them.

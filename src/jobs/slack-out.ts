@@ -140,7 +140,7 @@ export async function processSlackJob(
         const paused = await deps.subscriptions.pauseChannel(channel, c.code, new Date(now()));
         await deps.ops.alert(
           channelIncident(channel, c.code),
-          `:pause_button: Digests to <#${channel}> are paused: Slack answered \`${c.code}\`. ` +
+          `${EMOJI.paused} Digests to <#${channel}> are paused: Slack answered \`${c.code}\`. ` +
             `${plural(paused.length, "subscription")} paused. Invite the app to the channel (or unarchive it), then run \`/insight subscribe\` again there.`,
         );
         return "paused";
@@ -148,7 +148,7 @@ export async function processSlackJob(
       if (data.kind === "digest") {
         await deps.ops.alert(
           `slack-${c.code}`,
-          `:warning: Slack refused a digest with \`${c.code}\`. Check SLACK_BOT_TOKEN and the app's scopes.`,
+          `${EMOJI.problem} Slack refused a digest with \`${c.code}\`. Check SLACK_BOT_TOKEN and the app's scopes.`,
         );
       }
       throw new UnrecoverableError(`Slack refused the message: ${c.code}`);

@@ -66,7 +66,7 @@ export class OpsNotifier {
     await this.redis.hset(this.keys.apiHealth, "lastUnauthorizedAt", this.now().toISOString());
     await this.alert(
       INSIGHT_UNAUTHORIZED,
-      ":warning: The Insight Service rejected the API key (401). Check INSIGHT_API_KEY: commands fail and digests go out without sentiment until it is fixed.",
+      `${EMOJI.problem} The Insight Service rejected the API key (401). Check INSIGHT_API_KEY: commands fail and digests go out without sentiment until it is fixed.`,
     );
   }
 

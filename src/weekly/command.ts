@@ -8,6 +8,7 @@ import type { SubscriptionStore } from "../store/subscriptions.js";
 import { describeSchedule } from "./describe-schedule.js";
 import { parseWeeklyArgs, WEEKLY_USAGE } from "./parse-weekly-args.js";
 import type { WeeklyJob, WeeklySchedules } from "./schedules.js";
+import { EMOJI } from "../slack/render/wording.js";
 
 export interface WeeklyCommandDeps {
   schedules: Pick<WeeklySchedules, "get" | "set" | "remove">;
@@ -153,6 +154,6 @@ async function runNow(ctx: CommandContext, deps: WeeklyCommandDeps, defaultZone:
     throw err;
   }
   await ctx.respond({
-    text: `:hourglass_flowing_sand: A summary of the 7 calendar days before today (${escapeMrkdwn(zone)}) in the ${plural(groups, "chat group")} this channel follows is on its way to this channel.`,
+    text: `${EMOJI.onItsWay} A summary of the 7 calendar days before today (${escapeMrkdwn(zone)}) in the ${plural(groups, "chat group")} this channel follows is on its way to this channel.`,
   });
 }

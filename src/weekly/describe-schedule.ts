@@ -1,6 +1,7 @@
 import cronstrue from "cronstrue";
 import { escapeMrkdwn } from "../slack/mrkdwn.js";
 import type { ScheduleInfo } from "./schedules.js";
+import { EMOJI } from "../slack/render/wording.js";
 
 /** "At 09:00, only on Monday"; the cron itself when it has no plain reading. */
 export function describeCron(cron: string): string {
@@ -28,7 +29,7 @@ export function formatInZone(at: Date, timeZone: string): string {
 export function describeSchedule(s: ScheduleInfo): string {
   const zone = escapeMrkdwn(s.timeZone);
   const next = s.next ? ` Next: ${formatInZone(s.next, s.timeZone)} (${zone}).` : "";
-  return `:calendar: Weekly summary: ${describeCron(s.cron)} (${zone}).${next}`;
+  return `${EMOJI.weekly} Weekly summary: ${describeCron(s.cron)} (${zone}).${next}`;
 }
 
 /** `list` and the Home tab's line for a channel: its schedule described, or undefined. */

@@ -15,6 +15,7 @@ import { renderSentimentChart, sentimentChartInput, type SentimentChartInput } f
 import { RunGuard } from "./run-guard.js";
 import type { WeeklyJob } from "./schedules.js";
 import { failureOf, summarizeGroup, type SummarizeDeps } from "./summarize-group.js";
+import { EMOJI } from "../slack/render/wording.js";
 
 export interface WeeklyRunDeps extends SummarizeDeps {
   redis: Redis;
@@ -230,8 +231,8 @@ async function send<T>(
     onPermanent: async (c) => {
       const text =
         what === "summary"
-          ? `:warning: The weekly summary for <#${channel}> could not be posted: Slack answered \`${c.code}\`. Invite the app to the channel (or fix its token), or run \`/insight weekly off\` there.`
-          : `:warning: The weekly chart for <#${channel}> could not be uploaded: Slack answered \`${c.code}\` (the app needs the files:write scope). The summary went out without it.`;
+          ? `${EMOJI.problem} The weekly summary for <#${channel}> could not be posted: Slack answered \`${c.code}\`. Invite the app to the channel (or fix its token), or run \`/insight weekly off\` there.`
+          : `${EMOJI.problem} The weekly chart for <#${channel}> could not be uploaded: Slack answered \`${c.code}\` (the app needs the files:write scope). The summary went out without it.`;
       await deps.ops
         .alert(`weekly-${what}-${channel}-${c.code}`, text)
         .catch(debugOnFailure(log, "weekly summary: the operators' alert could not be recorded"));

@@ -39,8 +39,7 @@ export interface CardPress {
   now?: Date;
 }
 
-export const TRIAGE_ADMINS_ONLY =
-  ":no_entry: Only the app's admins can mark threads handled or assign them in this workspace. Messages and Follow work for everyone.";
+export const TRIAGE_ADMINS_ONLY = `${EMOJI.notAllowed} Only the app's admins can mark threads handled or assign them in this workspace. Messages and Follow work for everyone.`;
 
 const ephemeral = (respond: Respond, text: string) =>
   respond({ response_type: "ephemeral", replace_original: false, text });

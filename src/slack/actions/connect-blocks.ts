@@ -72,8 +72,8 @@ function keyRejectedBanner(at: string, viewerIsAdmin: boolean): BlockBuilder {
 export function renderConnectionSection(c: ConnectionView, viewerIsAdmin: boolean): KnownBlock[] {
   if (!c.connected) {
     const text = viewerIsAdmin
-      ? ":electric_plug: *Connect the Insight Service* — paste this workspace's API key to start receiving digests."
-      : ":electric_plug: The Insight Service is not connected yet. A workspace admin can connect it here.";
+      ? `${EMOJI.notConnected} *Connect the Insight Service* — paste this workspace's API key to start receiving digests.`
+      : `${EMOJI.notConnected} The Insight Service is not connected yet. A workspace admin can connect it here.`;
     const section = Blocks.Section({ text });
     if (viewerIsAdmin) {
       section.accessory(Elements.Button({ text: "Connect", actionId: CONNECT_ACTIONS.open }).primary());
@@ -143,7 +143,7 @@ export function renderConnectModal(o: { askBaseUrl: boolean; problem?: string })
       Elements.TextInput({ actionId: CONNECT_FIELDS.apiKey.action, placeholder: "Paste the key here" }),
     ),
   );
-  if (o.problem) blocks.push(Blocks.Context().elements(`:warning: ${escapeMrkdwn(o.problem)}`));
+  if (o.problem) blocks.push(Blocks.Context().elements(`${EMOJI.problem} ${escapeMrkdwn(o.problem)}`));
   return modal.blocks(...blocks).buildToObject() as ModalView;
 }
 

@@ -7,6 +7,7 @@ import { escapeMrkdwn } from "../mrkdwn.js";
 import { channelRef } from "../render/status.js";
 import type { ButtonListener } from "./listeners.js";
 import { STALE_BUTTON } from "./reply.js";
+import { EMOJI } from "../render/wording.js";
 
 export interface ResumeDeps {
   subscriptions: Pick<SubscriptionStore, "get" | "resume">;
@@ -36,7 +37,7 @@ export async function resumeFromHome(
     "subscription resumed from Home",
   );
   return resumed
-    ? `:arrow_forward: Resumed digests of ${name} in ${channelRef(target.c)}.`
+    ? `${EMOJI.resumed} Resumed digests of ${name} in ${channelRef(target.c)}.`
     : `${name} in ${channelRef(target.c)} was not paused.`;
 }
 

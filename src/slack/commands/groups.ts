@@ -6,7 +6,7 @@ import { escapeAndTruncate } from "../mrkdwn.js";
 import { toKnownBlocks, type KnownBlock } from "../render/known-blocks.js";
 import { fitList } from "../render/limits.js";
 import type { RenderedMessage } from "../render/thread-digest.js";
-import { plural } from "../render/wording.js";
+import { EMOJI, plural } from "../render/wording.js";
 import { encodeSubscribeHere, SETTINGS_ACTIONS } from "../settings-ids.js";
 import { replyForError } from "./error-replies.js";
 import type { Subcommand } from "./types.js";
@@ -33,7 +33,7 @@ function subscribeHereButton(g: { id: string; name: string }) {
 function communityItems(c: CommunityGroups): KnownBlock[][] {
   const title = Md.bold(escapeAndTruncate(c.name || c.id, 150));
   if ("error" in c.groups)
-    return [toKnownBlocks(Blocks.Section({ text: `${title}\n:warning: ${c.groups.error}` }))];
+    return [toKnownBlocks(Blocks.Section({ text: `${title}\n${EMOJI.problem} ${c.groups.error}` }))];
   if (c.groups.length === 0)
     return [toKnownBlocks(Blocks.Section({ text: `${title}\n${Md.italic("No chat groups.")}` }))];
   return c.groups.map((g, i) => {

@@ -65,7 +65,7 @@ function channelItem(
   const rows = subs.map((s) => {
     // What is in force: filters, then how it arrives (a card per thread, daily digest at 09:00...).
     const f = describeSubscription(s, timeZone);
-    const paused = s.paused ? " :pause_button: paused" : "";
+    const paused = s.paused ? ` ${EMOJI.paused} paused` : "";
     const row = Blocks.Section({
       text: `• ${Md.bold(escapeAndTruncate(s.groupName || s.groupId, 100))} (\`${escapeAndTruncate(s.groupId, 40)}\`) — ${escapeAndTruncate(f, 300)}${paused}`,
     });
@@ -79,7 +79,7 @@ function channelItem(
 function pausedItem(s: Subscription, canChange: boolean): KnownBlock[] {
   const code = s.paused ? `Slack said \`${escapeAndTruncate(s.paused.code, 60)}\`` : "";
   const section = Blocks.Section({
-    text: `:pause_button: ${Md.bold(escapeAndTruncate(s.groupName || s.groupId, 100))} in ${channelRef(s.channelId)} — ${code}`,
+    text: `${EMOJI.paused} ${Md.bold(escapeAndTruncate(s.groupName || s.groupId, 100))} in ${channelRef(s.channelId)} — ${code}`,
   });
   if (canChange) {
     section.accessory(
@@ -153,7 +153,7 @@ export function renderHome(input: HomeInput): ViewPayload {
     Blocks.Section({
       text: input.status
         ? healthGlance(input.status).join("\n")
-        : ":warning: Health could not be read just now.",
+        : `${EMOJI.problem} Health could not be read just now.`,
     }),
     Blocks.Context().elements(
       `${input.status ? `Checked ${readerDate(input.status.at)} · ` : ""}Details: \`/insight status\``,

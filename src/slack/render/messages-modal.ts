@@ -6,7 +6,7 @@ import { encodeThreadRef } from "../button-values.js";
 import { escapeAndTruncate, plainText } from "../mrkdwn.js";
 import { toKnownBlocks, type KnownBlock } from "./known-blocks.js";
 import { fitBlocks, fitList, LIMITS } from "./limits.js";
-import { plural, readerDate } from "./wording.js";
+import { EMOJI, plural, readerDate } from "./wording.js";
 
 /** Messages per modal page. */
 export const MESSAGES_PAGE_SIZE = 15;
@@ -88,7 +88,7 @@ export function renderMessagesLoading(input: {
   return modal(
     [
       ...headerOf(input.title),
-      ...toKnownBlocks(Blocks.Section({ text: ":hourglass_flowing_sand: Loading messages…" })),
+      ...toKnownBlocks(Blocks.Section({ text: `${EMOJI.onItsWay} Loading messages…` })),
     ],
     { g: input.groupId, t: input.threadId },
   );
@@ -105,7 +105,7 @@ export function renderMessagesModal(input: MessagesModalInput): ViewPayload {
   if (!result.ok) {
     return modal(
       fitBlocks(
-        [...headerOf(title), ...toKnownBlocks(Blocks.Section({ text: `:warning: ${result.error}` }))],
+        [...headerOf(title), ...toKnownBlocks(Blocks.Section({ text: `${EMOJI.problem} ${result.error}` }))],
         MODAL_BUDGET,
       ),
       meta,

@@ -7,7 +7,7 @@ import { escapeAndTruncate } from "../mrkdwn.js";
 import { toKnownBlocks, type KnownBlock } from "./known-blocks.js";
 import { fitList } from "./limits.js";
 import type { RenderedMessage } from "./thread-digest.js";
-import { plural, readerDate } from "./wording.js";
+import { EMOJI, plural, readerDate } from "./wording.js";
 
 /** Results shown per kind: enough to scan, few enough to fit one message with buttons. */
 export const SEARCH_SHOWN_PER_KIND = 6;
@@ -119,7 +119,7 @@ export function renderSearchResults(input: SearchResultsInput): RenderedMessage 
   const threads = input.threads.slice(0, SEARCH_SHOWN_PER_KIND);
   const distinct = foldNearDuplicates(input.messages);
   const messages = distinct.slice(0, SEARCH_SHOWN_PER_KIND);
-  const failures = input.failures.map((f) => `:warning: ${escapeAndTruncate(f.name, 80)}: ${f.reply}`);
+  const failures = input.failures.map((f) => `${EMOJI.problem} ${escapeAndTruncate(f.name, 80)}: ${f.reply}`);
   // Counted as shown: near-identical messages count once, so every number matches a list.
   const counts = `${plural(input.threads.length, "thread")}, ${plural(distinct.length, "message")}`;
 

@@ -4,7 +4,7 @@ import { escapeAndTruncate } from "../mrkdwn.js";
 import { toKnownBlocks } from "./known-blocks.js";
 import { fitBlocks } from "./limits.js";
 import type { RenderedMessage } from "./thread-digest.js";
-import { readerDate } from "./wording.js";
+import { EMOJI, readerDate } from "./wording.js";
 
 const TEXT_MAX = 1_500;
 
@@ -28,7 +28,7 @@ export function renderSharedResult(s: ShareState, sharedBy: string): RenderedMes
       text: escapeAndTruncate(`Thread from ${s.gn}: ${s.ti ?? ""}`, 200),
       blocks: fitBlocks(
         toKnownBlocks(
-          Blocks.Section({ text: `:mag: ${Md.bold(title)}\n${body}` }),
+          Blocks.Section({ text: `${EMOJI.searchResult} ${Md.bold(title)}\n${body}` }),
           Blocks.Context().elements(`Thread in ${Md.bold(group)} · Shared by ${by} from \`/insight search\``),
         ),
       ),
@@ -41,7 +41,7 @@ export function renderSharedResult(s: ShareState, sharedBy: string): RenderedMes
     text: escapeAndTruncate(`Message from ${s.a ?? "a member"} in ${s.gn}`, 200),
     blocks: fitBlocks(
       toKnownBlocks(
-        Blocks.Section({ text: `:speech_balloon: ${Md.bold(who)}${when}\n${body}` }),
+        Blocks.Section({ text: `${EMOJI.sharedMessage} ${Md.bold(who)}${when}\n${body}` }),
         Blocks.Context().elements(
           `Message in ${Md.bold(group)}${thread} · Shared by ${by} from \`/insight search\``,
         ),

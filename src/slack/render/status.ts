@@ -15,10 +15,10 @@ import type { RenderedMessage } from "./thread-digest.js";
 import { EMOJI, plural, readerDate } from "./wording.js";
 
 const OK = EMOJI.ok;
-const WARN = ":warning:";
-const BAD = ":x:";
+const WARN = EMOJI.problem;
+const BAD = EMOJI.broken;
 /** The same sign as the Home tab's Connect section. */
-const NOT_CONNECTED = ":electric_plug:";
+const NOT_CONNECTED = EMOJI.notConnected;
 const PAUSED_SHOWN = 10;
 
 /** "45 s", "12 min", "3 h", "2 d": how long ago, coarse on purpose. */

@@ -9,7 +9,7 @@ import { describeAlerts } from "./alert-settings.js";
 import { toKnownBlocks } from "./known-blocks.js";
 import { fitList } from "./limits.js";
 import type { RenderedMessage } from "./thread-digest.js";
-import { plural } from "./wording.js";
+import { EMOJI, plural } from "./wording.js";
 
 /**
  * The **Settings** button of one subscription (list, and Home: its owner can put it on each
@@ -57,7 +57,7 @@ export function subscriptionLines(s: Subscription, o: ListContext = {}): string 
   ];
   if (o.alerts) lines.push(alertLines(o.alerts.find((a) => a.groupId === s.groupId)));
   if (s.paused) {
-    lines.push(`:pause_button: paused (Slack said \`${escapeAndTruncate(s.paused.code, 60)}\`)`);
+    lines.push(`${EMOJI.paused} paused (Slack said \`${escapeAndTruncate(s.paused.code, 60)}\`)`);
   }
   return lines.join("\n");
 }

@@ -174,7 +174,7 @@ export function renderThreadDigest(d: ThreadDigest, opts: RenderDigestOptions = 
       Blocks.Section({ text: `${Md.bold("Keywords:")} ${keywordsLine(d.keywords, KEYWORDS_LINE_MAX)}` }),
     triage.length > 0 && Blocks.Context().elements(triage.join("\n")),
     Blocks.Context().elements(
-      `:busts_in_silhouette: ${Md.bold(escapeAndTruncate(group, NAME_MAX))}`,
+      `${EMOJI.group} ${Md.bold(escapeAndTruncate(group, NAME_MAX))}`,
       ...(activity.length > 0 ? [activity.join(" · ")] : []),
       marker,
     ),

@@ -8,7 +8,7 @@ import { escapeAndTruncate, plainText } from "../mrkdwn.js";
 import { toKnownBlocks, type KnownBlock } from "./known-blocks.js";
 import { fitList, LIMITS } from "./limits.js";
 import type { RenderedMessage } from "./thread-digest.js";
-import { plural, readerDate } from "./wording.js";
+import { EMOJI, plural, readerDate } from "./wording.js";
 
 /** Threads on one page: with the buttons and excerpts this stays far inside the message budget. */
 export const THREADS_PAGE_SIZE = 8;
@@ -168,7 +168,7 @@ export function renderThreadList(input: ThreadListInput): RenderedMessage {
   if (!result.ok) {
     const blocks = [
       ...head,
-      ...toKnownBlocks(Blocks.Section({ text: `:warning: ${result.error}` })),
+      ...toKnownBlocks(Blocks.Section({ text: `${EMOJI.problem} ${result.error}` })),
       ...tail,
     ];
     return { text: `Threads in ${name}: ${result.error}`, blocks };

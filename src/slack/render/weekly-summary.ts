@@ -176,11 +176,11 @@ const FAILURE_TEXT: Record<GroupFailure, string> = {
 function notes(groups: GroupOutcome[]): string[] {
   const quiet = groups.filter((g) => g.kind === "empty").map((g) => Md.bold(name(g.groupName, g.groupId)));
   const lines: string[] = [];
-  if (quiet.length > 0) lines.push(`:zzz: No threads this week in ${joinNames(quiet)}.`);
+  if (quiet.length > 0) lines.push(`${EMOJI.quiet} No threads this week in ${joinNames(quiet)}.`);
   for (const g of groups) {
     if (g.kind !== "failed") continue;
     lines.push(
-      `:no_entry: Could not read ${Md.bold(name(g.groupName, g.groupId))}: ${FAILURE_TEXT[g.reason]}`,
+      `${g.reason === "forbidden" ? EMOJI.notAllowed : EMOJI.problem} Could not read ${Md.bold(name(g.groupName, g.groupId))}: ${FAILURE_TEXT[g.reason]}`,
     );
   }
   return lines;
@@ -293,9 +293,9 @@ export function renderWeeklyReport(r: WeeklyReport): WeeklyMessage {
     const quiet = r.groups.every((g) => g.kind === "empty");
     const text =
       r.groups.length === 0
-        ? `:zzz: Weekly summary, ${range}: this channel follows no chat group.`
+        ? `${EMOJI.quiet} Weekly summary, ${range}: this channel follows no chat group.`
         : quiet
-          ? `:zzz: Weekly summary, ${range}: a quiet week, no threads in ${joinNames(
+          ? `${EMOJI.quiet} Weekly summary, ${range}: a quiet week, no threads in ${joinNames(
               r.groups.map((g) =>
                 Md.bold(
                   g.kind === "summary"

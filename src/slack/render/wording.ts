@@ -60,6 +60,24 @@ export const EMOJI = {
   alert: ":rotating_light:",
   /** Something failed and needs a person. */
   problem: ":warning:",
+  /** A check that failed: down or unreachable right now (`status`). */
+  broken: ":x:",
+  /** Not allowed: an admins-only action, or a group the API key may not read. */
+  notAllowed: ":no_entry:",
+  /** The Insight Service is not connected to this workspace yet. */
+  notConnected: ":electric_plug:",
+  /** Digests to a channel are paused (Slack refused them). */
+  paused: ":pause_button:",
+  /** Digests to a channel go out again. */
+  resumed: ":arrow_forward:",
+  /** A quiet week: nothing to summarise. */
+  quiet: ":zzz:",
+  /** The chat group a thread belongs to. */
+  group: ":busts_in_silhouette:",
+  /** A search result someone shared in the channel. */
+  searchResult: ":mag:",
+  /** A message someone shared in the channel, with who wrote it. */
+  sharedMessage: ":speech_balloon:",
 } as const;
 
 /**

@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { STATUS_EMOJI, TONE_EMOJI } from "../../../src/domain/sentiment.js";
@@ -53,6 +53,23 @@ describe("wording", () => {
     const shared = new Set<string>([EMOJI.answered, EMOJI.awaitingAnswer]);
     const elsewhere = [...Object.values(TONE_EMOJI), ...Object.values(STATUS_EMOJI)];
     for (const e of Object.values(EMOJI).filter((v) => !shared.has(v))) expect(elsewhere).not.toContain(e);
+  });
+
+  it("is the only place a sign is written: no other source file spells one out", () => {
+    const vocabulary = new Set<string>([
+      ...Object.values(EMOJI),
+      ...Object.values(TONE_EMOJI),
+      ...Object.values(STATUS_EMOJI),
+    ]);
+    const owners = new Set(["slack/render/wording.ts", "domain/sentiment.ts"]);
+    const src = new URL("../../../src/", import.meta.url);
+    const spelled: string[] = [];
+    for (const file of readdirSync(src, { recursive: true, encoding: "utf8" })) {
+      if (!file.endsWith(".ts") || owners.has(file)) continue;
+      const text = readFileSync(new URL(file, src), "utf8");
+      for (const e of vocabulary) if (text.includes(e)) spelled.push(`${file}: ${e}`);
+    }
+    expect(spelled).toEqual([]);
   });
 
   it("has every sign explained in the README's legend", () => {
