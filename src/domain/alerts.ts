@@ -1,4 +1,5 @@
 import { questionStatusLabel, sentimentLabel } from "./sentiment.js";
+import { byCodeUnit } from "./without-icu.js";
 
 /** What a channel asked to be alerted about for one chat group (`alerts <group> ...`). */
 export interface AlertSettings {
@@ -223,5 +224,5 @@ export function detectUnanswered(settings: AlertSettings, h: GroupHistory, nowMs
 }
 
 function byNewest(a: HistoryThread, b: HistoryThread): number {
-  return (firstMs(b) ?? 0) - (firstMs(a) ?? 0) || a.id.localeCompare(b.id);
+  return (firstMs(b) ?? 0) - (firstMs(a) ?? 0) || byCodeUnit(a.id, b.id);
 }

@@ -2,6 +2,7 @@ import { CronExpressionParser } from "cron-parser";
 import { questionStatusLabel } from "./sentiment.js";
 import type { DigestEvery } from "./subscription.js";
 import type { ThreadDigest } from "./thread-digest.js";
+import { byCodeUnit } from "./without-icu.js";
 
 /**
  * One thread waiting in a channel's pending digest: its latest state, and whether the batch
@@ -64,7 +65,7 @@ export interface DigestBatch {
 export function groupBatch(entries: readonly PendingEntry[]): DigestBatch {
   const batch: DigestBatch = { new: [], changed: [], handled: [], total: entries.length };
   const sorted = [...entries].sort(
-    (a, b) => b.version - a.version || a.digest.threadId.localeCompare(b.digest.threadId),
+    (a, b) => b.version - a.version || byCodeUnit(a.digest.threadId, b.digest.threadId),
   );
   for (const e of sorted) batch[sectionOf(e)].push(e);
   return batch;

@@ -1,5 +1,6 @@
 import { questionStatusLabel, sentimentLabel } from "./sentiment.js";
 import type { ThreadDigest } from "./thread-digest.js";
+import { formatNumber } from "./without-icu.js";
 
 /** The facts of a card that a reader compares between two versions of it. */
 export type CardFacts = Pick<
@@ -24,7 +25,7 @@ export interface TriageState {
 export const NO_TRIAGE: TriageState = { followers: 0 };
 
 const signed = (n: number, one: string, many: string) =>
-  `${n > 0 ? "+" : "−"}${Math.abs(n).toLocaleString("en-US")} ${Math.abs(n) === 1 ? one : many}`;
+  `${n > 0 ? "+" : "−"}${formatNumber(Math.abs(n))} ${Math.abs(n) === 1 ? one : many}`;
 
 const squash = (s: string | undefined) => (s ?? "").replace(/\s+/g, " ").trim();
 

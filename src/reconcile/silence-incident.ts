@@ -65,7 +65,7 @@ export function silenceAlertText(o: {
   const groups = o.groupNames.slice(0, 5).map((g) => `*${escapeAndTruncate(g, 80)}*`);
   const more = o.groupNames.length > 5 ? ` and ${o.groupNames.length - 5} more` : "";
   return (
-    `${EMOJI.alert} Insight webhook deliveries look stopped${ofCommunity(o.community)}: no \`chatthread-crud\` delivery${o.community ? " from it" : ""} since ${when(o.lastDeliveryMs)}, ` +
+    `${EMOJI.problem} Insight webhook deliveries look stopped${ofCommunity(o.community)}: no \`chatthread-crud\` delivery${o.community ? " from it" : ""} since ${when(o.lastDeliveryMs)}, ` +
     `while the Insight API shows ${plural(o.threads, "newly enriched thread")} in ${groups.join(", ")}${more}.\n` +
     "The service disables a webhook after any failed or slow delivery, and only a person can turn it back on: " +
     "in the Insight dashboard, open the community's settings → Webhooks, read the webhook's *Last Error*, " +

@@ -1,6 +1,7 @@
 import type { RedisClient as Redis } from "./redis.js";
 import type { Subscription } from "../domain/subscription.js";
 import type { StateKeys } from "./keys.js";
+import { byCodeUnit } from "../domain/without-icu.js";
 
 export type { Subscription };
 
@@ -97,4 +98,4 @@ const parseAll = (raws: string[]) =>
   raws
     .map(parse)
     .filter((s): s is Subscription => s !== undefined)
-    .sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+    .sort((a, b) => byCodeUnit(a.createdAt, b.createdAt));

@@ -38,6 +38,8 @@ describe("incident texts", () => {
       groupNames: ["Support <@U1>"],
       intervalSeconds: 600,
     });
+    // An operator incident: the sign of a failure that needs a person, not of a community alert.
+    expect(text.startsWith(":warning: Insight webhook deliveries look stopped")).toBe(true);
     expect(text).toContain("look stopped for community `c&lt;!channel&gt;`");
     expect(text).toContain(
       "no `chatthread-crud` delivery from it since <!date^1795163400^{date_short_pretty} at {time}|2026-11-20 08:30 UTC>",

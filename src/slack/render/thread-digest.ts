@@ -8,7 +8,8 @@ import { encodeCardBlockId, encodeThreadRef } from "../button-values.js";
 import { escapeAndTruncate, plainText } from "../mrkdwn.js";
 import { toKnownBlocks, type KnownBlock } from "./known-blocks.js";
 import { fitBlocks, LIMITS } from "./limits.js";
-import { EMOJI, formatNumber, plural, readerDate, slackDate } from "./wording.js";
+import { formatNumber } from "../../domain/without-icu.js";
+import { EMOJI, plural, readerDate, slackDate } from "./wording.js";
 
 export interface RenderedMessage {
   /** The notification and accessibility fallback: escaped mrkdwn, one short line. */

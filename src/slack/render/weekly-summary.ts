@@ -11,7 +11,8 @@ import { escapeAndTruncate, plainText, truncateMrkdwn } from "../mrkdwn.js";
 import { toKnownBlocks, type KnownBlock } from "./known-blocks.js";
 import { fitBlocks, LIMITS } from "./limits.js";
 import type { RenderedMessage } from "./thread-digest.js";
-import { EMOJI, formatNumber, plural } from "./wording.js";
+import { formatNumber } from "../../domain/without-icu.js";
+import { EMOJI, plural } from "./wording.js";
 
 /**
  * "View messages" opens the messages modal of the commands module (src/slack/interactions):

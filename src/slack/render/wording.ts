@@ -3,28 +3,8 @@
  * message: one meaning per emoji, correct plurals, dates in each reader's own time zone.
  */
 
+import { formatNumber } from "../../domain/without-icu.js";
 import { escapeAndTruncate } from "../mrkdwn.js";
-
-/**
- * "1,204", "-3.142": a number as `Intl.NumberFormat("en-US")` writes it, in plain JavaScript.
- * Any use of Intl's number or date formatting makes a process load ICU data worth ~7 MB of
- * RSS for its whole life, and the realtime path needs nothing more than this.
- */
-export function formatNumber(n: number): string {
-  // Past 1e21 JavaScript writes exponents; counts never get there, so Intl may then.
-  if (!Number.isFinite(n) || Math.abs(n) >= 1e21) return new Intl.NumberFormat("en-US").format(n);
-  // Intl rounds the shortest decimal that reads back as `n` (what String gives) half away from
-  // zero, to at most 3 decimals. Below 1e-6 String writes an exponent: that rounds to 0.
-  const text = String(Math.abs(n));
-  const [whole = "0", fraction = ""] = text.includes("e") ? ["0"] : text.split(".");
-  let units = BigInt(whole + fraction.slice(0, 3).padEnd(3, "0"));
-  if ((fraction[3] ?? "0") >= "5") units += 1n;
-  const digits = units.toString().padStart(4, "0");
-  const grouped = digits.slice(0, -3).replace(/\B(?=(\d{3})+$)/g, ",");
-  const decimals = digits.slice(-3).replace(/0+$/, "");
-  const sign = n < 0 || Object.is(n, -0) ? "-" : "";
-  return `${sign}${grouped}${decimals ? `.${decimals}` : ""}`;
-}
 
 /** "1 message", "2 messages", "1,204 messages"; `many` for irregular plurals ("replies"). */
 export function plural(count: number, one: string, many = `${one}s`): string {
@@ -70,7 +50,7 @@ export const EMOJI = {
   paused: ":pause_button:",
   /** Digests to a channel go out again. */
   resumed: ":arrow_forward:",
-  /** A quiet week: nothing to summarise. */
+  /** Nothing to summarise: a quiet week, or no chat group followed. */
   quiet: ":zzz:",
   /** The chat group a thread belongs to. */
   group: ":busts_in_silhouette:",
