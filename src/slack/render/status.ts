@@ -14,11 +14,6 @@ import { fitBlocks } from "./limits.js";
 import type { RenderedMessage } from "./thread-digest.js";
 import { EMOJI, plural, readerDate } from "./wording.js";
 
-const OK = EMOJI.ok;
-const WARN = EMOJI.problem;
-const BAD = EMOJI.broken;
-/** The same sign as the Home tab's Connect section. */
-const NOT_CONNECTED = EMOJI.notConnected;
 const PAUSED_SHOWN = 10;
 
 /** "45 s", "12 min", "3 h", "2 d": how long ago, coarse on purpose. */
@@ -43,28 +38,28 @@ export function apiLine(
   notConnected = false,
 ): string {
   if (notConnected) {
-    return `${NOT_CONNECTED} *Insight API:* not connected yet. A workspace admin connects it on the app's Home tab.`;
+    return `${EMOJI.notConnected} *Insight API:* not connected yet. A workspace admin connects it on the app's Home tab.`;
   }
   if (!api) {
     return lastUnauthorizedAt
-      ? `${WARN} *Insight API:* not checked; last rejected the key ${readerDate(lastUnauthorizedAt)}`
+      ? `${EMOJI.problem} *Insight API:* not checked; last rejected the key ${readerDate(lastUnauthorizedAt)}`
       : "*Insight API:* not checked";
   }
   if (api.keyValid === false) {
-    return `${BAD} *Insight API:* reachable, but it rejected the API key (401). Operators have been alerted; fix INSIGHT_API_KEY.`;
+    return `${EMOJI.broken} *Insight API:* reachable, but it rejected the API key (401). Operators have been alerted; fix INSIGHT_API_KEY.`;
   }
   if (api.reachable && api.error === undefined) {
     const n =
       api.communities === undefined
         ? ""
         : `, ${plural(api.communities, "community", "communities")} readable`;
-    return `${OK} *Insight API:* reachable, key accepted (${api.ms} ms${n})`;
+    return `${EMOJI.ok} *Insight API:* reachable, key accepted (${api.ms} ms${n})`;
   }
   if (api.reachable) {
     const why = api.error === "rate_limited" ? "busy (429)" : `answered with \`${api.error ?? "an error"}\``;
-    return `${WARN} *Insight API:* reachable but ${why}; the key could not be confirmed`;
+    return `${EMOJI.problem} *Insight API:* reachable but ${why}; the key could not be confirmed`;
   }
-  return `${BAD} *Insight API:* unreachable (\`${api.error ?? "unknown"}\` after ${api.ms} ms)`;
+  return `${EMOJI.broken} *Insight API:* unreachable (\`${api.error ?? "unknown"}\` after ${api.ms} ms)`;
 }
 
 export function silenceLine(r: StatusReport): string {
@@ -72,16 +67,17 @@ export function silenceLine(r: StatusReport): string {
   const silent = (r.openAlerts ?? []).filter((id) => silenceIncidentCommunity(id) !== undefined);
   if (silent.length > 0) {
     const where = silent.length > 1 ? ` for ${silent.length} communities` : "";
-    return `${WARN} *Webhook deliveries have stopped*${where} while the Insight API shows new enrichment: the webhook is probably disabled. The reconciler is posting the missed digests meanwhile. In the Insight dashboard, open the community's Webhooks settings, read "Last Error", fix the cause and re-enable the webhook.`;
+    return `${EMOJI.problem} *Webhook deliveries have stopped*${where} while the Insight API shows new enrichment: the webhook is probably disabled. The reconciler is posting the missed digests meanwhile. In the Insight dashboard, open the community's Webhooks settings, read "Last Error", fix the cause and re-enable the webhook.`;
   }
   const s = r.silence;
-  if (!s || !r.subscriptions) return `${WARN} Webhook silence could not be checked (Redis did not answer).`;
+  if (!s || !r.subscriptions)
+    return `${EMOJI.problem} Webhook silence could not be checked (Redis did not answer).`;
   if (s.since === undefined) return "No active subscriptions: no deliveries are expected.";
   const quiet = durationText(s.quietForMs ?? 0);
   if (!s.silent) {
     return s.since === "last-delivery"
-      ? `${OK} Thread deliveries look normal (last one ${quiet} ago).`
-      : `${OK} No thread delivery yet; subscriptions are ${quiet} old, within the ${durationText(r.silenceThresholdMs)} allowance.`;
+      ? `${EMOJI.ok} Thread deliveries look normal (last one ${quiet} ago).`
+      : `${EMOJI.ok} No thread delivery yet; subscriptions are ${quiet} old, within the ${durationText(r.silenceThresholdMs)} allowance.`;
   }
   const known = s.communities.filter(Boolean);
   const from =
@@ -95,11 +91,11 @@ export function silenceLine(r: StatusReport): string {
     s.since === "last-delivery"
       ? `No thread delivery${from} for ${quiet}`
       : `No thread delivery${from} ever, in ${quiet}`;
-  return `${WARN} *Deliveries look silent:* ${what} while ${plural(r.subscriptions.total - r.subscriptions.paused.length, "subscription")} wait. The webhook may be disabled: check its "Last Error" in the Insight dashboard and re-enable it.`;
+  return `${EMOJI.problem} *Deliveries look silent:* ${what} while ${plural(r.subscriptions.total - r.subscriptions.paused.length, "subscription")} wait. The webhook may be disabled: check its "Last Error" in the Insight dashboard and re-enable it.`;
 }
 
 function deliveriesText(r: StatusReport, now: Date): string {
-  if (!r.deliveries) return `${BAD} Could not read delivery health.`;
+  if (!r.deliveries) return `${EMOJI.broken} Could not read delivery health.`;
   return r.deliveries
     .map((d) => {
       const when = d.lastAt
@@ -111,15 +107,15 @@ function deliveriesText(r: StatusReport, now: Date): string {
 }
 
 function queuesText(r: StatusReport): string {
-  if (!r.queues) return `${BAD} Could not read queue depths.`;
+  if (!r.queues) return `${EMOJI.broken} Could not read queue depths.`;
   return r.queues
     .map((q) => {
-      const mark = q.failed > 0 ? ` ${WARN}` : "";
+      const mark = q.failed > 0 ? ` ${EMOJI.problem}` : "";
       const workers =
         q.workers === undefined
           ? ""
           : q.workers === 0
-            ? ` · ${WARN} no worker connected${q.waiting > 0 ? ": jobs are not being processed" : ""}`
+            ? ` · ${EMOJI.problem} no worker connected${q.waiting > 0 ? ": jobs are not being processed" : ""}`
             : ` · ${q.workers} worker${q.workers === 1 ? "" : "s"}`;
       return `• \`${q.name}\`: ${q.waiting} waiting · ${q.active} active · ${q.delayed} delayed · ${q.failed} failed${mark}${workers}`;
     })
@@ -134,7 +130,7 @@ function deadLettersText(r: StatusReport): string {
     .sort(([a], [b]) => a.localeCompare(b))
     .map(([k, v]) => `${escapeAndTruncate(k, 40)} ${v}`)
     .join(", ");
-  return `${WARN} *Dead letters:* ${d.total} (${reasons}); the newest ${d.kept} are kept for operators`;
+  return `${EMOJI.problem} *Dead letters:* ${d.total} (${reasons}); the newest ${d.kept} are kept for operators`;
 }
 
 export function pausedLine(s: Subscription): string {
@@ -149,9 +145,11 @@ function subscriptionsText(r: StatusReport): string {
   if (s.paused.length === 0) return `${head}, none paused`;
   const lines = s.paused.slice(0, PAUSED_SHOWN).map(pausedLine);
   const more = s.paused.length > PAUSED_SHOWN ? [`…and ${s.paused.length - PAUSED_SHOWN} more`] : [];
-  return [`${head}; ${WARN} ${plural(s.paused.length, "paused one", "paused")}:`, ...lines, ...more].join(
-    "\n",
-  );
+  return [
+    `${head}; ${EMOJI.problem} ${plural(s.paused.length, "paused one", "paused")}:`,
+    ...lines,
+    ...more,
+  ].join("\n");
 }
 
 /** The few lines the Home tab shows "at a glance". */
@@ -159,15 +157,19 @@ export function healthGlance(r: StatusReport): string[] {
   // Not connected: the Home tab's Connect section above says so, with the button.
   const lines = [...(r.insightNotConnected ? [] : [apiLine(r.api, r.lastUnauthorizedAt)]), silenceLine(r)];
   if (!r.redis.ok)
-    lines.unshift(`${BAD} *Redis* did not answer: ${escapeAndTruncate(r.redis.error ?? "", 200)}`);
-  lines.unshift(...watchLines(r.openAlerts).map((l) => `${BAD} ${l}`));
+    lines.unshift(`${EMOJI.broken} *Redis* did not answer: ${escapeAndTruncate(r.redis.error ?? "", 200)}`);
+  lines.unshift(...watchLines(r.openAlerts).map((l) => `${EMOJI.broken} ${l}`));
   const failed = r.queues?.reduce((n, q) => n + q.failed, 0) ?? 0;
   const waiting = r.queues?.reduce((n, q) => n + q.waiting + q.delayed, 0) ?? 0;
   if (r.queues)
-    lines.push(`${failed > 0 ? WARN : OK} *Queues:* ${waiting} waiting or delayed, ${failed} failed`);
+    lines.push(
+      `${failed > 0 ? EMOJI.problem : EMOJI.ok} *Queues:* ${waiting} waiting or delayed, ${failed} failed`,
+    );
   if (r.deadLetters && r.deadLetters.total > 0) lines.push(deadLettersText(r));
   if (r.spool)
-    lines.push(`${WARN} *Spool:* ${plural(r.spool, "delivery", "deliveries")} on disk, waiting for Redis`);
+    lines.push(
+      `${EMOJI.problem} *Spool:* ${plural(r.spool, "delivery", "deliveries")} on disk, waiting for Redis`,
+    );
   return lines;
 }
 
@@ -179,7 +181,7 @@ const DELIVERY_WORDS: Record<string, string> = {
 
 /** Deliveries in plain words: no webhook type names. */
 function plainDeliveriesText(r: StatusReport): string {
-  if (!r.deliveries) return `${BAD} Could not read delivery health.`;
+  if (!r.deliveries) return `${EMOJI.broken} Could not read delivery health.`;
   return r.deliveries
     .map((d) => {
       const what = DELIVERY_WORDS[d.type] ?? "Other updates";
@@ -191,14 +193,15 @@ function plainDeliveriesText(r: StatusReport): string {
 
 /** Queues in one sentence: how much work waits, whether anything failed or stalls; no queue names. */
 function plainQueuesText(r: StatusReport): string {
-  if (!r.queues) return `${BAD} Could not read the work queues.`;
+  if (!r.queues) return `${EMOJI.broken} Could not read the work queues.`;
   const waiting = r.queues.reduce((n, q) => n + q.waiting + q.delayed + q.active, 0);
   const failed = r.queues.reduce((n, q) => n + q.failed, 0);
   const stalled = r.queues.some((q) => q.workers === 0 && q.waiting > 0);
-  if (stalled) return `${WARN} Work is waiting and nothing is processing it; an operator has to look.`;
+  if (stalled)
+    return `${EMOJI.problem} Work is waiting and nothing is processing it; an operator has to look.`;
   if (failed > 0)
-    return `${WARN} ${plural(waiting, "task")} in progress; ${plural(failed, "task")} failed (operators can see which).`;
-  return `${OK} ${waiting === 0 ? "Nothing waiting: all work is done." : `${plural(waiting, "task")} in progress.`}`;
+    return `${EMOJI.problem} ${plural(waiting, "task")} in progress; ${plural(failed, "task")} failed (operators can see which).`;
+  return `${EMOJI.ok} ${waiting === 0 ? "Nothing waiting: all work is done." : `${plural(waiting, "task")} in progress.`}`;
 }
 
 export interface StatusView {
@@ -221,9 +224,9 @@ export function renderStatus(
     Blocks.Header({ text: "Insight Relay status" }),
     !r.redis.ok &&
       Blocks.Section({
-        text: `${BAD} *Redis did not answer* (${escapeAndTruncate(r.redis.error ?? "unknown", 200)}): parts of this report are missing.`,
+        text: `${EMOJI.broken} *Redis did not answer* (${escapeAndTruncate(r.redis.error ?? "unknown", 200)}): parts of this report are missing.`,
       }),
-    ...watchLines(r.openAlerts).map((l) => Blocks.Section({ text: `${BAD} ${l}` })),
+    ...watchLines(r.openAlerts).map((l) => Blocks.Section({ text: `${EMOJI.broken} ${l}` })),
     Blocks.Section({ text: `${Md.bold("Webhooks")}\n${deliveriesText(r, now)}` }),
     Blocks.Section({ text: silenceLine(r) }),
     Blocks.Section({ text: `${Md.bold("Queues")}\n${queuesText(r)}` }),
@@ -232,7 +235,7 @@ export function renderStatus(
         deadLettersText(r),
         r.spool === undefined
           ? "*Spool:* unknown"
-          : `${r.spool > 0 ? `${WARN} ` : ""}*Spool:* ${plural(r.spool, "delivery", "deliveries")} waiting on disk`,
+          : `${r.spool > 0 ? `${EMOJI.problem} ` : ""}*Spool:* ${plural(r.spool, "delivery", "deliveries")} waiting on disk`,
       ].join("\n"),
     }),
     Blocks.Section({ text: apiLine(r.api, r.lastUnauthorizedAt, r.insightNotConnected) }),
@@ -272,7 +275,7 @@ function renderPlainStatus(r: StatusReport): RenderedMessage {
     Blocks.Header({ text: "Insight Relay status" }),
     !r.redis.ok &&
       Blocks.Section({
-        text: `${BAD} *The app's storage did not answer*: parts of this report are missing.`,
+        text: `${EMOJI.broken} *The app's storage did not answer*: parts of this report are missing.`,
       }),
     Blocks.Section({
       text: `${Md.bold("Updates from the Insight Service")}\n${plainDeliveriesText(r)}`,
@@ -281,7 +284,7 @@ function renderPlainStatus(r: StatusReport): RenderedMessage {
     Blocks.Section({ text: `${Md.bold("Work")}\n${plainQueuesText(r)}` }),
     (dead > 0 || (r.spool ?? 0) > 0) &&
       Blocks.Section({
-        text: `${WARN} ${[
+        text: `${EMOJI.problem} ${[
           dead > 0 ? `${plural(dead, "update")} could not be used` : "",
           (r.spool ?? 0) > 0 ? `${plural(r.spool ?? 0, "update")} kept on disk until storage is back` : "",
         ]

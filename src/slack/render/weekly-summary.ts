@@ -37,7 +37,6 @@ const KEYWORD_MAX = 40;
 const FALLBACK_MAX = 200;
 /** Charts posted in the summary's thread at most: one per group, the first groups first. */
 export const MAX_CHARTS = 10;
-const n = formatNumber;
 const capitalise = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 const name = (s: string, fallback: string) => escapeAndTruncate(s.trim() || fallback, NAME_MAX);
 const title = (t: ThreadRef) => escapeAndTruncate(t.title.trim() || "Untitled thread", TITLE_MAX);
@@ -59,7 +58,7 @@ export function formatDelta(points: number | undefined): string {
 function toneLine(t: ToneChange): string {
   const pct = `${Math.round(t.share * 100)}%`;
   const delta = formatDelta(t.deltaPoints);
-  return `${TONE_EMOJI[t.tone]} ${capitalise(t.tone)} ${Md.bold(pct)} (${n(t.count)})${delta ? ` · ${delta}` : ""}`;
+  return `${TONE_EMOJI[t.tone]} ${capitalise(t.tone)} ${Md.bold(pct)} (${formatNumber(t.count)})${delta ? ` · ${delta}` : ""}`;
 }
 
 function sentimentSection(w: GroupWeek): string {
@@ -76,7 +75,7 @@ function sentimentSection(w: GroupWeek): string {
 function keywordsLine(w: GroupWeek): string | undefined {
   const k = w.stats.keywords.slice(0, SHOWN_KEYWORDS);
   if (k.length === 0) return undefined;
-  const parts = k.map((e) => `${escapeAndTruncate(e.keyword, KEYWORD_MAX)} (${n(e.count)})`);
+  const parts = k.map((e) => `${escapeAndTruncate(e.keyword, KEYWORD_MAX)} (${formatNumber(e.count)})`);
   return `${Md.bold("Top keywords:")} ${parts.join(" · ")}`;
 }
 
@@ -85,11 +84,11 @@ function questionsSection(w: GroupWeek, timeZone: string): string {
   const q = w.stats.questions;
   if (q.total === 0) return `${Md.bold("Questions:")} no thread started with a question.`;
   const parts = [
-    q.answered && `${questionStatusLabel("answered").emoji} ${n(q.answered)} answered`,
-    q.partial && `${questionStatusLabel("partial").emoji} ${n(q.partial)} partially answered`,
-    q.unanswered && `${questionStatusLabel("unanswered").emoji} ${n(q.unanswered)} unanswered`,
-    q.pending && `${questionStatusLabel("pending").emoji} ${n(q.pending)} awaiting an answer`,
-    q.unknown && `${questionStatusLabel(undefined).emoji} ${n(q.unknown)} status unknown`,
+    q.answered && `${questionStatusLabel("answered").emoji} ${formatNumber(q.answered)} answered`,
+    q.partial && `${questionStatusLabel("partial").emoji} ${formatNumber(q.partial)} partially answered`,
+    q.unanswered && `${questionStatusLabel("unanswered").emoji} ${formatNumber(q.unanswered)} unanswered`,
+    q.pending && `${questionStatusLabel("pending").emoji} ${formatNumber(q.pending)} awaiting an answer`,
+    q.unknown && `${questionStatusLabel(undefined).emoji} ${formatNumber(q.unknown)} status unknown`,
   ].filter((p): p is string => typeof p === "string");
   const lines = [
     `${Md.bold("Questions:")} ${plural(q.total, "thread")} started with a question — ${parts.join(" · ")}`,
@@ -111,7 +110,7 @@ function questionsSection(w: GroupWeek, timeZone: string): string {
       ].filter(Boolean);
       lines.push(`• ${title(t)} — ${details.join(" · ")}`);
     }
-    if (open > waiting.length) lines.push(Md.italic(`…and ${n(open - waiting.length)} more`));
+    if (open > waiting.length) lines.push(Md.italic(`…and ${formatNumber(open - waiting.length)} more`));
   } else if (handled && open === 0 && w.stats.openQuestionIds.length > 0) {
     lines.push(Md.italic("Every open question was handled in Slack."));
   }
@@ -204,10 +203,13 @@ export function threadsChange(current: number, previous: number | undefined): st
 function countFields(w: GroupWeek): string[] {
   const s = w.stats;
   const fields = [
-    `${Md.bold("Threads active")}\n${n(s.threads)}${threadsChange(s.threads, w.previous?.threads)}`,
-    `${Md.bold("Messages in these threads")}\n${n(s.messages)}${s.threadsWithoutCount > 0 ? ` (${plural(s.threadsWithoutCount, "thread")} without a count)` : ""}`,
+    `${Md.bold("Threads active")}\n${formatNumber(s.threads)}${threadsChange(s.threads, w.previous?.threads)}`,
+    `${Md.bold("Messages in these threads")}\n${formatNumber(s.messages)}${s.threadsWithoutCount > 0 ? ` (${plural(s.threadsWithoutCount, "thread")} without a count)` : ""}`,
   ];
-  if (w.handled) fields.push(`${Md.bold("Handled in Slack")}\n${n(w.handled.count)} of ${n(s.threads)}`);
+  if (w.handled)
+    fields.push(
+      `${Md.bold("Handled in Slack")}\n${formatNumber(w.handled.count)} of ${formatNumber(s.threads)}`,
+    );
   return fields;
 }
 
@@ -256,7 +258,7 @@ function compactLine(w: GroupWeek): string {
     negative && w.change.rated > 0 && `${TONE_EMOJI.negative} ${Math.round(negative.share * 100)}% negative`,
     s.questions.total > 0 &&
       `${plural(w.stats.openQuestionIds.filter((id) => !w.handled?.ids.has(id)).length, "open question")}`,
-    w.handled && `handled in Slack: ${n(w.handled.count)} of ${n(s.threads)}`,
+    w.handled && `handled in Slack: ${formatNumber(w.handled.count)} of ${formatNumber(s.threads)}`,
     w.busiest[0] && `busiest ${formatDay(w.busiest[0].day)} (${plural(w.busiest[0].count, "thread")})`,
   ].filter((p): p is string => typeof p === "string");
   return `• ${Md.bold(name(w.groupName, w.groupId))}: ${parts.join(" · ")}`;
