@@ -74,7 +74,9 @@ describe("npm run demo", () => {
     expect(posted).toBeGreaterThan(0);
     expect(lines[posted + 1]).toContain("Replica lag after upgrading to 4.2");
     expect(run.out).toMatch(/Sentiment:\* :red_circle: Negative/);
-    expect(run.out.match(/slack > message edited in #community-insights:/g)).toHaveLength(2);
+    // Two edits on re-enrichment, one when new messages change the lag thread's counts.
+    expect(run.out.match(/slack > message edited in #community-insights:/g)).toHaveLength(3);
+    expect(run.out).toMatch(/\*Messages:\* 8 \| \*Participants:\* 5/);
     expect(run.out).toContain("Fixed in 4.2.1");
     expect(run.out).toContain("3 messages counted for Lumen DB Support");
   });
@@ -114,7 +116,7 @@ describe("npm run demo", () => {
 
   it("says what happened and where to look", () => {
     expect(run.out).toContain("webhook deliveries received and acknowledged: 7 (7 queued for the workers)");
-    expect(run.out).toMatch(/Slack: 4 messages posted, 2 edited in place, 1 file\(s\), 6 command replies/);
+    expect(run.out).toMatch(/Slack: 4 messages posted, 3 edited in place, 1 file\(s\), 6 command replies/);
     expect(run.out).toContain(join(outDir, "slack-blocks.jsonl"));
     expect(run.out).toContain(join(outDir, "app.log"));
   });
@@ -125,7 +127,7 @@ describe("npm run demo", () => {
     const methods = records.map((r) => r.method);
     // The subscription's public line, the digest, the weekly summary and its chart's message.
     expect(methods.filter((m) => m === "chat.postMessage")).toHaveLength(4);
-    expect(methods.filter((m) => m === "chat.update")).toHaveLength(2);
+    expect(methods.filter((m) => m === "chat.update")).toHaveLength(3);
     expect(methods.filter((m) => m === "response_url")).toHaveLength(6);
     const first = records.find((r) => r.method === "chat.postMessage" && (r.blocks?.length ?? 0) > 0);
     expect(first?.blocks?.[0]).toEqual({
