@@ -51,6 +51,9 @@ const { values: args } = parseArgs({
     "load-rounds": { type: "string", default: "1" },
     // The burst's floor rows: node:http + BullMQ + undici doing the least a digest needs.
     floor: { type: "boolean", default: false },
+    // After the burst table, each target's Redis commands per digest by name (scripts' own
+    // calls included: INFO commandstats counts them).
+    commands: { type: "boolean", default: false },
   },
 });
 const SECONDS = Number(args.seconds);
@@ -391,6 +394,7 @@ async function main(): Promise<void> {
     sentSeconds: number;
     allSeconds?: number;
     enrichedAtEnd?: number;
+    byName: [string, number][];
   }[] = [];
   const apps: { name: string; start: (port: number, tuning: object) => Promise<ChildProcess> }[] = [
     { name: `insight-relay all (${APP})`, start: (p, tuning) => startApp(p, tuning) },
@@ -484,6 +488,13 @@ async function main(): Promise<void> {
       redisPerDigest: (calls.all - calls0.all) / (posts + updates),
       scriptsPerDigest: (calls.scripts - calls0.scripts) / (posts + updates),
       redisKbPerDigest: (bytes - bytes0) / 1024 / (posts + updates),
+      byName: [...calls.byName]
+        .map(([name, n]): [string, number] => [
+          name,
+          (n - (calls0.byName.get(name) ?? 0)) / (posts + updates),
+        ])
+        .filter(([, n]) => n >= 0.05)
+        .sort((a, b) => b[1] - a[1]),
       peak: burstPeak,
       sentSeconds: (lastAck - started) / 1000,
       ...(allAt === undefined ? { enrichedAtEnd } : { allSeconds: (allAt - lastAck) / 1000 }),
@@ -546,6 +557,12 @@ async function main(): Promise<void> {
     console.log(
       `| ${b.target} | ${fmt(b.sentSeconds, 1)} | ${all} | ${b.posts} | ${b.updates} | ${fmt(b.cpuPerDigest, 2)} | ${fmt(b.cpuPerCard, 2)} | ${fmt(b.redisPerDigest, 1)} | ${fmt(b.scriptsPerDigest, 1)} | ${fmt(b.redisKbPerDigest, 1)} | ${fmt(b.peak, 0)} |`,
     );
+  }
+  if (args.commands) {
+    console.log("\nRedis commands per digest in the burst, by name (0.05 or more)");
+    for (const b of bursts) {
+      console.log(`  ${b.target}: ${b.byName.map(([name, n]) => `${name} ${fmt(n, 2)}`).join(", ")}`);
+    }
   }
 }
 

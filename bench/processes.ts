@@ -21,14 +21,18 @@ export function rssMb(pid: number): number {
 }
 
 /** Commands one Redis node has executed (INFO commandstats), those run inside scripts included. */
-export async function commandCalls(redis: Redis): Promise<{ all: number; scripts: number }> {
+export async function commandCalls(
+  redis: Redis,
+): Promise<{ all: number; scripts: number; byName: Map<string, number> }> {
   let all = 0;
   let scripts = 0;
+  const byName = new Map<string, number>();
   for (const m of (await redis.info("commandstats")).matchAll(/^cmdstat_([a-z_|]+):calls=(\d+)/gm)) {
     all += Number(m[2]);
+    byName.set(m[1] ?? "", Number(m[2]));
     if (/^(evalsha|eval|fcall)$/.test(m[1] ?? "")) scripts += Number(m[2]);
   }
-  return { all, scripts };
+  return { all, scripts, byName };
 }
 
 /** Bytes one Redis node has read from its clients (INFO stats `total_net_input_bytes`). */

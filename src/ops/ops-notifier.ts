@@ -6,6 +6,34 @@ import { EMOJI } from "../slack/render/wording.js";
 
 export const INSIGHT_UNAUTHORIZED = "insight-unauthorized";
 
+/**
+ * How often a process that saw no refusal itself still clears a "refused" mark on success:
+ * another process may have set it, so the mark goes within this long of things working again,
+ * at the cost of one write per this long instead of one per call.
+ */
+export const CLEAR_EVERY_MS = 30_000;
+
+/**
+ * Whether a success should clear a "refused" mark in Redis now: at the first success, after
+ * this process saw a refusal, and otherwise once per CLEAR_EVERY_MS.
+ */
+export function clearGate(now: () => number): { refused(): void; due(): boolean } {
+  // A new process knows nothing yet: the first success checks.
+  let sawRefusal = true;
+  let lastClearAt = -Infinity;
+  return {
+    refused() {
+      sawRefusal = true;
+    },
+    due() {
+      if (!sawRefusal && now() - lastClearAt < CLEAR_EVERY_MS) return false;
+      sawRefusal = false;
+      lastClearAt = now();
+      return true;
+    },
+  };
+}
+
 /** The incident of Slack refusing a channel with `code`; closed when the channel is subscribed again. */
 export const channelIncident = (channelId: string, code: string) => `channel-${channelId}-${code}`;
 
@@ -15,6 +43,8 @@ export const channelIncident = (channelId: string, code: string) => `channel-${c
  * occurrence alerts again.
  */
 export class OpsNotifier {
+  private readonly keyCleared = clearGate(() => this.now().getTime());
+
   constructor(
     private readonly redis: Redis,
     private readonly keys: StateKeys,
@@ -63,6 +93,7 @@ export class OpsNotifier {
 
   /** The Insight Service answered 401: recorded for `status`, and one alert per incident. */
   async insightUnauthorized(): Promise<void> {
+    this.keyCleared.refused();
     await this.redis.hset(this.keys.apiHealth, "lastUnauthorizedAt", this.now().toISOString());
     await this.alert(
       INSIGHT_UNAUTHORIZED,
@@ -70,8 +101,13 @@ export class OpsNotifier {
     );
   }
 
-  /** A call with the key succeeded: closes the 401 incident, if one is open. */
-  async insightAuthorized(): Promise<void> {
+  /**
+   * A call with the key succeeded: closes the 401 incident, if one is open. Every digest's
+   * lookup says so, so the close is tried per `clearGate` (one HDEL per 30 s, not one per
+   * digest); `force`: a check someone asked for (`status`) clears at once.
+   */
+  async insightAuthorized(o: { force?: boolean } = {}): Promise<void> {
+    if (!this.keyCleared.due() && !o.force) return;
     await this.resolve(INSIGHT_UNAUTHORIZED, `${EMOJI.ok} The Insight Service accepts the API key again.`);
   }
 

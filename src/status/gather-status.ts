@@ -57,7 +57,7 @@ export async function probeApi(
       signal: AbortSignal.timeout(timeoutMs),
     });
     // Closing the 401 incident is best effort: the probe's answer stands either way.
-    await deps.ops.insightAuthorized().catch(() => undefined);
+    await deps.ops.insightAuthorized({ force: true }).catch(() => undefined);
     return { reachable: true, keyValid: true, error: undefined, ms: ms(), communities: list.length };
   } catch (err) {
     if (!isInsightError(err)) {

@@ -2,7 +2,7 @@ import type { Producer, SlackJob } from "../jobs/queues.js";
 import type { Logger } from "../log.js";
 import type { StateKeys } from "../store/keys.js";
 import type { RedisClient as Redis } from "../store/redis.js";
-import { OpsNotifier } from "../ops/ops-notifier.js";
+import { clearGate, OpsNotifier } from "../ops/ops-notifier.js";
 import { renderKeyRejectedDm } from "../slack/actions/connect-blocks.js";
 import type { ConnectionStore } from "./connection-store.js";
 
@@ -20,13 +20,6 @@ export interface KeyRejectionDeps {
   now?: () => number;
 }
 
-/**
- * How often a process that saw no 401 itself still clears the mark on success: another process
- * may have set it, so the mark goes within this long of the key working again, at the cost of
- * one HDEL per workspace per this long instead of one per call.
- */
-export const CLEAR_EVERY_MS = 30_000;
-
 export interface KeyRejection {
   /** The service answered 401: marks the connection and DMs each admin, once per incident. */
   rejected(): Promise<void>;
@@ -37,12 +30,11 @@ export interface KeyRejection {
 export function keyRejection(deps: KeyRejectionDeps): KeyRejection {
   const ws = deps.workspaceId;
   const now = deps.now ?? Date.now;
-  // A new process knows nothing yet: the first success checks.
-  let sawRejection = true;
-  let lastClearAt = -Infinity;
+  // One HDEL per workspace per CLEAR_EVERY_MS at most, unless this process saw the 401.
+  const cleared = clearGate(now);
   return {
     async rejected() {
-      sawRejection = true;
+      cleared.refused();
       try {
         // Set-if-absent in Redis: of every process seeing 401s, one opens the incident.
         const since = await deps.connections.markKeyRejected(ws, deps.apiKey);
@@ -63,9 +55,7 @@ export function keyRejection(deps: KeyRejectionDeps): KeyRejection {
       }
     },
     async accepted() {
-      if (!sawRejection && now() - lastClearAt < CLEAR_EVERY_MS) return;
-      sawRejection = false;
-      lastClearAt = now();
+      if (!cleared.due()) return;
       if (await deps.connections.clearKeyRejected(ws).catch(() => false)) {
         deps.logger.info({ workspace: ws }, "the Insight Service accepts this workspace's API key again");
       }
@@ -94,8 +84,8 @@ export class WorkspaceOpsNotifier extends OpsNotifier {
     await this.key.rejected();
   }
 
-  override async insightAuthorized(): Promise<void> {
-    await super.insightAuthorized();
+  override async insightAuthorized(o: { force?: boolean } = {}): Promise<void> {
+    await super.insightAuthorized(o);
     await this.key.accepted();
   }
 }

@@ -131,4 +131,33 @@ describe("OpsNotifier", () => {
     expect(results.filter(Boolean)).toHaveLength(1);
     expect(await notices()).toHaveLength(1);
   });
+
+  it("a success closes the 401 incident at once after this process saw the 401, else once per 30 s; a status check at once", async () => {
+    // Two processes: `b` sees the 401, `a` keeps answering digests from its lookups.
+    const a = new OpsNotifier(redis, keys, () => queues.slack, OPS, silentLogger, now);
+    const b = new OpsNotifier(redis, keys, () => queues.slack, OPS, silentLogger, now);
+    const open = async () => Object.keys(await a.open());
+    await a.insightAuthorized(); // a's first success checks (nothing open)
+    await b.insightUnauthorized();
+    expect(await open()).toEqual(["insight-unauthorized"]);
+
+    clock += 1_000;
+    await a.insightAuthorized(); // a cleared 1 s ago and saw no 401: no write per digest
+    expect(await open()).toEqual(["insight-unauthorized"]);
+    clock += 29_000;
+    await a.insightAuthorized(); // 30 s on: a clears what another process opened
+    expect(await open()).toEqual([]);
+
+    await b.insightUnauthorized();
+    clock += 1_000;
+    await a.insightAuthorized({ force: true }); // `/insight status` asked
+    expect(await open()).toEqual([]);
+
+    await b.insightUnauthorized();
+    clock += 1_000;
+    await b.insightAuthorized(); // the process that saw the 401 clears at its next success
+    expect(await open()).toEqual([]);
+    const texts = (await notices()).map((n) => (n.kind === "notice" ? n.text : ""));
+    expect(texts.filter((t) => t.includes("accepts the API key again"))).toHaveLength(3);
+  });
 });

@@ -1,5 +1,6 @@
 import type { KnownBlock } from "@slack/types";
 import { BlockCollection, type BlockBuilder } from "slack-block-builder";
+import { jsonCopy } from "./json-copy.js";
 
 /** Slack's block type, from @slack/types (the types package, not Bolt: renderers import no I/O module). */
 export type { KnownBlock };
@@ -15,7 +16,6 @@ export function toKnownBlocks(
   const built = BlockCollection(
     ...blocks.flatMap((b) => (b === undefined || b === false ? [] : Array.isArray(b) ? b : [b])),
   );
-  // The DTOs are the Block Kit JSON shapes; a JSON round trip turns them into plain objects.
-  const plain: KnownBlock[] = JSON.parse(JSON.stringify(built));
-  return plain;
+  // The DTOs are the Block Kit JSON shapes; copied as JSON would, they are plain objects.
+  return jsonCopy(built) as KnownBlock[];
 }

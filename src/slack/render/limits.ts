@@ -1,4 +1,5 @@
 import { ELLIPSIS, plainText, truncateMrkdwn } from "../mrkdwn.js";
+import { jsonCopy } from "./json-copy.js";
 import type { KnownBlock } from "./known-blocks.js";
 
 /**
@@ -136,7 +137,7 @@ export function fitBlocks(blocks: readonly KnownBlock[], budget: BlockBudget = {
   const maxJson = budget.maxJson ?? LIMITS.messageBlocksJson;
   const more = moreContext(budget.moreText ?? `${ELLIPSIS}and more`);
 
-  let out: KnownBlock[] = structuredClone([...blocks]);
+  let out: KnownBlock[] = jsonCopy([...blocks]);
   for (const b of out) clampBlock(b);
   if (out.length > maxBlocks) out = [...out.slice(0, maxBlocks - 1), more];
 
