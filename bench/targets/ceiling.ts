@@ -1,6 +1,8 @@
 // Ceilings for bench:webhooks and bench:pipeline: servers that read the body, answer 200 and do
-// nothing else; and `express-bullmq`, the least a durable acknowledgement costs with the app's
-// parts: the Express route adds the delivery to a BullMQ queue (no worker) before its 200.
+// nothing else; `express-redis`, the Express route making one Redis write before its 200 (the
+// least any acknowledgement durable in Redis costs); and `express-bullmq`, the least a durable
+// acknowledgement costs with the app's parts: the route adds the delivery to a BullMQ queue (no
+// worker) before its 200.
 import { createServer } from "node:http";
 import express from "express";
 
@@ -26,6 +28,22 @@ if (kind === "node-http") {
     },
   );
   app.listen(port, "127.0.0.1", () => console.log(`ready port=${port}`));
+} else if (kind === "express-redis") {
+  // The least any acknowledgement durable in Redis costs: one command (SET NX with a TTL, as a
+  // de-duplication marker would be) before the 200.
+  const { Redis } = await import("ioredis");
+  const redis = new Redis(process.env.REDIS_URL ?? "redis://127.0.0.1:6379", { maxRetriesPerRequest: 1 });
+  const prefix = process.argv[4] ?? "bench-ceiling";
+  let seq = 0;
+  const app = express();
+  app.post("/webhooks/insight/:secret", express.raw({ type: () => true, limit: 1024 * 1024 }), (req, res) => {
+    const body = req.body instanceof Buffer ? req.body : "";
+    redis
+      .set(`${prefix}:d-${process.pid}-${seq++}`, body, "EX", 60, "NX")
+      .then(() => res.status(200).json({ ok: true }))
+      .catch(() => res.status(503).end());
+  });
+  app.listen(port, "127.0.0.1", () => console.log(`ready port=${port}`));
 } else if (kind === "express-bullmq") {
   // Loaded here only: the bare ceilings' memory stays theirs.
   const { Queue } = await import("bullmq");
@@ -46,6 +64,6 @@ if (kind === "node-http") {
   });
   app.listen(port, "127.0.0.1", () => console.log(`ready port=${port}`));
 } else {
-  console.error("usage: ceiling.ts node-http|express|express-bullmq PORT [PREFIX]");
+  console.error("usage: ceiling.ts node-http|express|express-redis|express-bullmq PORT [PREFIX]");
   process.exit(2);
 }
