@@ -99,6 +99,8 @@ export class OpsNotifier {
       INSIGHT_UNAUTHORIZED,
       `${EMOJI.problem} The Insight Service rejected the API key (401). Check INSIGHT_API_KEY: commands fail and digests go out without sentiment until it is fixed.`,
     );
+    // Again once the incident is open: a success between the two used the first up on nothing.
+    this.keyCleared.refused();
   }
 
   /**
@@ -108,7 +110,12 @@ export class OpsNotifier {
    */
   async insightAuthorized(o: { force?: boolean } = {}): Promise<void> {
     if (!this.keyCleared.due() && !o.force) return;
-    await this.resolve(INSIGHT_UNAUTHORIZED, `${EMOJI.ok} The Insight Service accepts the API key again.`);
+    try {
+      await this.resolve(INSIGHT_UNAUTHORIZED, `${EMOJI.ok} The Insight Service accepts the API key again.`);
+    } catch (err) {
+      this.keyCleared.refused(); // not cleared after all: the next success tries again
+      throw err;
+    }
   }
 
   /** When the Insight Service last answered 401 to any call of this app. */

@@ -23,8 +23,11 @@ export interface KeyRejectionDeps {
 export interface KeyRejection {
   /** The service answered 401: marks the connection and DMs each admin, once per incident. */
   rejected(): Promise<void>;
-  /** A call with the key succeeded: the mark goes (Home stops showing the banner). */
-  accepted(): Promise<void>;
+  /**
+   * A call with the key succeeded: the mark goes (Home stops showing the banner), per
+   * `clearGate`; `force`: a check someone asked for (`status`) clears at once.
+   */
+  accepted(o?: { force?: boolean }): Promise<void>;
 }
 
 export function keyRejection(deps: KeyRejectionDeps): KeyRejection {
@@ -38,6 +41,8 @@ export function keyRejection(deps: KeyRejectionDeps): KeyRejection {
       try {
         // Set-if-absent in Redis: of every process seeing 401s, one opens the incident.
         const since = await deps.connections.markKeyRejected(ws, deps.apiKey);
+        // Again once marked: a success between the two used the first up on nothing.
+        cleared.refused();
         if (!since) return;
         const admins = await deps.admins(ws);
         const text = renderKeyRejectedDm(since);
@@ -54,9 +59,13 @@ export function keyRejection(deps: KeyRejectionDeps): KeyRejection {
         );
       }
     },
-    async accepted() {
-      if (!cleared.due()) return;
-      if (await deps.connections.clearKeyRejected(ws).catch(() => false)) {
+    async accepted(o = {}) {
+      if (!cleared.due() && !o.force) return;
+      const wasMarked = await deps.connections.clearKeyRejected(ws).catch(() => {
+        cleared.refused(); // not cleared after all: the next success tries again
+        return false;
+      });
+      if (wasMarked) {
         deps.logger.info({ workspace: ws }, "the Insight Service accepts this workspace's API key again");
       }
     },
@@ -86,6 +95,6 @@ export class WorkspaceOpsNotifier extends OpsNotifier {
 
   override async insightAuthorized(o: { force?: boolean } = {}): Promise<void> {
     await super.insightAuthorized(o);
-    await this.key.accepted();
+    await this.key.accepted(o);
   }
 }

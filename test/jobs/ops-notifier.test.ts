@@ -160,4 +160,36 @@ describe("OpsNotifier", () => {
     const texts = (await notices()).map((n) => (n.kind === "notice" ? n.text : ""));
     expect(texts.filter((t) => t.includes("accepts the API key again"))).toHaveLength(3);
   });
+
+  it("a success that comes while a 401 is being recorded does not leave the incident open for 30 s", async () => {
+    const a = new OpsNotifier(redis, keys, () => queues.slack, OPS, silentLogger, now);
+    // The success's HDEL reaches Redis before the 401's HSETNX opens the incident.
+    const refusing = a.insightUnauthorized();
+    await a.insightAuthorized();
+    await refusing;
+    expect(Object.keys(await a.open())).toEqual(["insight-unauthorized"]);
+    clock += 1_000;
+    await a.insightAuthorized();
+    expect(await a.open()).toEqual({});
+  });
+
+  it("a close that failed is tried again at the next success", async () => {
+    class OnceFailing extends OpsNotifier {
+      failNext = false;
+      override async resolve(incident: string, text?: string): Promise<boolean> {
+        if (this.failNext) {
+          this.failNext = false;
+          throw new Error("Redis did not answer");
+        }
+        return super.resolve(incident, text);
+      }
+    }
+    const a = new OnceFailing(redis, keys, () => queues.slack, OPS, silentLogger, now);
+    await a.insightUnauthorized();
+    a.failNext = true;
+    await expect(a.insightAuthorized()).rejects.toThrow("Redis did not answer");
+    clock += 1_000;
+    await a.insightAuthorized();
+    expect(await a.open()).toEqual({});
+  });
 });

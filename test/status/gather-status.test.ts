@@ -7,6 +7,7 @@ import { SEED, startEmulator, type Emulator } from "../../dev/emulator/index.js"
 import { silentLogger } from "../../src/log.js";
 import { buildServices, closeServices } from "../../src/compose/build-services.js";
 import { statusDeps } from "../../src/compose/narrow-deps.js";
+import { INSIGHT_UNAUTHORIZED } from "../../src/ops/ops-notifier.js";
 import { gatherStatus } from "../../src/status/gather-status.js";
 import { Spool } from "../../src/webhooks/spool.js";
 import { freePort } from "../helpers/global-redis.js";
@@ -74,6 +75,17 @@ describe("gatherStatus", () => {
     });
     expect(later.silence?.silent).toBe(true);
     expect(later.api).toBeUndefined();
+  });
+
+  it("a status check closes a 401 incident at once, even one opened since this process last closed it", async () => {
+    const ops = h.services.ops;
+    await ops.insightAuthorized();
+    await ops.alert(INSIGHT_UNAUTHORIZED, "opened by another process"); // as another process would
+    await ops.insightAuthorized(); // a digest's lookup: within 30 s of the last close, no write
+    expect(Object.keys(await ops.open())).toContain(INSIGHT_UNAUTHORIZED);
+    const r = await gatherStatus(statusDeps(h.services));
+    expect(r.api).toMatchObject({ reachable: true, keyValid: true });
+    expect(Object.keys(await ops.open())).not.toContain(INSIGHT_UNAUTHORIZED);
   });
 
   it("a workspace not connected yet is said so, and nothing is asked of a service it does not have", async () => {

@@ -24,8 +24,34 @@ describe("jsonCopy", () => {
           expect(jsonCopy(v)).toStrictEqual(viaJson(v));
         },
       ),
-      { numRuns: 2_000 },
+      { numRuns: 5_000 },
     );
+  });
+
+  it("writes -0 as 0, and calls toJSON with the key, on arrays too, leaving out what it turns into undefined", () => {
+    const seen: string[] = [];
+    const tagged = (out: unknown) => ({
+      toJSON: (key: string) => {
+        seen.push(key);
+        return out;
+      },
+    });
+    const list = Object.assign([1, 2], { toJSON: () => "a list" });
+    const input = {
+      zero: -0,
+      list,
+      gone: tagged(undefined),
+      kept: tagged({ n: 1 }),
+      items: [tagged(undefined), tagged(2)],
+    };
+    expect(jsonCopy(input)).toStrictEqual(viaJson(input));
+    expect(jsonCopy(input)).toStrictEqual({ zero: 0, list: "a list", kept: { n: 1 }, items: [null, 2] });
+    expect(Object.is((jsonCopy([-0]) as number[])[0], 0)).toBe(true);
+    seen.length = 0;
+    jsonCopy(input);
+    expect(seen).toEqual(["gone", "kept", "0", "1"]);
+    expect(() => jsonCopy(undefined)).toThrow(TypeError);
+    expect(() => jsonCopy({ n: 1n })).toThrow(TypeError);
   });
 
   it("drops undefined properties, writes NaN, Infinity and undefined items as null, and calls toJSON", () => {
