@@ -8,6 +8,12 @@ import express from "express";
 
 const kind = process.argv[2];
 const port = Number(process.argv[3] ?? 0);
+const prefix = process.argv[4] ?? "bench-ceiling";
+/** The Redis of the two durable ceilings; loaded only there, so the bare ceilings' memory stays theirs. */
+const connectRedis = async () => {
+  const { Redis } = await import("ioredis");
+  return new Redis(process.env.REDIS_URL ?? "redis://127.0.0.1:6379", { maxRetriesPerRequest: 1 });
+};
 
 if (kind === "node-http") {
   const server = createServer((req, res) => {
@@ -31,9 +37,7 @@ if (kind === "node-http") {
 } else if (kind === "express-redis") {
   // The least any acknowledgement durable in Redis costs: one command (SET NX with a TTL, as a
   // de-duplication marker would be) before the 200.
-  const { Redis } = await import("ioredis");
-  const redis = new Redis(process.env.REDIS_URL ?? "redis://127.0.0.1:6379", { maxRetriesPerRequest: 1 });
-  const prefix = process.argv[4] ?? "bench-ceiling";
+  const redis = await connectRedis();
   let seq = 0;
   const app = express();
   app.post("/webhooks/insight/:secret", express.raw({ type: () => true, limit: 1024 * 1024 }), (req, res) => {
@@ -47,12 +51,7 @@ if (kind === "node-http") {
 } else if (kind === "express-bullmq") {
   // Loaded here only: the bare ceilings' memory stays theirs.
   const { Queue } = await import("bullmq");
-  const { Redis } = await import("ioredis");
-  const redis = new Redis(process.env.REDIS_URL ?? "redis://127.0.0.1:6379", { maxRetriesPerRequest: 1 });
-  const queue = new Queue("ceiling-deliveries", {
-    connection: redis,
-    prefix: process.argv[4] ?? "bench-ceiling",
-  });
+  const queue = new Queue("ceiling-deliveries", { connection: await connectRedis(), prefix });
   let seq = 0;
   const app = express();
   app.post("/webhooks/insight/:secret", express.raw({ type: () => true, limit: 1024 * 1024 }), (req, res) => {
