@@ -190,10 +190,10 @@ describe("Dockerfile", () => {
     expect(runtime).toContain("COPY --from=build /app/dist ./dist");
     const user = runtime.findIndex((l) => l.startsWith("USER "));
     expect(runtime[user]).toBe("USER node");
-    // The same Node flags as `npm start` (the heap limit that bounds peak RSS).
+    // The same Node flags as `npm start` (the heap limit that bounds peak RSS, V8's helper threads).
     const start = (JSON.parse(readFileSync("package.json", "utf8")) as { scripts: { start: string } }).scripts
       .start;
-    expect(start).toBe("node --max-old-space-size=1024 dist/main.js");
+    expect(start).toBe("node --max-old-space-size=1024 --v8-pool-size=2 dist/main.js");
     expect(runtime.at(-1)).toBe(`CMD ${JSON.stringify(start.split(" ")).replaceAll(",", ", ")}`);
     expect(user).toBeLessThan(runtime.length - 1);
   });
