@@ -23,6 +23,7 @@ import { PENDING_EMOJI } from "../src/domain/sentiment.js";
 import { stateKeys } from "../src/store/keys.js";
 import { SubscriptionStore } from "../src/store/subscriptions.js";
 import {
+  benchAppEnv,
   commandCalls,
   compiledTarget,
   cpuMs,
@@ -207,23 +208,18 @@ async function main(): Promise<void> {
   const slack = await startSlackStandIn();
   const spool = mkdtempSync(join(tmpdir(), "bench-spool-"));
   const prefix = `bench-pipeline-${process.pid}`;
-  const appEnv = (port: number, tuning: object, appPrefix = prefix): NodeJS.ProcessEnv => ({
-    ...process.env,
-    NODE_ENV: "production",
-    SLACK_BOT_TOKEN: "xoxb-bench-token",
-    SLACK_SIGNING_SECRET: "bench-signing-secret",
-    SLACK_API_URL: slack.url,
-    INSIGHT_BASE_URL: emulator.baseUrl,
-    INSIGHT_API_KEY: emulator.apiKey,
-    WEBHOOK_SECRET: SECRET,
-    REDIS_URL,
-    REDIS_PREFIX: appPrefix,
-    PORT: String(port),
-    ROLE: "all",
-    SPOOL_DIR: spool,
-    LOG_LEVEL: process.env.BENCH_DEBUG ? "debug" : "info",
-    TEST_TUNING: JSON.stringify(tuning),
-  });
+  const appEnv = (port: number, tuning: object, appPrefix = prefix): NodeJS.ProcessEnv =>
+    benchAppEnv({
+      slackUrl: slack.url,
+      insightUrl: emulator.baseUrl,
+      insightKey: emulator.apiKey,
+      webhookSecret: SECRET,
+      redisUrl: REDIS_URL,
+      prefix: appPrefix,
+      port,
+      spoolDir: spool,
+      tuning,
+    });
   // `cwd`: the same app from another checkout (`--before`), run the same way (built there for dist).
   const startApp = (port: number, tuning: object, cwd?: string, appPrefix = prefix) => {
     const env = appEnv(port, tuning, appPrefix);

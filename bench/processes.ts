@@ -14,6 +14,40 @@ export function cpuMs(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
+/** What a bench hands the app it starts: the stand-ins, Redis, its own prefix and port. */
+export interface BenchAppEnv {
+  slackUrl: string;
+  insightUrl: string;
+  insightKey: string;
+  webhookSecret: string;
+  redisUrl: string;
+  prefix: string;
+  port: number;
+  spoolDir: string;
+  tuning: object;
+}
+
+/** The environment of the all-in-one app under a bench: production settings, ROLE=all. */
+export function benchAppEnv(o: BenchAppEnv): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    NODE_ENV: "production",
+    SLACK_BOT_TOKEN: "xoxb-bench-token",
+    SLACK_SIGNING_SECRET: "bench-signing-secret",
+    SLACK_API_URL: o.slackUrl,
+    INSIGHT_BASE_URL: o.insightUrl,
+    INSIGHT_API_KEY: o.insightKey,
+    WEBHOOK_SECRET: o.webhookSecret,
+    REDIS_URL: o.redisUrl,
+    REDIS_PREFIX: o.prefix,
+    PORT: String(o.port),
+    ROLE: "all",
+    SPOOL_DIR: o.spoolDir,
+    LOG_LEVEL: process.env.BENCH_DEBUG ? "debug" : "info",
+    TEST_TUNING: JSON.stringify(o.tuning),
+  };
+}
+
 /** Resident memory of a process now, in MB. */
 export function rssMb(pid: number): number {
   const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
