@@ -18,7 +18,13 @@ import { startSlackStandIn } from "../dev/slack-standin/server.js";
 import { stateKeys } from "../src/store/keys.js";
 import { SubscriptionStore } from "../src/store/subscriptions.js";
 import { dropPrefix, freePort } from "../dev/local-redis.js";
-import { compiledTarget, spawnReady as spawnWith, startFlags, stopChild as stop } from "./processes.js";
+import {
+  compiledTarget,
+  cpuMs,
+  spawnReady as spawnWith,
+  startFlags,
+  stopChild as stop,
+} from "./processes.js";
 
 const spawnReady = (cmd: string[], env: NodeJS.ProcessEnv) => spawnWith(cmd, { env, tsx: true });
 
@@ -178,7 +184,8 @@ async function main(): Promise<void> {
     TEST_TUNING: JSON.stringify(tuning),
   });
 
-  const rows: { target: string; conc: number; s: Stats }[] = [];
+  // `cpu`: the target process's own CPU (user + system) per delivery in the row, in ms.
+  const rows: { target: string; conc: number; s: Stats; cpu: number }[] = [];
   const fixed: { target: string; s: Stats }[] = [];
   const targets: { name: string; start: (port: number) => Promise<ChildProcess> }[] = [
     {
@@ -218,7 +225,9 @@ async function main(): Promise<void> {
     await closedLoop(url, 20, 1000, group); // warm-up
     for (const c of CONCURRENCY) {
       log(`${t.name}: ${COUNT} deliveries at concurrency ${c}`);
-      rows.push({ target: t.name, conc: c, s: await closedLoop(url, c, COUNT, group) });
+      const cpuBefore = cpuMs(child.pid ?? 0);
+      const s = await closedLoop(url, c, COUNT, group);
+      rows.push({ target: t.name, conc: c, s, cpu: (cpuMs(child.pid ?? 0) - cpuBefore) / COUNT });
     }
     log(`${t.name}: ${RATE}/s for ${SECONDS} s`);
     fixed.push({ target: t.name, s: await fixedRate(url, RATE, SECONDS, group) });
@@ -293,10 +302,12 @@ async function main(): Promise<void> {
   rmSync(spool, { recursive: true, force: true });
 
   console.log(`\nbench:webhooks — ${COUNT} deliveries per row, same machine, same run\n`);
-  console.log("target                 conc  deliveries/s    p50 ms    p99 ms    max ms  non-2xx");
+  console.log(
+    "target                 conc  deliveries/s    p50 ms    p99 ms    max ms  non-2xx  CPU ms/delivery",
+  );
   for (const r of rows) {
     console.log(
-      `${r.target.padEnd(22)} ${String(r.conc).padStart(4)} ${fmt(r.s.perSecond, 0).padStart(13)} ${fmt(r.s.p50, 2)} ${fmt(r.s.p99, 2)} ${fmt(r.s.max, 2)} ${String(r.s.non2xx).padStart(8)}`,
+      `${r.target.padEnd(22)} ${String(r.conc).padStart(4)} ${fmt(r.s.perSecond, 0).padStart(13)} ${fmt(r.s.p50, 2)} ${fmt(r.s.p99, 2)} ${fmt(r.s.max, 2)} ${String(r.s.non2xx).padStart(8)} ${fmt(r.cpu, 3).padStart(16)}`,
     );
   }
   console.log("\nratio insight-relay / ceiling (throughput)");
