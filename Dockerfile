@@ -25,7 +25,9 @@ RUN mkdir -p /app/data/spool && chown -R node:node /app/data
 USER node
 EXPOSE 3000
 # The Node flags of `npm start`. The heap limit: under 2 GiB, V8 lets the heap grow to about 1.6x
-# what is live between collections instead of 4x (peak RSS at 100 connections 153 MB, not 233 MB).
-# Two V8 helper threads instead of four: 2-3 MB less idle RSS, no throughput lost (bench/README.md).
+# what is live between collections instead of 4x (peak RSS at 100 connections about 150 MB
+# instead of 230-250 MB, in runs of bench:pipeline).
+# Two V8 helper threads instead of four: about 2 MB less idle RSS; throughput and CPU per
+# delivery moved by less than the bench's spread (bench/README.md, seventh pass).
 # Change them with `command:` in docker-compose.yml.
 CMD ["node", "--max-old-space-size=1024", "--v8-pool-size=2", "dist/main.js"]

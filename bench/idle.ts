@@ -1,16 +1,19 @@
-// bench:idle — the all-in-one app's idle RSS over several processes at once, beside a baseline
-// measured in the same run: the floor (node:http + BullMQ + undici, bench/targets/floor.ts) and,
-// with `--before DIR`, the app of another checkout. One process's idle RSS moves by 3-5 MB
-// from start to start (V8's memory reducer, thread arenas), so a target like "at most 80 MB"
-// is read off the median and the highest of several.
+// bench:idle — the all-in-one app's idle RSS over several processes, beside a baseline measured
+// in the same run: the floor (node:http + BullMQ + undici, bench/targets/floor.ts) and, with
+// `--before DIR`, the app of another checkout. One process's idle RSS moves by 3-5 MB from start
+// to start (V8's memory reducer, thread arenas), so a target like "at most 80 MB" is read off the
+// median and the highest of several.
 //
-//   npm run bench:idle [-- --processes 4 --seconds 45 --before DIR --node-options=FLAGS]
+//   npm run bench:idle [-- --processes 4 --seconds 45 --before DIR --node-options=FLAGS
+//                          --before-node-options=FLAGS --no-floor]
 //
-// Each app runs compiled (`npm run build` first; `--before`: built there), with the Node flags
-// of `npm start` in its checkout. Processes of the targets start interleaved, all at once, and
-// are left alone: RSS 2 s after start, the lowest RSS until `--seconds`, and at the end how much
-// of it is file pages (Node's binary, shared libraries) and how much anonymous memory (heap,
-// malloc, stacks).
+// Each app runs compiled (`npm run build` first; `--before`: built there) with the Node flags of
+// `npm start` in its checkout, then `--node-options` (`--before-node-options`); the floor gets
+// this checkout's `npm start` flags. Processes start one after another, the target order
+// reversed every other round, and are then left alone together: each one's RSS 2 s after it was
+// ready, its lowest RSS until `--seconds` after the last start, and at the end how much of it is
+// file pages (Node's binary, shared libraries) and how much anonymous memory (heap, malloc,
+// stacks).
 import type { ChildProcess } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -19,7 +22,7 @@ import { parseArgs } from "node:util";
 import { startEmulator } from "../dev/emulator/index.js";
 import { startSlackStandIn } from "../dev/slack-standin/server.js";
 import { dropPrefix, freePort, redisServerInstalled, startThrowawayRedis } from "../dev/local-redis.js";
-import { benchAppEnv, compiledTarget, rssMb, spawnReady, startFlags, stopChild } from "./processes.js";
+import { benchAppEnv, compiledTarget, spawnReady, startFlags, stopChild } from "./processes.js";
 
 const { values: args } = parseArgs({
   options: {
@@ -34,8 +37,12 @@ const { values: args } = parseArgs({
   },
   allowNegative: true,
 });
-const PROCESSES = Math.max(1, Number(args.processes));
-const WINDOW_MS = Math.max(5, Number(args.seconds)) * 1000;
+const PROCESSES = Number(args.processes);
+const WINDOW_MS = Number(args.seconds) * 1000;
+if (!Number.isInteger(PROCESSES) || PROCESSES < 1 || !Number.isFinite(WINDOW_MS) || WINDOW_MS < 5_000) {
+  console.error("--processes takes a whole number of at least 1, --seconds a number of at least 5");
+  process.exit(2);
+}
 const log = (s: string) => process.stderr.write(`${s}\n`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const flagsOf = (s: string | undefined) => (s ?? "").split(/\s+/).filter(Boolean);
@@ -48,19 +55,28 @@ interface Sample {
   target: string;
   child: ChildProcess;
   pid: number;
-  prefix: string;
+  /** When it said it was ready (ms since the epoch). */
+  readyAt: number;
   started: number;
   lowest: number;
   fileMb: number;
   anonMb: number;
 }
 
-/** Resident file pages and anonymous memory of a process, in MB (/proc/PID/smaps_rollup). */
-function residentSplit(pid: number): { fileMb: number; anonMb: number } {
-  const text = readFileSync(`/proc/${pid}/smaps_rollup`, "utf8");
-  const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(text)?.[1] ?? NaN);
-  const anon = kb("Anonymous");
-  return { fileMb: (kb("Rss") - anon) / 1024, anonMb: anon / 1024 };
+/**
+ * A process's resident memory in MB: file pages (with shared memory, none for Node) and
+ * anonymous memory, which sum to VmRSS (/proc/PID/status); NaN once the process is gone.
+ */
+function resident(pid: number): { rssMb: number; fileMb: number; anonMb: number } {
+  let text = "";
+  try {
+    text = readFileSync(`/proc/${pid}/status`, "utf8");
+  } catch {
+    // gone: every figure NaN
+  }
+  const mb = (field: string) =>
+    Number(new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(text)?.[1] ?? NaN) / 1024;
+  return { rssMb: mb("VmRSS"), fileMb: mb("RssFile") + mb("RssShmem"), anonMb: mb("RssAnon") };
 }
 
 function median(xs: number[]): number {
@@ -69,7 +85,7 @@ function median(xs: number[]): number {
   return s.length % 2 ? (s[mid] ?? NaN) : ((s[mid - 1] ?? NaN) + (s[mid] ?? NaN)) / 2;
 }
 
-const fmt = (n: number) => (Number.isNaN(n) ? "-" : n.toFixed(1));
+const fmt = (n: number) => (Number.isFinite(n) ? n.toFixed(1) : "-");
 
 async function main(): Promise<void> {
   const own = redisServerInstalled() ? await startThrowawayRedis() : undefined;
@@ -77,21 +93,44 @@ async function main(): Promise<void> {
   const emulator = await startEmulator();
   const slack = await startSlackStandIn();
   const spool = mkdtempSync(join(tmpdir(), "bench-idle-spool-"));
-  const prefix = `bench-idle-${process.pid}`;
+  const prefixes: string[] = [];
+  const samples: Sample[] = [];
+  try {
+    const targets = benchTargets({ redisUrl, slackUrl: slack.url, emulator, spool });
+    await startAll(targets, samples, prefixes);
+    await leaveAlone(samples);
+    report(targets, samples);
+  } finally {
+    // Also after a failure: nothing started here outlives the bench.
+    await Promise.all(samples.map((x) => stopChild(x.child)));
+    await Promise.all(prefixes.map((pre) => dropPrefix(redisUrl, pre).catch(() => undefined)));
+    await slack.close();
+    await emulator.close();
+    await own?.close();
+    rmSync(spool, { recursive: true, force: true });
+  }
+}
 
+/** The app, the `--before` app and the floor, each as a way to start one process of it. */
+function benchTargets(o: {
+  redisUrl: string;
+  slackUrl: string;
+  emulator: { baseUrl: string; apiKey: string };
+  spool: string;
+}): Target[] {
   const appTarget = (name: string, cwd: string | undefined, extra: string[]): Target => ({
     name,
-    start: (port, pre) =>
+    start: (port, prefix) =>
       spawnReady(["bench/targets/app-dist.mjs"], {
         env: benchAppEnv({
-          slackUrl: slack.url,
-          insightUrl: emulator.baseUrl,
-          insightKey: emulator.apiKey,
+          slackUrl: o.slackUrl,
+          insightUrl: o.emulator.baseUrl,
+          insightKey: o.emulator.apiKey,
           webhookSecret: "bench-webhook-secret-0123456789",
-          redisUrl,
-          prefix: pre,
+          redisUrl: o.redisUrl,
+          prefix,
           port,
-          spoolDir: spool,
+          spoolDir: o.spool,
           tuning: {},
         }),
         tsx: false,
@@ -100,7 +139,7 @@ async function main(): Promise<void> {
         timeoutMs: 120_000,
       }),
   });
-  const targets: Target[] = [appTarget("insight-relay all (dist)", undefined, flagsOf(args["node-options"]))];
+  const targets = [appTarget("insight-relay all (dist)", undefined, flagsOf(args["node-options"]))];
   if (args.before)
     targets.push(appTarget("insight-relay all (before)", args.before, flagsOf(args["before-node-options"])));
   if (args.floor) {
@@ -108,8 +147,8 @@ async function main(): Promise<void> {
     const floorJs = compiledTarget("bench/targets/floor.ts");
     targets.push({
       name: "floor: node:http + BullMQ (2 jobs) + undici",
-      start: (port, pre) =>
-        spawnReady([floorJs, String(port), redisUrl, slack.url, pre, "2", "C0BENCHIDLE"], {
+      start: (port, prefix) =>
+        spawnReady([floorJs, String(port), o.redisUrl, o.slackUrl, prefix, "2", "C0BENCHIDLE"], {
           env: process.env,
           tsx: false,
           nodeFlags: startFlags(),
@@ -117,68 +156,80 @@ async function main(): Promise<void> {
         }),
     });
   }
+  return targets;
+}
 
-  // Interleaved (a, b, floor, a, b, floor, ...) and all at once, so the machine treats them alike.
-  const samples: Sample[] = [];
-  let seq = 0;
-  for (let i = 0; i < PROCESSES; i++) {
-    for (const t of targets) {
-      const pre = `${prefix}-${seq++}`;
-      log(`starting ${t.name} #${i + 1}`);
-      const child = await t.start(await freePort(), pre);
-      const pid = child.pid ?? 0;
+/** `--processes` rounds, one process of each target a round, the order reversed every other round. */
+async function startAll(targets: Target[], samples: Sample[], prefixes: string[]): Promise<void> {
+  const base = `bench-idle-${process.pid}`;
+  for (let round = 0; round < PROCESSES; round++) {
+    for (const t of round % 2 === 0 ? targets : [...targets].reverse()) {
+      const prefix = `${base}-${prefixes.length}`;
+      prefixes.push(prefix);
+      log(`starting ${t.name} #${round + 1}`);
+      const child = await t.start(await freePort(), prefix);
       samples.push({
         target: t.name,
         child,
-        pid,
-        prefix: pre,
+        pid: child.pid ?? 0,
+        readyAt: Date.now(),
         started: NaN,
-        lowest: Infinity,
+        lowest: NaN,
         fileMb: NaN,
         anonMb: NaN,
       });
     }
   }
-  log(`all ${samples.length} processes started; left alone for ${WINDOW_MS / 1000} s`);
-  await sleep(2_000);
-  for (const s of samples) s.started = rssMb(s.pid);
-  for (const end = Date.now() + WINDOW_MS - 2_000; Date.now() < end;) {
-    await sleep(250);
-    for (const s of samples) s.lowest = Math.min(s.lowest, rssMb(s.pid));
-  }
-  for (const s of samples) Object.assign(s, residentSplit(s.pid));
-  for (const s of samples) await stopChild(s.child);
+}
 
+/**
+ * Samples every process every 250 ms until `--seconds` after the last start: its RSS 2 s after
+ * it was ready, then its lowest; at the end, its file pages and anonymous memory.
+ */
+async function leaveAlone(samples: Sample[]): Promise<void> {
+  log(`all ${samples.length} processes started; left alone for ${WINDOW_MS / 1000} s`);
+  const end = Date.now() + WINDOW_MS;
+  while (Date.now() < end) {
+    await sleep(250);
+    for (const x of samples) {
+      if (Date.now() < x.readyAt + 2_000) continue;
+      const { rssMb } = resident(x.pid);
+      if (Number.isNaN(rssMb)) continue; // exited: reported below
+      if (Number.isNaN(x.started)) x.started = rssMb;
+      x.lowest = Number.isNaN(x.lowest) ? rssMb : Math.min(x.lowest, rssMb);
+    }
+  }
+  for (const x of samples) Object.assign(x, resident(x.pid));
+  for (const x of samples)
+    if (x.child.exitCode !== null || x.child.signalCode !== null)
+      log(`${x.target} (pid ${x.pid}) exited while idle: its row stops where it did`);
+}
+
+function report(targets: Target[], samples: Sample[]): void {
   console.log(
-    `\nbench:idle — ${PROCESSES} process(es) per target, left alone ${WINDOW_MS / 1000} s, same run\n`,
+    `\nbench:idle — ${PROCESSES} process(es) per target, left alone ${WINDOW_MS / 1000} s after the last start, same run\n`,
   );
   console.log(
-    "| target | process | RSS 2 s after start MB | RSS idle (lowest) MB | at the end: file pages MB | anonymous MB |",
+    "| target | process | RSS 2 s after ready MB | RSS idle (lowest) MB | at the end: file pages MB | anonymous MB |",
   );
   console.log("| --- | --- | --- | --- | --- | --- |");
   for (const t of targets)
     samples
-      .filter((s) => s.target === t.name)
-      .forEach((s, i) =>
+      .filter((x) => x.target === t.name)
+      .forEach((x, i) =>
         console.log(
-          `| ${t.name} | ${i + 1} | ${fmt(s.started)} | ${fmt(s.lowest)} | ${fmt(s.fileMb)} | ${fmt(s.anonMb)} |`,
+          `| ${t.name} | ${i + 1} | ${fmt(x.started)} | ${fmt(x.lowest)} | ${fmt(x.fileMb)} | ${fmt(x.anonMb)} |`,
         ),
       );
   console.log("\n| target | idle RSS lowest MB | median MB | highest MB | median anonymous MB |");
   console.log("| --- | --- | --- | --- | --- |");
   for (const t of targets) {
-    const mine = samples.filter((s) => s.target === t.name);
-    const idle = mine.map((s) => s.lowest);
+    const mine = samples.filter((x) => x.target === t.name && !Number.isNaN(x.lowest));
+    const idle = mine.map((x) => x.lowest);
     console.log(
-      `| ${t.name} | ${fmt(Math.min(...idle))} | ${fmt(median(idle))} | ${fmt(Math.max(...idle))} | ${fmt(median(mine.map((s) => s.anonMb)))} |`,
+      `| ${t.name} | ${fmt(Math.min(...idle))} | ${fmt(median(idle))} | ${fmt(Math.max(...idle))} | ${fmt(median(mine.map((x) => x.anonMb)))} |`,
     );
   }
-
-  await Promise.all(samples.map((s) => dropPrefix(redisUrl, s.prefix)));
-  await slack.close();
-  await emulator.close();
-  await own?.close();
-  rmSync(spool, { recursive: true, force: true });
 }
 
 main().then(

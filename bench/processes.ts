@@ -98,10 +98,11 @@ export function spawnReady(
       },
     );
     const started = performance.now();
-    const timer = setTimeout(
-      () => reject(new Error(`${cmd.join(" ")} did not start`)),
-      o.timeoutMs ?? 120_000,
-    );
+    // A process that never says it is ready is stopped, not left running after the bench.
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`${cmd.join(" ")} did not start`));
+    }, o.timeoutMs ?? 120_000);
     child.stdout?.on("data", (d: Buffer) => {
       if (process.env.BENCH_DEBUG) process.stderr.write(d);
       if (/ready port=/.test(d.toString())) {
