@@ -15,14 +15,14 @@
 // file pages (Node's binary, shared libraries) and how much anonymous memory (heap, malloc,
 // stacks).
 import type { ChildProcess } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { startEmulator } from "../dev/emulator/index.js";
 import { startSlackStandIn } from "../dev/slack-standin/server.js";
 import { dropPrefix, freePort, redisServerInstalled, startThrowawayRedis } from "../dev/local-redis.js";
-import { benchAppEnv, compiledTarget, spawnReady, startFlags, stopChild } from "./processes.js";
+import { benchAppEnv, compiledTarget, residentMb, spawnReady, startFlags, stopChild } from "./processes.js";
 
 const { values: args } = parseArgs({
   options: {
@@ -61,22 +61,6 @@ interface Sample {
   lowest: number;
   fileMb: number;
   anonMb: number;
-}
-
-/**
- * A process's resident memory in MB: file pages (with shared memory, none for Node) and
- * anonymous memory, which sum to VmRSS (/proc/PID/status); NaN once the process is gone.
- */
-function resident(pid: number): { rssMb: number; fileMb: number; anonMb: number } {
-  let text = "";
-  try {
-    text = readFileSync(`/proc/${pid}/status`, "utf8");
-  } catch {
-    // gone: every figure NaN
-  }
-  const mb = (field: string) =>
-    Number(new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(text)?.[1] ?? NaN) / 1024;
-  return { rssMb: mb("VmRSS"), fileMb: mb("RssFile") + mb("RssShmem"), anonMb: mb("RssAnon") };
 }
 
 function median(xs: number[]): number {
@@ -193,13 +177,13 @@ async function leaveAlone(samples: Sample[]): Promise<void> {
     await sleep(250);
     for (const x of samples) {
       if (Date.now() < x.readyAt + 2_000) continue;
-      const { rssMb } = resident(x.pid);
+      const { rssMb } = residentMb(x.pid);
       if (Number.isNaN(rssMb)) continue; // exited: reported below
       if (Number.isNaN(x.started)) x.started = rssMb;
       x.lowest = Number.isNaN(x.lowest) ? rssMb : Math.min(x.lowest, rssMb);
     }
   }
-  for (const x of samples) Object.assign(x, resident(x.pid));
+  for (const x of samples) Object.assign(x, residentMb(x.pid));
   for (const x of samples)
     if (x.child.exitCode !== null || x.child.signalCode !== null)
       log(`${x.target} (pid ${x.pid}) exited while idle: its row stops where it did`);

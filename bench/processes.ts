@@ -48,10 +48,31 @@ export function benchAppEnv(o: BenchAppEnv): NodeJS.ProcessEnv {
   };
 }
 
-/** Resident memory of a process now, in MB. */
+/** A `kB` field of a /proc/PID/status text, in MB (NaN when absent). */
+const statusMb = (status: string, field: string): number =>
+  Number(new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(status)?.[1] ?? NaN) / 1024;
+
+/** Resident memory of a process now, in MB; throws once the process is gone. */
 export function rssMb(pid: number): number {
-  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
-  return m ? Number(m[1]) / 1024 : NaN;
+  return statusMb(readFileSync(`/proc/${pid}/status`, "utf8"), "VmRSS");
+}
+
+/**
+ * A process's resident memory in MB: file pages (with shared memory, none for Node) and
+ * anonymous memory, which sum to VmRSS (/proc/PID/status); NaN once the process is gone.
+ */
+export function residentMb(pid: number): { rssMb: number; fileMb: number; anonMb: number } {
+  let status = "";
+  try {
+    status = readFileSync(`/proc/${pid}/status`, "utf8");
+  } catch {
+    // gone: every figure NaN
+  }
+  return {
+    rssMb: statusMb(status, "VmRSS"),
+    fileMb: statusMb(status, "RssFile") + statusMb(status, "RssShmem"),
+    anonMb: statusMb(status, "RssAnon"),
+  };
 }
 
 /** Commands one Redis node has executed (INFO commandstats), those run inside scripts included. */
