@@ -1,16 +1,17 @@
 # Insight Relay: one image for every role (ROLE=web, worker or scheduler; see docker-compose.yml).
 ARG NODE_IMAGE=node:22-slim
 
-# --- build: compile TypeScript to dist/ --------------------------------------------------------
+# --- build: bundle the TypeScript into dist/main.js and dist/doctor.js (scripts/build.ts) ------
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
-COPY tsconfig.json tsconfig.build.json ./
+COPY tsconfig.json ./
+COPY scripts/build.ts ./scripts/
 COPY src ./src
 RUN npm run build
 
-# --- runtime: production dependencies and the compiled app, as the unprivileged `node` user ---
+# --- runtime: production dependencies and the bundled app, as the unprivileged `node` user ----
 FROM ${NODE_IMAGE} AS runtime
 ENV NODE_ENV=production \
     PORT=3000 \

@@ -22,7 +22,15 @@ import { parseArgs } from "node:util";
 import { startEmulator } from "../dev/emulator/index.js";
 import { startSlackStandIn } from "../dev/slack-standin/server.js";
 import { dropPrefix, freePort, redisServerInstalled, startThrowawayRedis } from "../dev/local-redis.js";
-import { benchAppEnv, compiledTarget, residentMb, spawnReady, startFlags, stopChild } from "./processes.js";
+import {
+  appScript,
+  benchAppEnv,
+  compiledTarget,
+  residentMb,
+  spawnReady,
+  startFlags,
+  stopChild,
+} from "./processes.js";
 
 const { values: args } = parseArgs({
   options: {
@@ -104,8 +112,8 @@ function benchTargets(o: {
 }): Target[] {
   const appTarget = (name: string, cwd: string | undefined, extra: string[]): Target => ({
     name,
-    start: (port, prefix) =>
-      spawnReady(["bench/targets/app-dist.mjs"], {
+    start: async (port, prefix) =>
+      spawnReady([await appScript(cwd)], {
         env: benchAppEnv({
           slackUrl: o.slackUrl,
           insightUrl: o.emulator.baseUrl,

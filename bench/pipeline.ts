@@ -23,6 +23,7 @@ import { PENDING_EMOJI } from "../src/domain/sentiment.js";
 import { stateKeys } from "../src/store/keys.js";
 import { SubscriptionStore } from "../src/store/subscriptions.js";
 import {
+  appScript,
   benchAppEnv,
   commandCalls,
   compiledTarget,
@@ -221,11 +222,11 @@ async function main(): Promise<void> {
       tuning,
     });
   // `cwd`: the same app from another checkout (`--before`), run the same way (built there for dist).
-  const startApp = (port: number, tuning: object, cwd?: string, appPrefix = prefix) => {
+  const startApp = async (port: number, tuning: object, cwd?: string, appPrefix = prefix) => {
     const env = appEnv(port, tuning, appPrefix);
     const flags = (args[cwd ? "before-node-options" : "node-options"] ?? "").split(/\s+/).filter(Boolean);
     return APP === "dist"
-      ? start(["bench/targets/app-dist.mjs"], env, false, cwd, [...startFlags(cwd), ...flags])
+      ? start([await appScript(cwd)], env, false, cwd, [...startFlags(cwd), ...flags])
       : start(["test/helpers/app-process.ts"], env, true, cwd, flags);
   };
 

@@ -2,10 +2,13 @@
 // waiting until it says it is ready, stopping it, and reading its CPU, its RSS and Redis's
 // command counts.
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { basename, join } from "node:path";
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { basename, join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
 import type { Redis } from "ioredis";
 import ts from "typescript";
+import type { bundle as bundleApp } from "../scripts/build.js";
 
 /** User + system CPU of a process so far, in ms (Linux /proc; clock ticks of 10 ms). */
 export function cpuMs(pid: number): number {
@@ -148,6 +151,33 @@ export async function stopChild(child: ChildProcess, signal: NodeJS.Signals = "S
 export function startFlags(dir = "."): string[] {
   const pkg = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as { scripts?: { start?: string } };
   return (pkg.scripts?.start ?? "").split(/\s+/).filter((t) => t.startsWith("--"));
+}
+
+const bundled = new Map<string, Promise<string>>();
+
+/**
+ * The compiled app of a checkout (`--app dist`), as a script for `node`: test/helpers/app-process.ts
+ * (the app configured from env, plus TEST_TUNING) bundled by that checkout's scripts/build.ts as
+ * `npm run build` bundles src/main.ts, once per checkout, into its node_modules/.cache. A checkout
+ * from before the bundle (no scripts/build.ts) runs its own bench/targets/app-dist.mjs over the
+ * dist/ that its `npm run build` made.
+ */
+export function appScript(dir = "."): Promise<string> {
+  const root = resolve(dir);
+  let script = bundled.get(root);
+  if (!script) {
+    script = (async () => {
+      const builder = join(root, "scripts/build.ts");
+      if (!existsSync(builder)) return "bench/targets/app-dist.mjs";
+      const { bundle } = (await import(pathToFileURL(builder).href)) as { bundle: typeof bundleApp };
+      const id = createHash("sha256").update(root).digest("hex").slice(0, 12);
+      const outdir = join(root, "node_modules/.cache", `insight-relay-bench-${id}`);
+      await bundle({ entryPoints: ["test/helpers/app-process.ts"], outdir, root });
+      return join(outdir, "app-process.js");
+    })();
+    bundled.set(root, script);
+  }
+  return script;
 }
 
 /**

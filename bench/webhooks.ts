@@ -19,6 +19,7 @@ import { stateKeys } from "../src/store/keys.js";
 import { SubscriptionStore } from "../src/store/subscriptions.js";
 import { dropPrefix, freePort } from "../dev/local-redis.js";
 import {
+  appScript,
   compiledTarget,
   cpuMs,
   spawnReady as spawnWith,
@@ -206,9 +207,9 @@ async function main(): Promise<void> {
     },
     {
       name: `insight-relay web${DIST ? " (dist)" : ""}`,
-      start: (p) =>
+      start: async (p) =>
         DIST
-          ? spawnWith(["bench/targets/app-dist.mjs"], {
+          ? spawnWith([await appScript()], {
               env: appEnv("web", p, {}),
               tsx: false,
               nodeFlags: startFlags(),

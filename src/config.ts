@@ -1,5 +1,5 @@
 import { CronExpressionParser } from "cron-parser";
-import { z } from "zod";
+import * as z from "zod";
 
 /** The roles one process can run; `all` runs every role. */
 export const ROLES = ["all", "web", "worker", "scheduler"] as const;

@@ -1,6 +1,6 @@
 import { setTimeout as delay } from "node:timers/promises";
 import { Pool } from "undici";
-import type { z } from "zod";
+import type * as z from "zod";
 import { silentLogger, type Logger } from "../log.js";
 import type { Metrics } from "../metrics.js";
 import { InsightError } from "./errors.js";

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 /*
  * The Insight Service's wire format (../shared/spec/insight-service-interface.md).

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { RANGES, type Range } from "../insight/schemas.js";
 import { LIMITS } from "./render/limits.js";
 

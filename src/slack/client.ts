@@ -9,7 +9,7 @@ import {
   type WebClientOptions,
 } from "@slack/web-api";
 import { request } from "undici";
-import { z } from "zod";
+import * as z from "zod";
 import type { Logger } from "../log.js";
 import type { Metrics } from "../metrics.js";
 import { classifySlackError, SlackCallError } from "./errors.js";

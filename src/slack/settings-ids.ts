@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 /*
  * The action ids, callback id and button values of the settings modal and the Subscribe here

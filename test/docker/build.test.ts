@@ -1,7 +1,7 @@
 import { execFile, spawn } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join, relative, resolve } from "node:path";
 import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startEmulator, type Emulator } from "../../dev/emulator/index.js";
@@ -9,11 +9,11 @@ import { startSlackStandIn, type SlackStandIn } from "../../dev/slack-standin/se
 import { freePort } from "../helpers/global-redis.js";
 import { dropPrefix, testRedisUrl, uniquePrefix } from "../helpers/redis.js";
 
-// What the Dockerfile does, without Docker: `npm run build` (tsc -p tsconfig.build.json), then
+// What the Dockerfile does, without Docker: `npm run build` (scripts/build.ts), then
 // `node dist/main.js`. The output goes under node_modules/.cache so that it resolves the
 // repository's node_modules like dist/ does, and never touches a developer's dist/.
 const OUT = resolve("node_modules/.cache", `insight-relay-build-test-${process.pid}`);
-const TSC = resolve("node_modules/.bin/tsc");
+const TSX = resolve("node_modules/.bin/tsx");
 
 function run(cmd: string, args: string[], o: { env?: Record<string, string>; cwd?: string } = {}) {
   return new Promise<{ code: number; out: string }>((done) => {
@@ -33,7 +33,7 @@ describe("the production build", () => {
     [emulator, slack, build] = await Promise.all([
       startEmulator(),
       startSlackStandIn(),
-      run(TSC, ["-p", "tsconfig.build.json", "--outDir", OUT]),
+      run(TSX, ["scripts/build.ts", "--outdir", OUT]),
     ]);
   }, 150_000);
   afterAll(async () => {
@@ -43,15 +43,30 @@ describe("the production build", () => {
     rmSync(cwd, { recursive: true, force: true });
   });
 
-  it("compiles with tsconfig.build.json into main.js, doctor.js and the composition root, and ships no dev tooling", () => {
+  it("bundles main.js and doctor.js, each with its source map, from src/ and zod alone", () => {
     expect(build.out).toBe("");
     expect(build.code).toBe(0);
-    for (const f of ["main.js", "doctor.js", "compose/start-roles.js", "admin/feature.js"]) {
+    for (const f of ["main.js", "main.js.map", "doctor.js", "doctor.js.map"]) {
       expect(existsSync(join(OUT, f)), f).toBe(true);
     }
+    // One file per entry, not one per module.
+    for (const f of ["config.js", "compose", "admin"]) expect(existsSync(join(OUT, f)), f).toBe(false);
+    const { sources } = JSON.parse(readFileSync(join(OUT, "main.js.map"), "utf8")) as { sources: string[] };
+    // Each source as a path from the repository's root.
+    const paths = sources.map((s) => relative(process.cwd(), resolve(OUT, s)));
+    expect(paths).toContain("src/compose/start-roles.ts");
+    expect(paths).toContain("src/admin/feature.ts");
     // The demo, the emulator and the stand-in Slack live in dev/ since issue 10: never in the image.
-    for (const f of ["demo", "emulator", "slack/standin", "dev"])
-      expect(existsSync(join(OUT, f)), f).toBe(false);
+    // Every package but zod loads from node_modules; zod is bundled without what the app never
+    // names (its 60 locales but English).
+    expect(paths.filter((p) => !p.startsWith("src/") && !p.startsWith("node_modules/zod/"))).toEqual([]);
+    expect(paths.filter((p) => p.includes("zod/v4/locales/"))).toEqual(["node_modules/zod/v4/locales/en.js"]);
+  });
+
+  it("writes the bundle in ASCII, so V8 holds its source at one byte a character", () => {
+    const text = readFileSync(join(OUT, "main.js"), "utf8");
+    expect(text).toContain("re-enriched \\u2014 *"); // a card's dash, escaped
+    expect(text).not.toMatch(/[\u0080-\uffff]/);
   });
 
   it("node dist/main.js without configuration: one line per missing variable, exit 1", async () => {

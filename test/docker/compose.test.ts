@@ -186,6 +186,11 @@ describe("Dockerfile", () => {
     const runtime = lines.slice(runtimeAt);
     expect(build).toContain("RUN npm ci --no-audit --no-fund");
     expect(build).toContain("RUN npm run build");
+    // `npm run build` is scripts/build.ts over src/, with tsconfig.json's settings.
+    const built = build.indexOf("RUN npm run build");
+    for (const copy of ["COPY tsconfig.json ./", "COPY scripts/build.ts ./scripts/", "COPY src ./src"])
+      expect(build.indexOf(copy), copy).toBeGreaterThan(-1);
+    expect(build.findLastIndex((l) => l.startsWith("COPY "))).toBeLessThan(built);
     expect(runtime.some((l) => l.startsWith("RUN npm ci --omit=dev"))).toBe(true);
     expect(runtime).toContain("COPY --from=build /app/dist ./dist");
     const user = runtime.findIndex((l) => l.startsWith("USER "));
