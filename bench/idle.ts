@@ -7,8 +7,9 @@
 //   npm run bench:idle [-- --processes 4 --seconds 45 --before DIR --node-options=FLAGS
 //                          --before-node-options=FLAGS --no-floor]
 //
-// Each app runs compiled (`npm run build` first; `--before`: built there) with the Node flags of
-// `npm start` in its checkout, then `--node-options` (`--before-node-options`); the floor gets
+// Each app runs bundled as `npm run build` bundles it (appScript in processes.ts; a `--before`
+// checkout from before the bundle: its dist/, built there) with the Node flags of `npm start` in
+// its checkout, then `--node-options` (`--before-node-options`); the floor gets
 // this checkout's `npm start` flags. Processes start one after another, the target order
 // reversed every other round, and are then left alone together: each one's RSS 2 s after it was
 // ready, its lowest RSS until `--seconds` after the last start, and at the end how much of it is

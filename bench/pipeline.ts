@@ -5,7 +5,8 @@
 //
 //   npm run bench:pipeline [-- --seconds 5 --burst 2000 --app tsx|dist]
 //
-// `--app dist` runs the compiled app (`npm run build` first) instead of the TypeScript loader.
+// `--app dist` runs the app bundled as `npm run build` bundles it (appScript in processes.ts)
+// instead of under the TypeScript loader.
 // `--floor` adds two rows to the burst: the same parts (node:http, BullMQ, undici) doing the
 // least a digest needs (bench/targets/floor.ts), so the app's CPU per digest reads against
 // what its stack costs on this machine.
