@@ -8,6 +8,7 @@ COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json ./
 COPY scripts/build.ts ./scripts/
+COPY scripts/bundle ./scripts/bundle
 COPY src ./src
 RUN npm run build
 

@@ -26,21 +26,13 @@ export interface WorkerContext {
 }
 
 /**
- * The one way a queue's worker is made: its own blocking connection (closed with it), the
- * prefix, the tuning, a `jobs` count per outcome, and a log line per failed job (job id,
- * attempts, the error with its stack) and per worker error.
+ * The one way a queue's worker is made: over `connection` (a `blocking`-kind one, which BullMQ
+ * duplicates for the worker's blocking fetch), the prefix, the tuning, a `jobs` count per
+ * outcome, and a log line per failed job (job id, attempts, the error with its stack) and per
+ * worker error.
  */
-export function createWorker(spec: QueueWorker, ctx: WorkerContext): Worker {
-  return createWorkerAndConnection(spec, ctx).worker;
-}
-
-/** `createWorker`, with the worker's own connection: readiness watches it. */
-function createWorkerAndConnection(
-  spec: QueueWorker,
-  ctx: WorkerContext,
-): { worker: Worker; connection: RedisClient } {
+function createWorker(spec: QueueWorker, ctx: WorkerContext, connection: RedisClient): Worker {
   const { logger, metrics, tuning = {} } = ctx;
-  const connection = createRedis({ url: ctx.redisUrl, clusterNodes: ctx.clusterNodes }, "blocking", logger);
   const worker = new Worker(spec.queue, spec.processor, {
     connection,
     prefix: ctx.prefix,
@@ -55,8 +47,7 @@ function createWorkerAndConnection(
   });
   worker.on("completed", () => metrics.jobs.inc({ queue: spec.queue, outcome: "completed" }));
   worker.on("error", (err) => logger.warn({ queue: spec.queue, err }, "worker error"));
-  worker.on("closed", () => connection.disconnect());
-  return { worker, connection };
+  return worker;
 }
 
 export interface StartedWorkers {
@@ -66,12 +57,22 @@ export interface StartedWorkers {
   close(): Promise<void>;
 }
 
-/** Starts each worker through `createWorker` and watches them all for readiness. */
+/**
+ * Starts each worker through `createWorker` and watches them all for readiness. The workers
+ * share one connection for their own commands (BullMQ leaves a connection it is given open)
+ * and each has its blocking duplicate: 1 + N connections instead of 2N, and one copy of
+ * BullMQ's Lua scripts instead of N (idle RSS, and connections that grow with shards).
+ */
 export function startWorkers(
   specs: readonly QueueWorker[],
   ctx: WorkerContext,
   queueOf: (name: string) => Queue | undefined,
 ): StartedWorkers {
+  const connection = createRedis(
+    { url: ctx.redisUrl, clusterNodes: ctx.clusterNodes },
+    "blocking",
+    ctx.logger,
+  );
   const entries = specs.map((spec) => {
     // A getter: the registry may have replaced a queue whose set-up failed.
     const queue = (): Queue => {
@@ -80,7 +81,7 @@ export function startWorkers(
       return q;
     };
     queue(); // a worker of a queue the app does not have is a wiring mistake: fail at start
-    return { ...createWorkerAndConnection(spec, ctx), queue };
+    return { worker: createWorker(spec, ctx, connection), connection, queue };
   });
   const workers = entries.map((e) => e.worker);
   return {
@@ -91,6 +92,7 @@ export function startWorkers(
     }),
     close: async () => {
       await Promise.all(workers.map((w) => w.close()));
+      connection.disconnect();
     },
   };
 }

@@ -43,7 +43,7 @@ describe("the production build", () => {
     rmSync(cwd, { recursive: true, force: true });
   });
 
-  it("bundles main.js and doctor.js, each with its source map, from src/ and zod alone", () => {
+  it("bundles main.js and doctor.js, each with its source map, from src/, zod, Bolt and scripts/bundle/", () => {
     expect(build.out).toBe("");
     expect(build.code).toBe(0);
     for (const f of ["main.js", "main.js.map", "doctor.js", "doctor.js.map"]) {
@@ -57,10 +57,21 @@ describe("the production build", () => {
     expect(paths).toContain("src/compose/start-roles.ts");
     expect(paths).toContain("src/admin/feature.ts");
     // The demo, the emulator and the stand-in Slack live in dev/ since issue 10: never in the image.
-    // Every package but zod loads from node_modules; zod is bundled without what the app never
-    // names (its 60 locales but English).
-    expect(paths.filter((p) => !p.startsWith("src/") && !p.startsWith("node_modules/zod/"))).toEqual([]);
+    // Every package but zod and Bolt loads from node_modules; zod is bundled without what the app
+    // never names (its 60 locales but English), Bolt without Socket Mode; three packages are
+    // taken from scripts/bundle/.
+    const bundled = ["src/", "node_modules/zod/", "node_modules/@slack/bolt/", "scripts/bundle/"];
+    expect(paths.filter((p) => !bundled.some((b) => p.startsWith(b)))).toEqual([]);
     expect(paths.filter((p) => p.includes("zod/v4/locales/"))).toEqual(["node_modules/zod/v4/locales/en.js"]);
+    expect(paths.filter((p) => p.startsWith("scripts/bundle/")).sort()).toEqual([
+      "scripts/bundle/bullmq.mjs",
+      "scripts/bundle/no-socket-mode.cjs",
+      "scripts/bundle/undici.cjs",
+    ]);
+    // Nothing loads the indexes of the three: BullMQ's other backends, undici's fetch and WebSocket.
+    const text = readFileSync(join(OUT, "main.js"), "utf8");
+    expect(text).not.toMatch(/from "(bullmq|undici)"|require\("(bullmq|undici|@slack\/socket-mode)"\)/);
+    expect(text).toContain('from "bullmq/dist/cjs/classes/worker.js"');
   });
 
   it("writes the bundle in ASCII, so V8 holds its source at one byte a character", () => {

@@ -188,7 +188,12 @@ describe("Dockerfile", () => {
     expect(build).toContain("RUN npm run build");
     // `npm run build` is scripts/build.ts over src/, with tsconfig.json's settings.
     const built = build.indexOf("RUN npm run build");
-    for (const copy of ["COPY tsconfig.json ./", "COPY scripts/build.ts ./scripts/", "COPY src ./src"])
+    for (const copy of [
+      "COPY tsconfig.json ./",
+      "COPY scripts/build.ts ./scripts/",
+      "COPY scripts/bundle ./scripts/bundle",
+      "COPY src ./src",
+    ])
       expect(build.indexOf(copy), copy).toBeGreaterThan(-1);
     expect(build.findLastIndex((l) => l.startsWith("COPY "))).toBeLessThan(built);
     expect(runtime.some((l) => l.startsWith("RUN npm ci --omit=dev"))).toBe(true);

@@ -184,15 +184,18 @@ export function messageText(m: { text: string; blocks?: unknown[] }): string {
 /**
  * Starts the app in a child process (test/helpers/app-process.ts) sharing the harness's
  * Redis prefix, emulator and stand-in Slack, with short BullMQ locks so a killed one's jobs
- * come back within seconds. Resolves once it is running.
+ * come back within seconds. Resolves once it is running. `script`: that file bundled (as
+ * `npm run build` bundles the app) instead of app-process.ts under the TypeScript loader.
  */
 export function spawnAppProcess(
   h: Harness,
   role: "worker" | "scheduler" | "web" | "all",
   extraEnv: Record<string, string> = {},
+  o: { script?: string } = {},
 ): Promise<ChildProcess> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", "test/helpers/app-process.ts"], {
+    const args = o.script ? [o.script] : ["--import", "tsx", "test/helpers/app-process.ts"];
+    const child = spawn(process.execPath, args, {
       env: {
         ...process.env,
         SLACK_BOT_TOKEN: h.config.slack.botToken,

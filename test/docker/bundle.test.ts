@@ -1,0 +1,137 @@
+import type { ChildProcess } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import * as undici from "undici";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SEED } from "../../dev/emulator/index.js";
+import { bundle } from "../../scripts/build.js";
+import {
+  digestsOf,
+  messageText,
+  spawnAppProcess,
+  startHarness,
+  TEST_CHANNEL,
+  type Harness,
+} from "../helpers/app-harness.js";
+import { freePort } from "../helpers/global-redis.js";
+import { follow, waitUntil } from "../reconcile/support.js";
+
+// The bundle takes three packages from scripts/bundle/ (scripts/build.ts, SUBSTITUTES): the
+// suite runs the app under the TypeScript loader with the real ones, so these tests hold the
+// substitutes to what the app needs of them, and run the bundled app end to end.
+
+const load = createRequire(import.meta.url);
+
+describe("the bundle's substitutes", () => {
+  let server: Server;
+  let base: string;
+  beforeAll(async () => {
+    // Answers with what it was asked: method, path with query, body.
+    server = createServer((req, res) => {
+      let body = "";
+      req.on("data", (c: Buffer) => (body += c.toString("utf8")));
+      req.on("end", () => res.writeHead(201, { "x-echo": "1" }).end(`${req.method} ${req.url} ${body}`));
+    });
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    const address = server.address();
+    base = `http://127.0.0.1:${typeof address === "object" && address ? address.port : 0}`;
+  });
+  afterAll(() => new Promise<void>((r) => server.close(() => r())));
+
+  it("undici: request and Pool answer as undici's own do, for the calls the app makes", async () => {
+    const sub = load("../../scripts/bundle/undici.cjs") as Pick<typeof undici, "Pool" | "request">;
+    const ask = async (request: typeof undici.request) => {
+      const answers: string[] = [];
+      for (const [url, opts] of [
+        [`${base}/api/v1/groups?limit=2`, { method: "GET" }],
+        [new URL("chat.postMessage", `${base}/api/`), { method: "POST", body: '{"text":"hi"}' }],
+        [`${base}/upload`, { body: "bytes" }],
+      ] as const) {
+        const res = await request(url, opts);
+        answers.push(`${res.statusCode} ${res.headers["x-echo"]} ${await res.body.text()}`);
+      }
+      return answers;
+    };
+    const own = await ask(undici.request);
+    expect(own).toEqual([
+      "201 1 GET /api/v1/groups?limit=2 ",
+      '201 1 POST /api/chat.postMessage {"text":"hi"}',
+      "201 1 PUT /upload bytes",
+    ]);
+    expect(await ask(sub.request)).toEqual(own);
+
+    const pool = new sub.Pool(base, { connections: 2 });
+    const res = await pool.request({ path: "/api/v1/threads?group=g1", method: "GET" });
+    expect(`${res.statusCode} ${await res.body.text()}`).toBe("201 GET /api/v1/threads?group=g1 ");
+    await pool.close();
+  });
+
+  it("@slack/socket-mode: making a client fails, saying why", () => {
+    const sub = load("../../scripts/bundle/no-socket-mode.cjs") as { SocketModeClient: new () => object };
+    expect(() => new sub.SocketModeClient()).toThrow(
+      "Socket Mode is not part of Insight Relay: Slack's requests come over HTTP",
+    );
+  });
+});
+
+describe("the bundled app at work", () => {
+  const OUT = resolve("node_modules/.cache", `insight-relay-bundle-test-${process.pid}`);
+  const spool = mkdtempSync(join(tmpdir(), "insight-relay-bundle-spool-"));
+  let h: Harness;
+  let child: ChildProcess | undefined;
+  let port: number;
+
+  beforeAll(async () => {
+    // Web here (Slack and the webhooks); workers and scheduler, and a second web, in the bundle.
+    [h] = await Promise.all([
+      startHarness({ env: { ROLE: "web" } }),
+      bundle({ entryPoints: ["test/helpers/app-process.ts"], outdir: OUT }),
+    ]);
+    await follow(h, SEED.groups.support, TEST_CHANNEL);
+    port = await freePort();
+    child = await spawnAppProcess(
+      h,
+      "all",
+      { PORT: String(port), SPOOL_DIR: spool },
+      { script: join(OUT, "app-process.js") },
+    );
+  }, 60_000);
+  afterAll(async () => {
+    child?.kill("SIGKILL");
+    await h?.stop();
+    rmSync(OUT, { recursive: true, force: true });
+    rmSync(spool, { recursive: true, force: true });
+  });
+
+  it("posts the card of a new thread and edits it when the thread is re-enriched (BullMQ, undici, Bolt)", async () => {
+    const { thread } = await h.emulator.createThread(SEED.groups.support, {
+      title: "Bundled relay check",
+      summary: "First summary from the bundle test.",
+      sentiment: "positive",
+    });
+    expect(await waitUntil(async () => digestsOf(h, thread.id).length === 1, 15_000)).toBe(true);
+    expect(messageText(digestsOf(h, thread.id)[0] ?? { text: "" })).toContain(
+      "First summary from the bundle test.",
+    );
+
+    await h.emulator.enrichThread(SEED.groups.support, thread.id, {
+      summary: "Second summary, edited in place.",
+    });
+    expect(
+      await waitUntil(
+        async () => messageText(digestsOf(h, thread.id)[0] ?? { text: "" }).includes("Second summary"),
+        15_000,
+      ),
+    ).toBe(true);
+    expect(digestsOf(h, thread.id)).toHaveLength(1);
+    expect(digestsOf(h, thread.id)[0]?.updates).toBe(1);
+
+    // Its own web role (Bolt's ExpressReceiver, bundled) answers too.
+    const ready = await undici.request(`http://127.0.0.1:${port}/readyz`);
+    expect(ready.statusCode).toBe(200);
+    await ready.body.dump();
+  }, 60_000);
+});
