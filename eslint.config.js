@@ -12,16 +12,6 @@ export default tseslint.config(
     languageOptions: { globals: { process: "readonly", console: "readonly", URL: "readonly" } },
   },
   {
-    // What the bundle loads instead of a package's index (scripts/bundle/): CommonJS, as the
-    // package's own modules are.
-    files: ["scripts/bundle/*.cjs"],
-    languageOptions: {
-      sourceType: "commonjs",
-      globals: { require: "readonly", module: "writable", exports: "writable", URL: "readonly" },
-    },
-    rules: { "@typescript-eslint/no-require-imports": "off" },
-  },
-  {
     rules: {
       "@typescript-eslint/no-explicit-any": "error",
       "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],

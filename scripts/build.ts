@@ -13,6 +13,7 @@
 //   tsx scripts/build.ts                  (npm run build, and npm start's prestart)
 //   tsx scripts/build.ts --outdir DIR     (somewhere else; test/docker/build.test.ts)
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createRequire, isBuiltin } from "node:module";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
@@ -39,16 +40,18 @@ const BUNDLED = new Set(["zod", "@slack/bolt"]);
  */
 const SUBSTITUTES: Record<string, string> = {
   bullmq: "scripts/bundle/bullmq.mjs",
-  undici: "scripts/bundle/undici.cjs",
-  "@slack/socket-mode": "scripts/bundle/no-socket-mode.cjs",
+  undici: "scripts/bundle/undici.mjs",
+  "@slack/socket-mode": "scripts/bundle/no-socket-mode.mjs",
 };
 
 /**
  * SUBSTITUTES, and the packages that a bundled package (Bolt) requires: they load from
- * node_modules, as the app's own dependencies do.
+ * node_modules, as the app's own dependencies do, so each must be the copy the bundled package
+ * would have found itself (npm hoists them today; a nested copy fails the build, not the app).
  */
 function substitutes(root: string): Plugin {
   const bundledDirs = [...BUNDLED].map((name) => `/node_modules/${name}/`);
+  const fromRoot = createRequire(resolve(root, "package.json"));
   return {
     name: "substitutes",
     setup(b) {
@@ -56,11 +59,14 @@ function substitutes(root: string): Plugin {
       b.onResolve({ filter: new RegExp(`^(${names.join("|")})$`) }, (args) => ({
         path: resolve(root, String(SUBSTITUTES[args.path])),
       }));
-      b.onResolve({ filter: /^[^./]/ }, (args) =>
-        bundledDirs.some((d) => args.importer.includes(d)) && !BUNDLED.has(packageOf(args.path))
+      b.onResolve({ filter: /^[^./]/ }, (args) => {
+        if (!bundledDirs.some((d) => args.importer.includes(d)) || BUNDLED.has(packageOf(args.path))) return;
+        if (isBuiltin(args.path)) return { external: true };
+        const own = createRequire(args.importer).resolve(args.path);
+        return own === fromRoot.resolve(args.path)
           ? { external: true }
-          : undefined,
-      );
+          : { errors: [{ text: `${args.path} is not the copy at the root of node_modules (${own})` }] };
+      });
     },
   };
 }

@@ -17,7 +17,7 @@ export interface WorkerTuning {
 
 export interface WorkerContext {
   redisUrl: string;
-  /** Set: each worker's connection is a cluster one (REDIS_CLUSTER_NODES). */
+  /** Set: the workers' connection is a cluster one (REDIS_CLUSTER_NODES). */
   clusterNodes?: RedisTarget["clusterNodes"];
   prefix: string;
   logger: Logger;
@@ -60,20 +60,15 @@ export interface StartedWorkers {
 /**
  * Starts each worker through `createWorker` and watches them all for readiness. The workers
  * share one connection for their own commands (BullMQ leaves a connection it is given open)
- * and each has its blocking duplicate: 1 + N connections instead of 2N, and one copy of
- * BullMQ's Lua scripts instead of N (idle RSS, and connections that grow with shards).
+ * and each has its blocking duplicate: N + 1 connections instead of 2N, each holding BullMQ's
+ * Lua scripts (idle heap, and connections that grow with queue shards).
  */
 export function startWorkers(
   specs: readonly QueueWorker[],
   ctx: WorkerContext,
   queueOf: (name: string) => Queue | undefined,
 ): StartedWorkers {
-  const connection = createRedis(
-    { url: ctx.redisUrl, clusterNodes: ctx.clusterNodes },
-    "blocking",
-    ctx.logger,
-  );
-  const entries = specs.map((spec) => {
+  const queues = specs.map((spec) => {
     // A getter: the registry may have replaced a queue whose set-up failed.
     const queue = (): Queue => {
       const q = queueOf(spec.queue);
@@ -81,8 +76,18 @@ export function startWorkers(
       return q;
     };
     queue(); // a worker of a queue the app does not have is a wiring mistake: fail at start
-    return { worker: createWorker(spec, ctx, connection), connection, queue };
+    return queue;
   });
+  const connection = createRedis(
+    { url: ctx.redisUrl, clusterNodes: ctx.clusterNodes },
+    "blocking",
+    ctx.logger,
+  );
+  const entries = specs.map((spec, i) => ({
+    worker: createWorker(spec, ctx, connection),
+    connection,
+    queue: queues[i] as () => Queue,
+  }));
   const workers = entries.map((e) => e.worker);
   return {
     workers,
@@ -91,8 +96,11 @@ export function startWorkers(
       ...(ctx.tuning?.errorWindowMs ? { errorWindowMs: ctx.tuning.errorWindowMs } : {}),
     }),
     close: async () => {
-      await Promise.all(workers.map((w) => w.close()));
-      connection.disconnect();
+      try {
+        await Promise.all(workers.map((w) => w.close()));
+      } finally {
+        connection.disconnect(); // it would reconnect forever
+      }
     },
   };
 }

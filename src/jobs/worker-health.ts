@@ -26,7 +26,7 @@ const LINK_ERROR = /ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|Connection is closed
 interface Entry {
   worker: Worker;
   queue: () => Queue;
-  /** The worker's connection: a worker cut off from Redis says nothing itself (BullMQ keeps connection errors quiet). */
+  /** The workers' shared connection: a worker cut off from Redis says nothing itself (BullMQ keeps connection errors quiet). */
   connection?: { status: string; on?(event: "ready", listener: () => void): unknown };
 }
 

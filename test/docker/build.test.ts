@@ -65,8 +65,8 @@ describe("the production build", () => {
     expect(paths.filter((p) => p.includes("zod/v4/locales/"))).toEqual(["node_modules/zod/v4/locales/en.js"]);
     expect(paths.filter((p) => p.startsWith("scripts/bundle/")).sort()).toEqual([
       "scripts/bundle/bullmq.mjs",
-      "scripts/bundle/no-socket-mode.cjs",
-      "scripts/bundle/undici.cjs",
+      "scripts/bundle/no-socket-mode.mjs",
+      "scripts/bundle/undici.mjs",
     ]);
     // Nothing loads the indexes of the three: BullMQ's other backends, undici's fetch and WebSocket.
     const text = readFileSync(join(OUT, "main.js"), "utf8");
