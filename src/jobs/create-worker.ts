@@ -68,7 +68,7 @@ export function startWorkers(
   ctx: WorkerContext,
   queueOf: (name: string) => Queue | undefined,
 ): StartedWorkers {
-  const queues = specs.map((spec) => {
+  const wired = specs.map((spec) => {
     // A getter: the registry may have replaced a queue whose set-up failed.
     const queue = (): Queue => {
       const q = queueOf(spec.queue);
@@ -76,17 +76,17 @@ export function startWorkers(
       return q;
     };
     queue(); // a worker of a queue the app does not have is a wiring mistake: fail at start
-    return queue;
+    return { spec, queue };
   });
   const connection = createRedis(
     { url: ctx.redisUrl, clusterNodes: ctx.clusterNodes },
     "blocking",
     ctx.logger,
   );
-  const entries = specs.map((spec, i) => ({
+  const entries = wired.map(({ spec, queue }) => ({
     worker: createWorker(spec, ctx, connection),
     connection,
-    queue: queues[i] as () => Queue,
+    queue,
   }));
   const workers = entries.map((e) => e.worker);
   return {
