@@ -51,6 +51,8 @@ export interface RuntimeTuning extends WorkerTuning {
   healthWatchMs?: number;
   /** Shards of the deliveries, slack-out and refresh queues; default 4 on a cluster, 1 on one Redis. */
   queueShards?: number;
+  /** How long the intake pump's lease outlives a killed process (jobs/intake-pump.ts); default 10 s. */
+  intakeLeaseMs?: number;
 }
 
 /**

@@ -5,10 +5,11 @@ import type { Feature } from "../feature.js";
 import { healthRouter } from "../http/health-routes.js";
 import { requestIdRouter } from "../http/request-id.js";
 import { startWorkers, type StartedWorkers } from "../jobs/create-worker.js";
+import { IntakePump } from "../jobs/intake-pump.js";
 import type { WorkerHealth } from "../jobs/worker-health.js";
 import { debugOnFailure } from "../log.js";
 import { startHealthWatch } from "../ops/health-watch.js";
-import { withTimeout } from "../store/redis.js";
+import { createRedis, withTimeout } from "../store/redis.js";
 import { createSlackApp, type SlackAppParts } from "../slack/app.js";
 import { CommandRouter } from "../slack/commands/router.js";
 import { oauthReceiverOptions } from "../slack/install/oauth-options.js";
@@ -22,6 +23,7 @@ import { connectionBlocks, registerConnect } from "../slack/actions/connect-acti
 import { currentWorkspaceId, scopedServices, type Workspaces } from "./workspaces.js";
 import { registerLifecycle } from "../workspaces/lifecycle.js";
 import { refreshWorkspaceDepth } from "../workspaces/queue-depth.js";
+import { stampQueue } from "../workspaces/stamped-queue.js";
 import {
   connectDeps,
   lifecycleDeps,
@@ -103,6 +105,23 @@ export async function startRoles(s: Services, given?: readonly Feature<Subcomman
     );
   }
 
+  // The worker role moves acknowledged deliveries from the intake into the deliveries queue.
+  const pump = runs("worker")
+    ? new IntakePump({
+        redis: s.redis,
+        blocking: createRedis(
+          { url: config.redis.url, clusterNodes: config.redis.clusterNodes },
+          "blocking",
+          logger,
+        ),
+        keys: s.keys,
+        deliveriesFor: (workspaceId) =>
+          workspaceId ? stampQueue(s.queues.deliveries, workspaceId) : s.queues.deliveries,
+        logger,
+        ...(s.tuning.intakeLeaseMs ? { leaseMs: s.tuning.intakeLeaseMs } : {}),
+      }).start()
+    : undefined;
+
   if (runs("scheduler")) {
     for (const f of features) {
       const stop = await f.startScheduler?.();
@@ -149,6 +168,7 @@ export async function startRoles(s: Services, given?: readonly Feature<Subcomman
     running.server?.closeIdleConnections();
     running.server?.closeAllConnections();
     await closed;
+    await pump?.close();
     await started?.close();
     await running.receiver?.close();
   };

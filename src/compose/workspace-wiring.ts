@@ -79,13 +79,10 @@ export function workspaceIngests(
       const keys = stateKeys(workspacePrefix(s.config.redis.prefix, id), {
         cluster: isCluster(receiver.redis),
       });
-      const queues = {
-        get deliveries() {
-          return stampQueue(receiver.queues.deliveries, id);
-        },
-      };
       const health = new DeliveryHealthStore(receiver.redis, keys);
-      const recorder = new DeliveryRecorder(receiver.redis, keys, queues, health, s.metrics, s.logger);
+      // One intake for the deployment: the pump stamps each job with its workspace.
+      const intake = { key: receiver.keys.intake, workspaceId: id };
+      const recorder = new DeliveryRecorder(receiver.redis, keys, intake, health, s.metrics, s.logger);
       ingest = new DeliveryIngest(
         recorder,
         new Spool(join(s.config.spoolDir, "w", id), s.logger),

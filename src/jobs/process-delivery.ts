@@ -22,9 +22,11 @@ export async function processDelivery(
   job: Job<DeliveryJob>,
   deps: ProcessDeliveryDeps,
 ): Promise<DeliveryResult> {
-  const { event, deliveryId, receivedAt } = job.data;
-  // First step: the receiver enqueues without waiting for its de-duplication marker.
-  if (deps.isRepeat && (await deps.isRepeat(deliveryId, receivedAt))) return { kind: "repeat" };
+  const { event, deliveryId, receivedAt, deduplicated } = job.data;
+  // First step, for jobs queued before the receiver's script checked the marker itself.
+  if (!deduplicated && deps.isRepeat && (await deps.isRepeat(deliveryId, receivedAt))) {
+    return { kind: "repeat" };
+  }
   if (event.webhookType === "chatmessage-crud") {
     const p = event.payload;
     // messageTimestamp is only "some string" on the wire: count the message on the delivery's

@@ -22,6 +22,8 @@ export interface DeliveryJob {
   deliveryId: string;
   receivedAt: string;
   event: WebhookEvent;
+  /** The receiver's script checked the 7-day marker (every job since the intake list). */
+  deduplicated?: true;
 }
 
 /**

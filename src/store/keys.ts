@@ -7,8 +7,9 @@
  * spreads over the masters by its whole name. On a cluster the tag is written `{...}`; on one
  * Redis the same text goes without braces, so a single-Redis deployment keeps its key names.
  * - `sub`: every subscription key (one MULTI writes the group's and the channel's side);
- * - `health`: last delivery times, counts and the de-duplication markers (the receiver's one
- *   script marks a whole batch); `dead-letters`: the list and its counts;
+ * - `health`: last delivery times, counts, the de-duplication markers and the intake list (the
+ *   receiver's one script marks a whole batch and appends it); `dead-letters`: the list and its
+ *   counts;
  * - `<channel>:<thread>`: a thread's message ref and its posting marker;
  * - `<group>`: a group's daily activity counters (read in one pipeline);
  * - `reconcile`: every baseline, the list of baselines and the reconciler's status;
@@ -56,6 +57,15 @@ export function stateKeys(prefix: string, o: { cluster?: boolean } = {}) {
     /** The last `chatthread-crud` delivery per community: webhooks are set up, and disabled, per community. */
     lastThreadDeliveryByCommunity: `${s}:${tag("health")}:last-thread-delivery`,
     deliveryCounts: `${s}:${tag("health")}:delivery-counts`,
+    /**
+     * Deliveries acknowledged and not yet in the deliveries queue (a list of JSON items, oldest
+     * first), and the batch the intake pump is moving (jobs/intake-pump.ts). In the `health`
+     * family: the receiver's one script marks a delivery and appends it here together.
+     */
+    intake: `${s}:${tag("health")}:intake`,
+    intakeMoving: `${s}:${tag("health")}:intake-moving`,
+    /** Which intake pump leads (one at a time, so deliveries are queued in order): a lease. */
+    intakeLease: `${s}:${tag("health")}:intake-pump`,
     // family `dead-letters`
     deadLetters: `${s}:${tag("dead-letters")}`,
     deadLetterCounts: `${s}:${tag("dead-letters")}:counts`,

@@ -1,11 +1,5 @@
 import type { RedisClient as Redis, RedisTarget } from "../store/redis.js";
-import {
-  deliveriesQueue,
-  SINGLE_REDIS,
-  type QueueLayout,
-  type ShardedQueue,
-  type DeliveryJob,
-} from "../jobs/queues.js";
+import { SINGLE_REDIS, type QueueLayout } from "../jobs/queues.js";
 import type { Logger } from "../log.js";
 import type { Metrics } from "../metrics.js";
 import { DeliveryHealthStore } from "../store/delivery-health.js";
@@ -26,7 +20,7 @@ export interface ReceiverParts {
   health?: DeliveryHealthStore;
   /** How long a record may take before the delivery is spooled instead; default 1 s. */
   recordTimeoutMs?: number;
-  /** Cluster or not, and the shards of the deliveries queue; default: one Redis, one shard. */
+  /** Cluster or not (the keys' hash tags); default: one Redis. */
   layout?: QueueLayout;
 }
 
@@ -35,13 +29,11 @@ export interface Receiver {
   /** The receiver's connection (multi-workspace mode records each workspace's deliveries over it too). */
   redis: Redis;
   keys: StateKeys;
-  /** The deliveries producer, over the receiver's connection (a getter: see `healingQueue`). */
-  queues: { readonly deliveries: ShardedQueue<DeliveryJob>; close(): Promise<void> };
   health: DeliveryHealthStore;
   recorder: DeliveryRecorder;
   ingest: DeliveryIngest;
   spool: Spool;
-  /** Stops the replay timer and closes the producer (the connection is the caller's, unless opened here). */
+  /** Stops the replay timer (the connection is the caller's, unless opened here). */
   close(): Promise<void>;
 }
 
@@ -49,13 +41,11 @@ export interface Receiver {
 export function createReceiver(p: ReceiverParts): Receiver {
   const layout = p.layout ?? SINGLE_REDIS;
   const keys = stateKeys(p.prefix, { cluster: layout.cluster });
-  const deliveries = deliveriesQueue(p.redis, p.prefix, layout, p.logger);
-  const queues = { deliveries, close: () => deliveries.close() };
   const health = p.health ?? new DeliveryHealthStore(p.redis, keys);
   const recorder = new DeliveryRecorder(
     p.redis,
     keys,
-    queues,
+    { key: keys.intake },
     health,
     p.metrics,
     p.logger,
@@ -65,14 +55,12 @@ export function createReceiver(p: ReceiverParts): Receiver {
   return {
     redis: p.redis,
     keys,
-    queues,
     health,
     recorder,
     ingest,
     spool: p.spool,
     close: async () => {
       ingest.close();
-      await queues.close();
     },
   };
 }

@@ -1,5 +1,5 @@
 import type { RedisClient as Redis } from "../store/redis.js";
-import type { Queues } from "../jobs/queues.js";
+import type { DeliveryJob } from "../jobs/queues.js";
 import type { Logger } from "../log.js";
 import type { Metrics } from "../metrics.js";
 import type { DeliveryHealthStore } from "../store/delivery-health.js";
@@ -11,19 +11,22 @@ import type { ClassifiedDelivery } from "./classify-delivery.js";
 export type RecordOutcome = "queued" | "duplicate" | "dead_letter";
 
 const DEDUPE_TTL_SECONDS = 7 * 86_400;
-/** Deliveries recorded together at most; one batch is one Lua call plus one `addBulk`. */
+/** Deliveries recorded together at most: one batch is one Lua call. */
 const MAX_BATCH = 100;
 
-// Marks a batch of deliveries in one call: a de-duplication marker each (fresh = 1), the
-// last-delivery time and count of each one's type, and for thread deliveries the last time
-// per community. KEYS: last-delivery hash, counts hash, per-community hash, then one dedupe
-// key per delivery; ARGV: ttl, then (type, time, community or "") per delivery.
-const MARK_DELIVERIES = luaScript(`
+// Records a batch of deliveries in one call: a de-duplication marker each, the last-delivery
+// time and count of each one's type, for thread deliveries the last time per community, and
+// each valid delivery's job at the tail of the intake list. Per delivery it answers 1 (first
+// receipt: marker set), 2 (a spooled copy of the receipt that set the marker: its first
+// attempt timed out after the script had run, so it goes again) or 0 (a repeat: nothing
+// queued). KEYS: last-delivery hash, counts hash, per-community hash, intake list, then one
+// dedupe key per delivery; ARGV: ttl, then (type, time, community or "", intake item or "",
+// "1" from the spool or "") per delivery.
+const RECORD_DELIVERIES = luaScript(`
 local out = {}
-for i = 4, #KEYS do
-  local t = ARGV[(i - 4) * 3 + 2]
-  local at = ARGV[(i - 4) * 3 + 3]
-  local community = ARGV[(i - 4) * 3 + 4]
+for i = 5, #KEYS do
+  local a = (i - 5) * 5 + 1
+  local t, at, community, item, spooled = ARGV[a + 1], ARGV[a + 2], ARGV[a + 3], ARGV[a + 4], ARGV[a + 5]
   local fresh = redis.call('SET', KEYS[i], at, 'EX', ARGV[1], 'NX')
   -- Newer wins (ISO times compare as text): a replayed spool must not turn the clock back.
   if (redis.call('HGET', KEYS[1], t) or '') < at then redis.call('HSET', KEYS[1], t, at) end
@@ -31,10 +34,28 @@ for i = 4, #KEYS do
   if community ~= '' and (redis.call('HGET', KEYS[3], community) or '') < at then
     redis.call('HSET', KEYS[3], community, at)
   end
-  out[#out + 1] = fresh and 1 or 0
+  local r = 0
+  if fresh then r = 1 elseif spooled == '1' and redis.call('GET', KEYS[i]) == at then r = 2 end
+  if r > 0 and item ~= '' then redis.call('RPUSH', KEYS[4], item) end
+  out[#out + 1] = r
 end
 return out
 `);
+
+/**
+ * Where a receiver's deliveries go: the intake list the pump moves into the deliveries queue
+ * (one for the deployment), and the workspace they belong to in multi-workspace mode.
+ */
+export interface IntakeTarget {
+  key: string;
+  workspaceId?: string;
+}
+
+/** One intake list entry: a delivery's job, and its workspace in multi-workspace mode. */
+export interface IntakeItem {
+  job: DeliveryJob;
+  workspaceId?: string;
+}
 
 interface Pending {
   c: ClassifiedDelivery;
@@ -47,10 +68,11 @@ interface Pending {
 
 /**
  * Records classified deliveries in Redis: a de-duplication marker, the last-delivery time of
- * their type, then the job (valid) or the dead letter (anything else). Deliveries that arrive
- * in the same event-loop turn are recorded together, so a burst costs two Redis round trips
- * instead of two per delivery; a lone delivery is recorded at once. `record` rejects when
- * Redis does not answer within `timeoutMs`; the caller then spools.
+ * their type, then the job at the tail of the intake list (valid; the intake pump moves it into
+ * the deliveries queue) or the dead letter (anything else). Deliveries that arrive in the same
+ * event-loop turn are recorded together, so a burst costs one Redis round trip instead of one
+ * per delivery. `record` rejects when Redis does not answer within `timeoutMs`; the caller
+ * then spools.
  */
 export class DeliveryRecorder {
   private batch: Pending[] = [];
@@ -59,7 +81,7 @@ export class DeliveryRecorder {
   constructor(
     private readonly redis: Redis,
     private readonly keys: StateKeys,
-    private readonly queues: Pick<Queues, "deliveries">,
+    private readonly intake: IntakeTarget,
     private readonly health: DeliveryHealthStore,
     private readonly metrics: Metrics | undefined,
     private readonly logger: Logger,
@@ -76,8 +98,9 @@ export class DeliveryRecorder {
 
   /**
    * `fromSpool`: a spooled copy may find the de-duplication marker that a timed-out attempt
-   * set after all; it is queued anyway (BullMQ's job id and the digest path's versioning
-   * absorb a real repeat), so a Redis stall can never lose a delivery.
+   * set after all; when the marker holds its own receipt time it is queued again (BullMQ's job
+   * id and the digest path's versioning absorb the repeat), so a Redis stall never loses a
+   * delivery.
    */
   record(
     c: ClassifiedDelivery,
@@ -109,70 +132,69 @@ export class DeliveryRecorder {
 
   private async recordBatch(items: Pending[]): Promise<void> {
     const typeOf = (c: ClassifiedDelivery) => (c.kind === "valid" ? c.event.webhookType : "invalid");
-    let fresh: number[] = [];
+    let fresh: number[];
     try {
-      // One round trip: the markers and the jobs are sent together, without waiting for the
-      // markers' answer. A valid repeat is enqueued too: while its first job is kept, the job
-      // id (= delivery id) makes the add a no-op; after that, the job's first step sees the
-      // marker of an earlier receipt and drops it (`isRepeat`).
-      const marking = MARK_DELIVERIES.run(
+      // One round trip: the markers and the jobs go in one script; a repeat is not queued.
+      fresh = (await RECORD_DELIVERIES.run(
         this.redis,
-        items.length + 3,
+        items.length + 4,
         this.keys.lastDelivery,
         this.keys.deliveryCounts,
         this.keys.lastThreadDeliveryByCommunity,
+        this.intake.key,
         ...items.map((p) => this.keys.dedupe(p.c.deliveryId)),
         DEDUPE_TTL_SECONDS,
-        ...items.flatMap((p) => [typeOf(p.c), p.at, threadCommunity(p.c)]),
-      );
-      const enqueuing = this.enqueue(items);
-      const [marked, enqueued] = await Promise.allSettled([marking, enqueuing]);
-      if (marked.status === "fulfilled") fresh = marked.value as number[];
-      if (marked.status === "rejected") throw marked.reason;
-      if (enqueued.status === "rejected") throw enqueued.reason;
-      const outcomes: RecordOutcome[] = items.map((p, i) =>
-        fresh[i] === 1 || (p.fromSpool && p.c.kind === "valid")
-          ? p.c.kind === "valid"
-            ? "queued"
-            : "dead_letter"
-          : "duplicate",
-      );
-      await Promise.all(
-        items.map((p, i) => (outcomes[i] === "dead_letter" ? this.keepDeadLetter(p) : undefined)),
-      );
-      items.forEach((p, i) => {
-        const outcome = outcomes[i] ?? "duplicate";
+        ...items.flatMap((p) => [
+          typeOf(p.c),
+          p.at,
+          threadCommunity(p.c),
+          this.intakeItem(p),
+          p.fromSpool ? "1" : "",
+        ]),
+      )) as number[];
+    } catch (err) {
+      // One script: nothing of the batch was recorded (the caller spools it).
+      for (const p of items) p.reject(err);
+      return;
+    }
+    await Promise.all(
+      items.map(async (p, i) => {
+        const outcome: RecordOutcome =
+          fresh[i] === 1 || fresh[i] === 2 ? (p.c.kind === "valid" ? "queued" : "dead_letter") : "duplicate";
+        if (outcome === "dead_letter") {
+          try {
+            await this.keepDeadLetter(p);
+          } catch (err) {
+            // Not kept: drop its marker, so the spooled copy is not taken for a repeat. Redis
+            // is failing already; a marker left behind expires with DEDUPE_TTL_SECONDS.
+            await this.redis.del(this.keys.dedupe(p.c.deliveryId)).catch(() => undefined);
+            p.reject(err);
+            return;
+          }
+        }
         this.metrics?.deliveries.inc({ type: metricType(p.c), outcome });
         p.resolve(outcome);
-      });
-    } catch (err) {
-      // Not recorded after all: drop the markers set above, so spooled copies are not taken
-      // for repeats.
-      const marked = items.filter((_, i) => fresh[i] === 1).map((p) => this.keys.dedupe(p.c.deliveryId));
-      // Redis is failing already; a marker left behind expires with DEDUPE_TTL_SECONDS.
-      if (marked.length > 0) await this.redis.del(...marked).catch(() => undefined);
-      for (const p of items) p.reject(err);
-    }
+      }),
+    );
   }
 
-  /** The one place deliveries are enqueued: a job per valid delivery, its id the delivery id. */
-  private async enqueue(items: Pending[]): Promise<void> {
-    const jobs = items.flatMap((p) =>
-      p.c.kind === "valid"
-        ? [
-            {
-              name: p.c.event.webhookType,
-              data: { deliveryId: p.c.deliveryId, receivedAt: p.at, event: p.c.event },
-              opts: { jobId: p.c.deliveryId },
-            },
-          ]
-        : [],
-    );
-    // One job alone goes by `add`: `addBulk` builds an ioredis pipeline, which copies every
-    // script BullMQ defined on the connection (about 60 µs of a lone delivery's ack).
-    const [only] = jobs;
-    if (jobs.length === 1 && only) await this.queues.deliveries.add(only.name, only.data, only.opts);
-    else if (jobs.length > 1) await this.queues.deliveries.addBulk(jobs);
+  /**
+   * The intake entry of a valid delivery ("" for anything else). `deduplicated`: the script
+   * checked the 7-day marker, so the job's first step need not ask Redis (`repeatCheck`).
+   */
+  private intakeItem(p: Pending): string {
+    if (p.c.kind !== "valid") return "";
+    const job: DeliveryJob = {
+      deliveryId: p.c.deliveryId,
+      receivedAt: p.at,
+      event: p.c.event,
+      deduplicated: true,
+    };
+    const item: IntakeItem = {
+      job,
+      ...(this.intake.workspaceId ? { workspaceId: this.intake.workspaceId } : {}),
+    };
+    return JSON.stringify(item);
   }
 
   private async keepDeadLetter(p: Pending): Promise<void> {
@@ -195,9 +217,9 @@ export class DeliveryRecorder {
 }
 
 /**
- * Whether a delivery job is a repeat of one received earlier (within the 7-day window) whose
- * own job is gone: the receiver enqueues repeats without waiting for the marker (one round
- * trip), so the job's first step asks. The marker holds the first receipt's time; a spooled
+ * Whether a delivery job is a repeat of one received earlier (within the 7-day window). Jobs
+ * queued before the intake list (without `deduplicated`) were enqueued without waiting for
+ * the marker, so their first step asks. The marker holds the first receipt's time; a spooled
  * copy of that same receipt carries the same time and goes ahead.
  */
 export function repeatCheck(

@@ -1,0 +1,190 @@
+import { randomUUID } from "node:crypto";
+import type { JobsOptions } from "bullmq";
+import type { Logger } from "../log.js";
+import type { StateKeys } from "../store/keys.js";
+import { luaScript } from "../store/lua-script.js";
+import type { RedisClient } from "../store/redis.js";
+import type { IntakeItem } from "../webhooks/delivery-recorder.js";
+import type { DeliveryJob } from "./queues.js";
+
+/** What the pump adds jobs through: the deliveries queue, or a workspace's stamped view of it. */
+export interface IntakeProducer {
+  addBulk(jobs: { name: string; data: DeliveryJob; opts?: JobsOptions }[]): Promise<unknown>;
+}
+
+export interface IntakePumpDeps {
+  /** Commands (a `shared`-kind connection): the lease and the batches. */
+  redis: RedisClient;
+  /** The pump's own connection for its blocking wait (a `blocking`-kind one: BLMOVE holds it). */
+  blocking: RedisClient;
+  keys: Pick<StateKeys, "intake" | "intakeMoving" | "intakeLease">;
+  deliveriesFor: (workspaceId: string | undefined) => IntakeProducer;
+  logger: Logger;
+  /** How long a pump leads without renewing (a killed one's successor waits this long). */
+  leaseMs?: number;
+  /** How long one blocking wait for the intake lasts, in seconds. */
+  waitSeconds?: number;
+  /** Deliveries moved per batch at most. */
+  batch?: number;
+}
+
+// One step of the leading pump: renew (or take) the lease, drop the `done` oldest entries of
+// the batch in flight (they are queued), fill it up to `n` from the intake's head and return
+// it. Nil when another pump leads. KEYS: lease, intake, batch in flight; ARGV: token, lease
+// ms, done, n. The batch list stays in Redis until its jobs are queued: a pump killed between
+// the two steps leaves it to its successor, never loses it.
+const TAKE_BATCH = luaScript(`
+if not redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
+  if redis.call('GET', KEYS[1]) ~= ARGV[1] then return false end
+  redis.call('PEXPIRE', KEYS[1], ARGV[2])
+end
+local done = tonumber(ARGV[3])
+if done > 0 then redis.call('LTRIM', KEYS[3], done, -1) end
+local n = tonumber(ARGV[4])
+local have = redis.call('LLEN', KEYS[3])
+while have < n do
+  if not redis.call('LMOVE', KEYS[2], KEYS[3], 'LEFT', 'RIGHT') then break end
+  have = have + 1
+end
+return redis.call('LRANGE', KEYS[3], 0, n - 1)
+`);
+
+// A pump that stops leaves the lease at once, so another process need not wait it out.
+const RELEASE = luaScript(`
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+`);
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref());
+
+/**
+ * Moves acknowledged deliveries from the intake list (webhooks/delivery-recorder.ts) into the
+ * deliveries queue, oldest first, in batches: the receiver's acknowledgement is then one small
+ * script, and BullMQ's add is paid here, a batch at a time. One pump leads at a time across
+ * every process (a lease), so the queue receives deliveries in the order they were
+ * acknowledged; each job's id is its delivery id, so a batch added twice (a pump killed after
+ * adding, before its next step) is added once.
+ */
+export class IntakePump {
+  private readonly token = randomUUID();
+  private readonly leaseMs: number;
+  private readonly waitSeconds: number;
+  private readonly batch: number;
+  private stopped = false;
+  private running: Promise<void> | undefined;
+
+  constructor(private readonly deps: IntakePumpDeps) {
+    this.leaseMs = deps.leaseMs ?? 10_000;
+    this.waitSeconds = deps.waitSeconds ?? 2;
+    this.batch = deps.batch ?? 100;
+  }
+
+  start(): this {
+    this.running ??= this.loop();
+    return this;
+  }
+
+  /**
+   * Queues every delivery in the intake now (tests, and the loop): the number queued, or
+   * undefined when another pump leads.
+   */
+  async drain(): Promise<number | undefined> {
+    let done = 0;
+    let queued = 0;
+    for (;;) {
+      const items = await this.take(done);
+      if (!items) return undefined;
+      // The last batch's entries are dropped by the step that found nothing more.
+      if (items.length === 0) return queued;
+      await this.queue(items);
+      done = items.length;
+      queued += items.length;
+    }
+  }
+
+  private async take(done: number): Promise<string[] | undefined> {
+    const r = await TAKE_BATCH.run(
+      this.deps.redis,
+      3,
+      this.deps.keys.intakeLease,
+      this.deps.keys.intake,
+      this.deps.keys.intakeMoving,
+      this.token,
+      this.leaseMs,
+      done,
+      this.batch,
+    );
+    return Array.isArray(r) ? r.map(String) : undefined;
+  }
+
+  /** Adds a batch's jobs in order: contiguous entries of one workspace go in one `addBulk`. */
+  private async queue(items: string[]): Promise<void> {
+    const runs: { workspaceId: string | undefined; jobs: DeliveryJob[] }[] = [];
+    for (const raw of items) {
+      let item: IntakeItem;
+      try {
+        item = JSON.parse(raw) as IntakeItem;
+      } catch (err) {
+        // Only the receiver writes here; an entry that does not parse is dropped, not retried forever.
+        this.deps.logger.error({ err, entry: raw.slice(0, 200) }, "intake entry is not JSON; dropped");
+        continue;
+      }
+      const last = runs.at(-1);
+      if (last && last.workspaceId === item.workspaceId) last.jobs.push(item.job);
+      else runs.push({ workspaceId: item.workspaceId, jobs: [item.job] });
+    }
+    for (const run of runs) {
+      await this.deps
+        .deliveriesFor(run.workspaceId)
+        .addBulk(
+          run.jobs.map((job) => ({
+            name: job.event.webhookType,
+            data: job,
+            opts: { jobId: job.deliveryId },
+          })),
+        );
+    }
+  }
+
+  private async loop(): Promise<void> {
+    const { logger } = this.deps;
+    let failures = 0;
+    while (!this.stopped) {
+      try {
+        const queued = await this.drain();
+        failures = 0;
+        if (this.stopped) break;
+        if (queued === undefined) {
+          // Another pump leads: look again within the lease, should it have gone.
+          await sleep(this.leaseMs / 2 + Math.random() * (this.leaseMs / 4));
+          continue;
+        }
+        // Wait for the next delivery; it lands in the batch list, where the next step finds it.
+        await this.deps.blocking.blmove(
+          this.deps.keys.intake,
+          this.deps.keys.intakeMoving,
+          "LEFT",
+          "RIGHT",
+          this.waitSeconds,
+        );
+      } catch (err) {
+        if (this.stopped) break;
+        failures++;
+        // Redis away or the queue refusing: the batch stays in Redis; try again, less often.
+        if (failures === 1 || failures % 30 === 0) {
+          logger.warn({ err, failures }, "intake pump could not move deliveries; retrying");
+        }
+        await sleep(Math.min(100 * 2 ** Math.min(failures, 5), 2_000));
+      }
+    }
+  }
+
+  /** Stops after the step in flight and gives up the lease. */
+  async close(): Promise<void> {
+    this.stopped = true;
+    // A blocking wait would hold close() for up to `waitSeconds`: its connection is the pump's own.
+    this.deps.blocking.disconnect();
+    await this.running?.catch(() => undefined);
+    await RELEASE.run(this.deps.redis, 1, this.deps.keys.intakeLease, this.token).catch(() => undefined);
+  }
+}
