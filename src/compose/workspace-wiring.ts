@@ -14,7 +14,6 @@ import { listWorkspaceAdmins, workspaceAdmins } from "../workspaces/admins.js";
 import { checkInsightKey } from "../workspaces/check-key.js";
 import { secretHash, type ConnectionStore } from "../workspaces/connection-store.js";
 import type { RemoveWorkspaceDeps } from "../workspaces/lifecycle.js";
-import { stampQueue } from "../workspaces/stamped-queue.js";
 import type { WorkspaceRow } from "../admin/workspaces-page.js";
 import { waitingByWorkspace } from "../workspaces/queue-depth.js";
 import type { Services } from "./build-services.js";
