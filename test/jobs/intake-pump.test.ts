@@ -1,0 +1,180 @@
+import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { IntakePump, type IntakePumpDeps } from "../../src/jobs/intake-pump.js";
+import { deliveriesQueue, type DeliveryJob, type ShardedQueue } from "../../src/jobs/queues.js";
+import { silentLogger } from "../../src/log.js";
+import { stateKeys } from "../../src/store/keys.js";
+import { createRedis } from "../../src/store/redis.js";
+import type { IntakeItem } from "../../src/webhooks/delivery-recorder.js";
+import { stampQueue } from "../../src/workspaces/stamped-queue.js";
+import { dropPrefix, testRedisUrl, uniquePrefix } from "../helpers/redis.js";
+
+const job = (n: number, threadId = `t-${n % 3}`): DeliveryJob => ({
+  deliveryId: `d-${n}`,
+  receivedAt: new Date(1_700_000_000_000 + n).toISOString(),
+  deduplicated: true,
+  event: {
+    webhookType: "chatthread-crud",
+    payload: {
+      id: `t-${n}`,
+      threadId,
+      groupId: "g-1",
+      communityId: "c-1",
+      timestamp: new Date(1_700_000_000_000 + n).toISOString(),
+      title: `Thread ${n}`,
+      summary: "",
+    },
+  } as DeliveryJob["event"],
+});
+
+describe("the intake pump", () => {
+  const redis = createRedis(testRedisUrl(), "shared", silentLogger);
+  const opened: { close(): Promise<unknown> }[] = [];
+  const prefixes: string[] = [];
+  afterEach(async () => {
+    for (const o of opened.splice(0)) await o.close();
+  });
+  afterAll(async () => {
+    redis.disconnect();
+    for (const p of prefixes) await dropPrefix(p);
+  });
+
+  const setUp = (shards = 1) => {
+    const prefix = uniquePrefix("intake");
+    prefixes.push(prefix);
+    const keys = stateKeys(prefix);
+    const deliveries = deliveriesQueue(redis, prefix, { cluster: false, shards });
+    opened.push(deliveries);
+    const pump = (o: Partial<IntakePumpDeps> = {}) => {
+      const p = new IntakePump({
+        redis,
+        blocking: createRedis(testRedisUrl(), "blocking", silentLogger),
+        keys,
+        deliveriesFor: (w) => (w ? stampQueue(deliveries, w) : deliveries),
+        logger: silentLogger,
+        ...o,
+      });
+      opened.push(p);
+      return p;
+    };
+    const push = (...items: IntakeItem[]) => redis.rpush(keys.intake, ...items.map((i) => JSON.stringify(i)));
+    return { prefix, keys, deliveries, pump, push };
+  };
+
+  const waitingIds = async (q: ShardedQueue<DeliveryJob>) =>
+    (await q.getJobs(["waiting"], 0, -1, true)).map((j) => j.id);
+
+  it("queues every entry in the order it was acknowledged, each under its delivery id, and empties the intake", async () => {
+    const { keys, deliveries, pump, push } = setUp();
+    await push(...Array.from({ length: 250 }, (_, n) => ({ job: job(n) })));
+    // Three batches of at most 100.
+    expect(await pump().drain()).toBe(250);
+    expect(await waitingIds(deliveries)).toEqual(Array.from({ length: 250 }, (_, n) => `d-${n}`));
+    const first = await deliveries.getJob("d-0");
+    expect(first?.name).toBe("chatthread-crud");
+    expect(first?.data).toEqual(job(0));
+    expect(await redis.llen(keys.intake)).toBe(0);
+    expect(await redis.llen(keys.intakeMoving)).toBe(0);
+  });
+
+  it("keeps each thread's order across shards", async () => {
+    const { deliveries, pump, push } = setUp(4);
+    await push(...Array.from({ length: 60 }, (_, n) => ({ job: job(n, `thread-${n % 7}`) })));
+    await pump().drain();
+    const jobs = await deliveries.getJobs(["waiting"], 0, -1, true);
+    expect(jobs).toHaveLength(60);
+    for (let t = 0; t < 7; t++) {
+      const ofThread = jobs.filter((j) => j.data.event.payload.threadId === `thread-${t}`);
+      // One shard per thread, and within it the order of acknowledgement.
+      expect(new Set(ofThread.map((j) => j.queueName)).size).toBe(1);
+      expect(ofThread.map((j) => Number(j.id?.slice(2)))).toEqual(
+        [...ofThread.map((j) => Number(j.id?.slice(2)))].sort((a, b) => a - b),
+      );
+    }
+  });
+
+  it("a batch left in flight by a killed pump is queued first by the next, once, before newer entries", async () => {
+    const { keys, deliveries, pump, push } = setUp();
+    // What a pump killed between moving a batch and its next step leaves: the batch list, and
+    // some of its jobs already queued.
+    await redis.rpush(keys.intakeMoving, ...[0, 1, 2].map((n) => JSON.stringify({ job: job(n) })));
+    await deliveries.add("chatthread-crud", job(0), { jobId: "d-0" });
+    await push({ job: job(3) }, { job: job(4) });
+    expect(await pump().drain()).toBe(5);
+    expect(await waitingIds(deliveries)).toEqual(["d-0", "d-1", "d-2", "d-3", "d-4"]);
+    expect(await deliveries.getJobCounts("waiting")).toEqual({ waiting: 5 });
+  });
+
+  it("stamps a workspace's entries with it, in order with the rest", async () => {
+    const { deliveries, pump, push } = setUp();
+    await push(
+      { job: job(1) },
+      { job: job(2), workspaceId: "T1" },
+      { job: job(3), workspaceId: "T1" },
+      { job: job(4) },
+    );
+    await pump().drain();
+    expect(await waitingIds(deliveries)).toEqual(["d-1", "w|T1|d-2", "w|T1|d-3", "d-4"]);
+    expect((await deliveries.getJob("w|T1|d-2"))?.data.workspaceId).toBe("T1");
+  });
+
+  it("drops an entry that is not JSON and queues the rest", async () => {
+    const { keys, deliveries, pump, push } = setUp();
+    await redis.rpush(keys.intake, "{not json");
+    await push({ job: job(1) });
+    expect(await pump().drain()).toBe(2);
+    expect(await waitingIds(deliveries)).toEqual(["d-1"]);
+    expect(await redis.llen(keys.intake)).toBe(0);
+  });
+
+  it("one pump leads at a time; when the leader stops, another takes over", async () => {
+    const { deliveries, pump, push } = setUp();
+    const a = pump({ leaseMs: 1_000 });
+    const b = pump({ leaseMs: 1_000 });
+    await push({ job: job(1) });
+    expect(await a.drain()).toBe(1);
+    await push({ job: job(2) });
+    // b finds a's lease: nothing moved.
+    expect(await b.drain()).toBeUndefined();
+    expect(await waitingIds(deliveries)).toEqual(["d-1"]);
+    await a.close();
+    expect(await b.drain()).toBe(1);
+    expect(await waitingIds(deliveries)).toEqual(["d-1", "d-2"]);
+  });
+
+  it("a killed leader's lease runs out, and the next pump moves what waits", async () => {
+    const { keys, deliveries, pump, push } = setUp();
+    // A lease held by a process that is gone.
+    await redis.set(keys.intakeLease, "killed-pump", "PX", 300);
+    await push({ job: job(1) });
+    const b = pump({ leaseMs: 1_000 });
+    expect(await b.drain()).toBeUndefined();
+    await new Promise((r) => setTimeout(r, 350));
+    expect(await b.drain()).toBe(1);
+    expect(await waitingIds(deliveries)).toEqual(["d-1"]);
+  });
+
+  it("running, it queues a new entry as soon as it lands, without polling", async () => {
+    const { deliveries, pump, push } = setUp();
+    const p = pump({ waitSeconds: 5 }).start();
+    // Let it reach its blocking wait.
+    await new Promise((r) => setTimeout(r, 200));
+    const at = Date.now();
+    await push({ job: job(7) });
+    while (!(await deliveries.getJob("d-7")) && Date.now() - at < 5_000)
+      await new Promise((r) => setTimeout(r, 5));
+    // Well under the 5 s wait: the blocking move woke it.
+    expect(Date.now() - at).toBeLessThan(1_000);
+    await p.close();
+  });
+
+  it("close() ends a blocking wait at once and gives up the lease", async () => {
+    const { keys, pump } = setUp();
+    const p = pump({ waitSeconds: 5 }).start();
+    await new Promise((r) => setTimeout(r, 200));
+    expect(await redis.get(keys.intakeLease)).not.toBeNull();
+    const at = Date.now();
+    await p.close();
+    expect(Date.now() - at).toBeLessThan(1_000);
+    expect(await redis.get(keys.intakeLease)).toBeNull();
+  });
+});
