@@ -14,7 +14,8 @@ import { digestIntake } from "../digest/intake.js";
 import { syncChannelDigest } from "../digest/sync-channel-digest.js";
 import type { DigestFlushDeps } from "../digest/flush.js";
 import type { DigestCommandDeps } from "../slack/commands/digest.js";
-import { jobId } from "../jobs/queues.js";
+import { jobId, QUEUE_NAMES } from "../jobs/queues.js";
+import { countingIntake, intakeLength } from "../jobs/intake-pump.js";
 import type { AlertsEvalDeps } from "../alerts/evaluate.js";
 import type { AlertsCommandDeps } from "../slack/commands/alerts.js";
 
@@ -112,8 +113,13 @@ export function statusDeps(s: Services): StatusDeps {
     health: s.health,
     subscriptions: s.subscriptions,
     ops: s.ops,
-    // In a workspace: its own jobs only (status shows that workspace alone).
-    queues: () => s.workspaceStatus?.queues() ?? s.queues.all(),
+    // In a workspace: its own jobs only (status shows that workspace alone). The deployment's
+    // view counts the intake's deliveries as waiting ones.
+    queues: () =>
+      s.workspaceStatus?.queues() ??
+      countingIntake(s.queues.all(), s.queues.namesOf(QUEUE_NAMES.deliveries)[0] ?? "", () =>
+        intakeLength(s.redis, s.keys),
+      ),
     insight: s.insight.client,
     insightConnected: () => s.workspaceStatus?.insightConnected ?? true,
     // A fresh reader each time: the spool's segments are shared by every process on SPOOL_DIR.

@@ -5,7 +5,7 @@ import type { Feature } from "../feature.js";
 import { healthRouter } from "../http/health-routes.js";
 import { requestIdRouter } from "../http/request-id.js";
 import { startWorkers, type StartedWorkers } from "../jobs/create-worker.js";
-import { IntakePump } from "../jobs/intake-pump.js";
+import { intakeLength, IntakePump } from "../jobs/intake-pump.js";
 import type { WorkerHealth } from "../jobs/worker-health.js";
 import { debugOnFailure } from "../log.js";
 import { startHealthWatch } from "../ops/health-watch.js";
@@ -207,6 +207,8 @@ async function startWeb(
   running.commands = commands;
   const refreshGauges = async () => {
     metrics.spoolSize.set(await receiver.spool.sizeOnDisk());
+    // Acknowledged, not yet in the deliveries queue: grows only while no worker role runs.
+    metrics.queueDepth.set({ queue: "intake", state: "waiting" }, await intakeLength(s.redis, s.keys));
     for (const q of s.queues.all()) {
       const { prioritized = 0, ...counts } = await q.getJobCounts(
         "waiting",

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { JobsOptions } from "bullmq";
+import type { JobsOptions, Queue } from "bullmq";
 import type { Logger } from "../log.js";
 import type { StateKeys } from "../store/keys.js";
 import { luaScript } from "../store/lua-script.js";
@@ -134,15 +134,13 @@ export class IntakePump {
       else runs.push({ workspaceId: item.workspaceId, jobs: [item.job] });
     }
     for (const run of runs) {
-      await this.deps
-        .deliveriesFor(run.workspaceId)
-        .addBulk(
-          run.jobs.map((job) => ({
-            name: job.event.webhookType,
-            data: job,
-            opts: { jobId: job.deliveryId },
-          })),
-        );
+      await this.deps.deliveriesFor(run.workspaceId).addBulk(
+        run.jobs.map((job) => ({
+          name: job.event.webhookType,
+          data: job,
+          opts: { jobId: job.deliveryId },
+        })),
+      );
     }
   }
 
@@ -187,4 +185,39 @@ export class IntakePump {
     await this.running?.catch(() => undefined);
     await RELEASE.run(this.deps.redis, 1, this.deps.keys.intakeLease, this.token).catch(() => undefined);
   }
+}
+
+/** Deliveries acknowledged and not yet in the deliveries queue (status, /metrics). */
+export async function intakeLength(
+  redis: Pick<RedisClient, "llen">,
+  keys: Pick<StateKeys, "intake" | "intakeMoving">,
+): Promise<number> {
+  const [waiting, moving] = await Promise.all([redis.llen(keys.intake), redis.llen(keys.intakeMoving)]);
+  return waiting + moving;
+}
+
+type DepthReader = Pick<Queue, "name" | "getJobCounts" | "getWorkersCount">;
+
+/**
+ * Status's queue readers, with the intake counted as waiting deliveries (on the queue named
+ * `deliveriesName`, the deliveries' first shard): a delivery in the intake is one no worker
+ * has seen yet, and an intake that grows while no worker runs is the same failure.
+ */
+export function countingIntake(
+  queues: readonly DepthReader[],
+  deliveriesName: string,
+  intake: () => Promise<number>,
+): DepthReader[] {
+  return queues.map((q) =>
+    q.name !== deliveriesName
+      ? q
+      : {
+          name: q.name,
+          getWorkersCount: () => q.getWorkersCount(),
+          getJobCounts: async (...types: Parameters<Queue["getJobCounts"]>) => {
+            const [counts, n] = await Promise.all([q.getJobCounts(...types), intake()]);
+            return "waiting" in counts ? { ...counts, waiting: (counts.waiting ?? 0) + n } : counts;
+          },
+        },
+  );
 }

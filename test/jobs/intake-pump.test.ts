@@ -1,5 +1,5 @@
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { IntakePump, type IntakePumpDeps } from "../../src/jobs/intake-pump.js";
+import { countingIntake, intakeLength, IntakePump, type IntakePumpDeps } from "../../src/jobs/intake-pump.js";
 import { deliveriesQueue, type DeliveryJob, type ShardedQueue } from "../../src/jobs/queues.js";
 import { silentLogger } from "../../src/log.js";
 import { stateKeys } from "../../src/store/keys.js";
@@ -14,8 +14,8 @@ const job = (n: number, threadId = `t-${n % 3}`): DeliveryJob => ({
   deduplicated: true,
   event: {
     webhookType: "chatthread-crud",
+    actionType: "updated",
     payload: {
-      id: `t-${n}`,
       threadId,
       groupId: "g-1",
       communityId: "c-1",
@@ -23,7 +23,7 @@ const job = (n: number, threadId = `t-${n % 3}`): DeliveryJob => ({
       title: `Thread ${n}`,
       summary: "",
     },
-  } as DeliveryJob["event"],
+  },
 });
 
 describe("the intake pump", () => {
@@ -114,7 +114,7 @@ describe("the intake pump", () => {
     );
     await pump().drain();
     expect(await waitingIds(deliveries)).toEqual(["d-1", "w|T1|d-2", "w|T1|d-3", "d-4"]);
-    expect((await deliveries.getJob("w|T1|d-2"))?.data.workspaceId).toBe("T1");
+    expect((await deliveries.getJob("w|T1|d-2"))?.data).toMatchObject({ workspaceId: "T1" });
   });
 
   it("drops an entry that is not JSON and queues the rest", async () => {
@@ -176,5 +176,25 @@ describe("the intake pump", () => {
     await p.close();
     expect(Date.now() - at).toBeLessThan(1_000);
     expect(await redis.get(keys.intakeLease)).toBeNull();
+  });
+
+  it("status counts the intake's deliveries as waiting ones of the deliveries queue, and no other queue's", async () => {
+    const { keys, deliveries, push } = setUp();
+    await push({ job: job(1) }, { job: job(2) });
+    await redis.rpush(keys.intakeMoving, JSON.stringify({ job: job(0) }));
+    await deliveries.add("chatthread-crud", job(9), { jobId: "d-9" });
+    expect(await intakeLength(redis, keys)).toBe(3);
+    const [shard] = deliveries.shards();
+    if (!shard) throw new Error("no shard");
+    const other = {
+      name: "slack-out",
+      getJobCounts: async () => ({ waiting: 4 }),
+      getWorkersCount: async () => 1,
+    };
+    const [counted, untouched] = countingIntake([shard, other], shard.name, () => intakeLength(redis, keys));
+    expect(await counted?.getJobCounts("waiting", "active")).toEqual({ waiting: 4, active: 0 });
+    expect(await untouched?.getJobCounts("waiting")).toEqual({ waiting: 4 });
+    // Counts that do not ask for "waiting" are left alone.
+    expect(await counted?.getJobCounts("failed")).toEqual({ failed: 0 });
   });
 });
