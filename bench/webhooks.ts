@@ -1,6 +1,6 @@
 // bench:webhooks — the receiver's throughput and ack latency against two ceilings that answer
-// 200 and do nothing else (bare node:http, bare Express route), the Express route that makes one
-// Redis write first (the least any ack durable in Redis costs) and the one that adds each
+// 200 and do nothing else (bare node:http, bare Express route), the Express and node:http routes
+// that make one Redis write first (the least any ack durable in Redis costs) and the one that adds each
 // delivery to a BullMQ queue first (the least a durable ack costs with the app's parts), in the
 // same run, plus end-to-end digests per second from webhook to the stand-in Slack.
 //
@@ -202,6 +202,10 @@ async function main(): Promise<void> {
       start: (p) => ceiling("express-redis", p, { ...process.env, REDIS_URL }, prefix),
     },
     {
+      name: "node:http + Redis SET",
+      start: (p) => ceiling("node-http-redis", p, { ...process.env, REDIS_URL }, prefix),
+    },
+    {
       name: "express + BullMQ add",
       start: (p) => ceiling("express-bullmq", p, { ...process.env, REDIS_URL }, prefix),
     },
@@ -317,7 +321,7 @@ async function main(): Promise<void> {
       rows.find((r) => r.target.startsWith(name) && r.conc === c)?.s.perSecond ?? NaN;
     const relay = get("insight-relay");
     console.log(
-      `  concurrency ${String(c).padStart(3)}: ${(100 * (relay / get("express ("))).toFixed(0)}% of express, ${(100 * (relay / get("node:http"))).toFixed(0)}% of node:http, ${(100 * (relay / get("express + Redis"))).toFixed(0)}% of express + Redis SET, ${(100 * (relay / get("express + BullMQ"))).toFixed(0)}% of express + BullMQ add`,
+      `  concurrency ${String(c).padStart(3)}: ${(100 * (relay / get("express ("))).toFixed(0)}% of express, ${(100 * (relay / get("node:http ("))).toFixed(0)}% of node:http, ${(100 * (relay / get("express + Redis"))).toFixed(0)}% of express + Redis SET, ${(100 * (relay / get("node:http + Redis"))).toFixed(0)}% of node:http + Redis SET, ${(100 * (relay / get("express + BullMQ"))).toFixed(0)}% of express + BullMQ add`,
     );
   }
   console.log(`\nfixed rate ${RATE}/s for ${SECONDS} s (open loop)`);

@@ -1,6 +1,7 @@
 // Ceilings for bench:webhooks and bench:pipeline: servers that read the body, answer 200 and do
 // nothing else; `express-redis`, the Express route making one Redis write before its 200 (the
-// least any acknowledgement durable in Redis costs); and `express-bullmq`, the least a durable
+// least any acknowledgement durable in Redis costs), and `node-http-redis`, the same on a bare
+// node:http server; and `express-bullmq`, the least a durable
 // acknowledgement costs with the app's parts: the route adds the delivery to a BullMQ queue (no
 // worker) before its 200.
 import { createServer } from "node:http";
@@ -48,6 +49,25 @@ if (kind === "node-http") {
       .catch(() => res.status(503).end());
   });
   app.listen(port, "127.0.0.1", () => console.log(`ready port=${port}`));
+} else if (kind === "node-http-redis") {
+  // The same write from a bare node:http route: the least a durable acknowledgement costs on
+  // the server the app's webhook route runs on (it answers before Express).
+  const redis = await connectRedis();
+  let seq = 0;
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => {
+      redis
+        .set(`${prefix}:d-${process.pid}-${seq++}`, Buffer.concat(chunks), "EX", 60, "NX")
+        .then(() => {
+          res.writeHead(200, { "content-type": "application/json" });
+          res.end('{"ok":true}');
+        })
+        .catch(() => res.writeHead(503).end());
+    });
+  });
+  server.listen(port, "127.0.0.1", () => console.log(`ready port=${port}`));
 } else if (kind === "express-bullmq") {
   // Loaded here only: the bare ceilings' memory stays theirs.
   const { Queue } = await import("bullmq");
@@ -63,6 +83,8 @@ if (kind === "node-http") {
   });
   app.listen(port, "127.0.0.1", () => console.log(`ready port=${port}`));
 } else {
-  console.error("usage: ceiling.ts node-http|express|express-redis|express-bullmq PORT [PREFIX]");
+  console.error(
+    "usage: ceiling.ts node-http|express|express-redis|node-http-redis|express-bullmq PORT [PREFIX]",
+  );
   process.exit(2);
 }
