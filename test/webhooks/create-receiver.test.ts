@@ -9,6 +9,7 @@ import { stateKeys } from "../../src/store/keys.js";
 import { createRedis } from "../../src/store/redis.js";
 import { openReceiver, type Receiver } from "../../src/webhooks/create-receiver.js";
 import { Spool } from "../../src/webhooks/spool.js";
+import { openIntake } from "../helpers/intake.js";
 import { dropPrefix, testRedisUrl, uniquePrefix } from "../helpers/redis.js";
 
 const THREAD = readFileSync(new URL("../fixtures/webhooks/chatthread-created.json", import.meta.url), "utf8");
@@ -17,9 +18,11 @@ describe("openReceiver (the web role's receiver)", () => {
   const prefix = uniquePrefix("receiver");
   const spoolDir = mkdtempSync(join(tmpdir(), "receiver-spool-"));
   const shared = createRedis(testRedisUrl(), "shared", silentLogger);
+  const intake = openIntake({ redis: shared, prefix });
   let receiver: Receiver | undefined;
   afterEach(async () => {
     await receiver?.close();
+    await intake.close();
     await dropPrefix(prefix);
     shared.disconnect();
     rmSync(spoolDir, { recursive: true, force: true });
@@ -42,11 +45,15 @@ describe("openReceiver (the web role's receiver)", () => {
     const deadline = Date.now() + 5_000;
     let waiting = 0;
     while (Date.now() < deadline) {
-      waiting = (await receiver.queues.deliveries.getJobCounts("waiting")).waiting ?? 0;
+      // The replay appends to the intake; the worker role's pump moves it into the queue.
+      await intake.drain();
+      waiting = (await intake.deliveries.getJobCounts("waiting")).waiting ?? 0;
       if (waiting > 0) break;
       await new Promise((r) => setTimeout(r, 50));
     }
     expect(waiting).toBe(1);
     expect(await receiver.spool.sizeOnDisk()).toBe(0);
+    const [job] = await intake.deliveries.getJobs(["waiting"]);
+    expect(job?.data).toMatchObject({ receivedAt: "2025-03-05T18:02:12.000Z", deduplicated: true });
   });
 });

@@ -10,6 +10,7 @@ import { createRedis } from "../../src/store/redis.js";
 import { createReceiver } from "../../src/webhooks/create-receiver.js";
 import { Spool } from "../../src/webhooks/spool.js";
 import { freePort } from "../helpers/global-redis.js";
+import { openIntake, type Intake } from "../helpers/intake.js";
 import { dropPrefix, testRedisUrl, uniquePrefix } from "../helpers/redis.js";
 import { startOwnRedis, type OwnRedis } from "../helpers/redis-server.js";
 
@@ -55,6 +56,7 @@ describe("DeliveryIngest with Redis up", () => {
   let spoolDir: string;
   let metrics: Metrics;
   let r: ReturnType<typeof receiver>;
+  let intake: Intake;
 
   beforeEach(async () => {
     prefix = uniquePrefix("ingest");
@@ -62,30 +64,47 @@ describe("DeliveryIngest with Redis up", () => {
     spoolDir = mkdtempSync(join(tmpdir(), "ingest-spool-"));
     metrics = createMetrics();
     r = receiver(redis, prefix, new Spool(spoolDir, silentLogger), metrics);
+    intake = openIntake({ redis, prefix });
   });
   afterEach(async () => {
     r.ingest.close();
-    await r.queues.close();
+    await intake.close();
     redis.disconnect();
     await dropPrefix(prefix);
     rmSync(spoolDir, { recursive: true, force: true });
   });
 
-  it("a valid delivery is queued as a job whose id is the delivery id", async () => {
+  it("a valid delivery goes to the intake, marked de-duplicated, and is queued as a job whose id is the delivery id", async () => {
     const at = new Date("2025-03-05T18:02:12.000Z");
     const res = await r.ingest.ingest(THREAD, at);
     expect(res.outcome).toBe("queued");
-    const job = await r.queues.deliveries.getJob(res.deliveryId);
+    // The acknowledgement adds no job itself: the script appended it to the intake.
+    expect(await intake.deliveries.getJobCounts("waiting")).toEqual({ waiting: 0 });
+    const entries = await intake.entries();
+    expect(entries).toHaveLength(1);
+    expect(entries[0]).toEqual({
+      job: {
+        deliveryId: res.deliveryId,
+        receivedAt: "2025-03-05T18:02:12.000Z",
+        event: expect.objectContaining({ webhookType: "chatthread-crud" }) as unknown,
+        deduplicated: true,
+      },
+    });
+
+    expect(await intake.drain()).toBe(1);
+    expect(await intake.entries()).toEqual([]);
+    const job = await intake.deliveries.getJob(res.deliveryId);
     expect(job?.name).toBe("chatthread-crud");
     expect(job?.data).toMatchObject({
       deliveryId: res.deliveryId,
       receivedAt: "2025-03-05T18:02:12.000Z",
       event: { webhookType: "chatthread-crud", payload: { threadId: "65f1c0a2e4b0a1d2c3f10a3c" } },
+      deduplicated: true,
     });
-    expect(await r.queues.deliveries.getJobCounts("waiting")).toEqual({ waiting: 1 });
+    expect(await intake.deliveries.getJobCounts("waiting")).toEqual({ waiting: 1 });
   });
 
-  it("the same delivery again, even re-serialised, is a duplicate and adds no job", async () => {
+  it("the same delivery again, even re-serialised, is a duplicate and adds no intake entry, so no job", async () => {
     const first = await r.ingest.ingest(THREAD);
     const reordered = JSON.stringify(
       Object.fromEntries(Object.entries(JSON.parse(THREAD) as Record<string, unknown>).reverse()),
@@ -98,9 +117,38 @@ describe("DeliveryIngest with Redis up", () => {
       "duplicate",
     ]);
     expect(new Set([first.deliveryId, again.deliveryId, reserialised.deliveryId]).size).toBe(1);
-    expect(await r.queues.deliveries.getJobCounts("waiting")).toEqual({ waiting: 1 });
+    // The repeats never reach the intake: only the first receipt's entry is there.
+    expect((await intake.entries()).map((e) => e.job.deliveryId)).toEqual([first.deliveryId]);
+    expect(await intake.drain()).toBe(1);
+    expect(await intake.deliveries.getJobCounts("waiting")).toEqual({ waiting: 1 });
     expect(await deliveriesMetric(metrics, "chatthread-crud", "queued")).toBe(1);
     expect(await deliveriesMetric(metrics, "chatthread-crud", "duplicate")).toBe(2);
+  });
+
+  it("a spooled copy of the receipt that set the marker is queued again; a spooled copy of another receipt is a duplicate", async () => {
+    const at = new Date("2025-03-05T18:02:12.000Z");
+    const first = await r.ingest.ingest(THREAD, at);
+    expect(first.outcome).toBe("queued");
+    // Its first attempt timed out in the client after the script ran: the copy is on disk too.
+    r.spool.append({ receivedAt: at.toISOString(), body: THREAD });
+    // The same delivery received earlier, spooled and replayed only now: a repeat.
+    r.spool.append({ receivedAt: "2025-03-05T18:00:00.000Z", body: THREAD });
+    await r.ingest.replay();
+    expect(await r.spool.sizeOnDisk()).toBe(0);
+    expect(await deliveriesMetric(metrics, "chatthread-crud", "queued")).toBe(2);
+    expect(await deliveriesMetric(metrics, "chatthread-crud", "duplicate")).toBe(1);
+    // The first receipt and its spooled copy, both carrying the receipt time the marker holds.
+    expect((await intake.entries()).map((e) => [e.job.deliveryId, e.job.receivedAt])).toEqual([
+      [first.deliveryId, at.toISOString()],
+      [first.deliveryId, at.toISOString()],
+    ]);
+    expect(await redis.get(r.keys.dedupe(first.deliveryId))).toBe(at.toISOString());
+    // Not from the spool, the same receipt time is a repeat all the same.
+    expect((await r.ingest.ingest(THREAD, at)).outcome).toBe("duplicate");
+    // Both entries are moved; the job id (the delivery id) keeps one job.
+    expect(await intake.drain()).toBe(2);
+    expect(await intake.deliveries.getJobCounts("waiting")).toEqual({ waiting: 1 });
+    expect((await intake.deliveries.getJob(first.deliveryId))?.data.receivedAt).toBe(at.toISOString());
   });
 
   it("invalid deliveries are kept as dead letters, once, and never queued", async () => {
@@ -129,7 +177,9 @@ describe("DeliveryIngest with Redis up", () => {
       kept: 2,
       byReason: { invalid_json: 1, unknown_type: 1 },
     });
-    expect(await r.queues.deliveries.getJobCounts("waiting")).toEqual({ waiting: 0 });
+    expect(await intake.entries()).toEqual([]);
+    expect(await intake.drain()).toBe(0);
+    expect(await intake.deliveries.getJobCounts("waiting")).toEqual({ waiting: 0 });
     // An attacker-chosen type does not become a metric label.
     expect(await deliveriesMetric(metrics, "other", "dead_letter")).toBe(2);
     expect(await deliveriesMetric(metrics, "other", "duplicate")).toBe(1);
@@ -188,6 +238,7 @@ describe("DeliveryIngest when Redis is down, then back", () => {
   let spool: Spool;
   let down: ReturnType<typeof receiver>;
   let up: ReturnType<typeof receiver> | undefined;
+  let intake: Intake;
   let keys: StateKeys;
 
   beforeAll(async () => {
@@ -200,12 +251,13 @@ describe("DeliveryIngest when Redis is down, then back", () => {
     metrics = createMetrics();
     spool = new Spool(spoolDir, silentLogger);
     down = receiver(dead, prefix, spool, metrics);
+    intake = openIntake({ redis: live, prefix });
   });
   afterAll(async () => {
     down.ingest.close();
     up?.ingest.close();
     dead.disconnect();
-    await up?.queues.close();
+    await intake.close();
     live.disconnect();
     await dropPrefix(prefix);
     rmSync(spoolDir, { recursive: true, force: true });
@@ -255,12 +307,13 @@ describe("DeliveryIngest when Redis is down, then back", () => {
     expect(await spool.sizeOnDisk()).toBe(0);
     expect(spool.pending).toBe(0);
     expect(await metricValue(metrics, "insight_relay_spool_deliveries")).toBe(0);
-    expect(await u.queues.deliveries.getJobCounts("waiting", "delayed", "failed")).toEqual({
+    expect(await intake.drain()).toBe(3);
+    expect(await intake.deliveries.getJobCounts("waiting", "delayed", "failed")).toEqual({
       waiting: 3,
       delayed: 0,
       failed: 0,
     });
-    const jobs = await u.queues.deliveries.getJobs(["waiting"], 0, -1, true);
+    const jobs = await intake.deliveries.getJobs(["waiting"], 0, -1, true);
     expect(jobs.map((j) => j.name)).toEqual(["chatthread-crud", "chatmessage-crud", "chatthread-crud"]);
     expect(jobs[0]?.id).toBe(threadId);
     expect(jobs[2]?.data.event.actionType).toBe("updated");
@@ -275,7 +328,9 @@ describe("DeliveryIngest when Redis is down, then back", () => {
     // A second replay, and the same deliveries arriving again, add nothing.
     await u.ingest.replay();
     expect((await u.ingest.ingest(THREAD)).outcome).toBe("duplicate");
-    expect(await u.queues.deliveries.getJobCounts("waiting")).toEqual({ waiting: 3 });
+    expect(await intake.entries()).toEqual([]);
+    expect(await intake.drain()).toBe(0);
+    expect(await intake.deliveries.getJobCounts("waiting")).toEqual({ waiting: 3 });
     expect(await live.exists(keys.dedupe(threadId))).toBe(1);
   });
 
@@ -285,6 +340,9 @@ describe("DeliveryIngest when Redis is down, then back", () => {
     const res = await u.ingest.ingest(fixture("chatmessage-updated"));
     expect(res.outcome).toBe("queued");
     expect(await spool.sizeOnDisk()).toBe(0);
+    expect((await intake.entries()).map((e) => e.job.deliveryId)).toEqual([res.deliveryId]);
+    expect(await intake.drain()).toBe(1);
+    expect(await intake.deliveries.getJobCounts("waiting")).toEqual({ waiting: 4 });
   });
 });
 
@@ -294,6 +352,7 @@ describe("DeliveryIngest when Redis answers too late", () => {
   let conn: Redis;
   let spoolDir: string;
   let r: ReturnType<typeof receiver>;
+  let intake: Intake;
   const prefix = uniquePrefix("ingest-slow");
 
   beforeAll(async () => {
@@ -303,11 +362,21 @@ describe("DeliveryIngest when Redis answers too late", () => {
     conn = await ready(createRedis(own.url, "command", silentLogger, { commandTimeout: 300 }));
     spoolDir = mkdtempSync(join(tmpdir(), "ingest-spool-"));
     r = receiver(conn, prefix, new Spool(join(spoolDir, "hasty"), silentLogger), createMetrics(), 100);
-    await r.queues.deliveries.waitUntilReady();
+    intake = openIntake({ redis: admin, prefix });
+    // Redis learns the receiver's script now (under a prefix of its own), so a stalled record
+    // below is the script itself waiting, not its first EVALSHA's NOSCRIPT.
+    const warm = receiver(
+      conn,
+      uniquePrefix("ingest-warm"),
+      new Spool(join(spoolDir, "warm"), silentLogger),
+      createMetrics(),
+    );
+    expect((await warm.ingest.ingest(MESSAGE)).outcome).toBe("queued");
+    warm.ingest.close();
   });
   afterAll(async () => {
     r.ingest.close();
-    await r.queues.close();
+    await intake.close();
     conn.disconnect();
     admin.disconnect();
     await own.close();
@@ -318,36 +387,48 @@ describe("DeliveryIngest when Redis answers too late", () => {
     // A connection that waits for the stalled reply instead of giving up on it.
     const patient = await ready(createRedis(own.url, "command", silentLogger, { commandTimeout: 5_000 }));
     const spool = new Spool(join(spoolDir, "patient"), silentLogger);
-    const p = receiver(patient, uniquePrefix("ingest-slow"), spool, createMetrics(), 100);
+    const patientPrefix = uniquePrefix("ingest-slow");
+    const p = receiver(patient, patientPrefix, spool, createMetrics(), 100);
+    const patientIntake = openIntake({ redis: admin, prefix: patientPrefix });
     try {
-      await p.queues.deliveries.waitUntilReady();
       await admin.call("CLIENT", "PAUSE", "400", "WRITE");
       const res = await p.ingest.ingest(MESSAGE);
       expect(res.outcome).toBe("spooled");
-      await new Promise((done) => setTimeout(done, 600)); // the pause ends; the late MULTI and add complete
+      await new Promise((done) => setTimeout(done, 600)); // the pause ends; the late script completes
       await p.ingest.replay();
-      expect(await p.queues.deliveries.getJobCounts("waiting")).toEqual({ waiting: 1 });
-      expect((await p.queues.deliveries.getJob(res.deliveryId))?.name).toBe("chatmessage-crud");
+      // The late script's entry, and the spooled copy's (the marker holds its receipt time).
+      expect((await patientIntake.entries()).map((e) => e.job.deliveryId)).toEqual([
+        res.deliveryId,
+        res.deliveryId,
+      ]);
+      expect(await patientIntake.drain()).toBe(2);
+      expect(await patientIntake.deliveries.getJobCounts("waiting")).toEqual({ waiting: 1 });
+      expect((await patientIntake.deliveries.getJob(res.deliveryId))?.name).toBe("chatmessage-crud");
       expect(await spool.sizeOnDisk()).toBe(0);
     } finally {
       p.ingest.close();
-      await p.queues.close();
+      await patientIntake.close();
       patient.disconnect();
     }
   });
 
-  // BUG (src/webhooks/delivery-recorder.ts recordNow): the MULTI that sets the de-duplication
-  // marker can time out in the client (ioredis commandTimeout, 2 s on the `command` connection)
-  // and still run in Redis afterwards. recordNow then throws before its try/catch, so nothing
-  // removes the marker; the receiver spools the delivery, and on replay the marker makes the
-  // spooled copy a "duplicate": the delivery is answered 2xx but never queued.
+  // The script that sets the de-duplication marker can time out in the client (ioredis
+  // commandTimeout, 2 s on the `command` connection) and still run in Redis afterwards: the
+  // receiver has spooled the delivery, and on replay the marker must not make the spooled copy
+  // a "duplicate" (answered 2xx but never queued). The marker holds the receipt time, which the
+  // spooled copy carries too, so the copy is queued again.
   it("a delivery spooled because Redis stalled is queued once Redis catches up", async () => {
     // Writes stall for 600 ms (a slow disk, a long script): longer than both timeouts.
     await admin.call("CLIENT", "PAUSE", "600", "WRITE");
     const res = await r.ingest.ingest(THREAD);
     expect(res.outcome).toBe("spooled");
-    await new Promise((done) => setTimeout(done, 800)); // let the pause end and the stalled MULTI run
+    await new Promise((done) => setTimeout(done, 800)); // let the pause end and the stalled script run
     await r.ingest.replay();
-    expect(await r.queues.deliveries.getJobCounts("waiting")).toEqual({ waiting: 1 });
+    expect(await r.spool.sizeOnDisk()).toBe(0);
+    const entries = await intake.entries();
+    expect(entries.map((e) => e.job.deliveryId)).toEqual([res.deliveryId, res.deliveryId]);
+    expect(await intake.drain()).toBe(2);
+    expect(await intake.deliveries.getJobCounts("waiting")).toEqual({ waiting: 1 });
+    expect((await intake.deliveries.getJob(res.deliveryId))?.data.deduplicated).toBe(true);
   });
 });

@@ -1,0 +1,61 @@
+// The deliveries queue as the worker role fills it: the receiver appends each acknowledged
+// delivery to the intake list (webhooks/delivery-recorder.ts), and a real IntakePump moves it
+// into the deliveries queue (jobs/intake-pump.ts). Tests read the queue after `drain()`.
+import { IntakePump } from "../../src/jobs/intake-pump.js";
+import {
+  deliveriesQueue,
+  SINGLE_REDIS,
+  type DeliveryJob,
+  type QueueLayout,
+  type ShardedQueue,
+} from "../../src/jobs/queues.js";
+import { silentLogger } from "../../src/log.js";
+import { stateKeys } from "../../src/store/keys.js";
+import { isCluster, type RedisClient } from "../../src/store/redis.js";
+import type { IntakeItem } from "../../src/webhooks/delivery-recorder.js";
+
+export interface Intake {
+  /** The deliveries queue (every shard of the layout) that `drain` fills. */
+  readonly deliveries: ShardedQueue<DeliveryJob>;
+  /**
+   * Queues everything in the intake now, through a pump of its own (opened, drained and
+   * closed, so its lease is given up at once): the number of entries moved.
+   */
+  drain(): Promise<number>;
+  /** The intake's entries not yet moved by a pump, oldest first. */
+  entries(): Promise<IntakeItem[]>;
+  /** Closes the deliveries queue (the connection is the caller's). */
+  close(): Promise<void>;
+}
+
+/** The intake of the receiver under `prefix`, and the deliveries queue a pump moves it into. */
+export function openIntake(o: { redis: RedisClient; prefix: string; layout?: QueueLayout }): Intake {
+  const layout = o.layout ?? SINGLE_REDIS;
+  const keys = stateKeys(o.prefix, { cluster: layout.cluster });
+  const deliveries = deliveriesQueue(o.redis, o.prefix, layout, silentLogger);
+  return {
+    deliveries,
+    drain: async () => {
+      // drain() never waits on `blocking` (only the background loop does); close() disconnects it.
+      const blocking: RedisClient = isCluster(o.redis) ? o.redis.duplicate() : o.redis.duplicate();
+      blocking.on("error", () => undefined);
+      const pump = new IntakePump({
+        redis: o.redis,
+        blocking,
+        keys,
+        deliveriesFor: () => deliveries,
+        logger: silentLogger,
+      });
+      try {
+        const moved = await pump.drain();
+        if (moved === undefined) throw new Error("another intake pump holds the lease");
+        return moved;
+      } finally {
+        await pump.close();
+      }
+    },
+    entries: async () =>
+      (await o.redis.lrange(keys.intake, 0, -1)).map((raw) => JSON.parse(raw) as IntakeItem),
+    close: () => deliveries.close(),
+  };
+}
