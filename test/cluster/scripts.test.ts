@@ -5,6 +5,7 @@ import { AlertSettingsStore } from "../../src/alerts/settings-store.js";
 import { PendingDigestStore } from "../../src/digest/pending-store.js";
 import { entryVersion, type PendingEntry } from "../../src/domain/digest-batch.js";
 import type { ThreadDigest } from "../../src/domain/thread-digest.js";
+import { IntakePump } from "../../src/jobs/intake-pump.js";
 import { createQueues, queueLayout, type Queues } from "../../src/jobs/queues.js";
 import { silentLogger } from "../../src/log.js";
 import { OpsNotifier } from "../../src/ops/ops-notifier.js";
@@ -19,7 +20,7 @@ import { createRedis, type RedisClient } from "../../src/store/redis.js";
 import { SubscriptionStore } from "../../src/store/subscriptions.js";
 import { TriageStore } from "../../src/store/triage.js";
 import { classifyDelivery } from "../../src/webhooks/classify-delivery.js";
-import { DeliveryRecorder } from "../../src/webhooks/delivery-recorder.js";
+import { DeliveryRecorder, type IntakeItem } from "../../src/webhooks/delivery-recorder.js";
 import { RunGuard } from "../../src/weekly/run-guard.js";
 import { Sealer } from "../../src/workspaces/encryption.js";
 import { RedisInstallationStore } from "../../src/workspaces/installation-store.js";
@@ -114,21 +115,45 @@ describe.runIf(clusterAvailable)("every script and transaction of the app on a R
     expect(errors.splice(0)).toEqual([]);
   });
 
-  it("delivery markers (one script over the `health` family) and dead letters (MULTI)", async () => {
+  const raw = readFileSync("test/fixtures/webhooks/chatthread-created.json", "utf8");
+  const deliveryId = classifyDelivery(raw).deliveryId;
+
+  it("delivery markers and the intake (one script over the `health` family) and dead letters (MULTI)", async () => {
     const health = new DeliveryHealthStore(redis, keys);
-    const recorder = new DeliveryRecorder(redis, keys, queues, health, undefined, silentLogger, 5_000);
-    const raw = readFileSync("test/fixtures/webhooks/chatthread-created.json", "utf8");
+    const recorder = new DeliveryRecorder(
+      redis,
+      keys,
+      { key: keys.intake },
+      health,
+      undefined,
+      silentLogger,
+      5_000,
+    );
     const bad = '{"not":"a webhook"}';
+    const at = new Date("2026-11-20T10:00:00.000Z");
     const outcomes = await step("recorder.record", () =>
       Promise.all([
-        recorder.record(classifyDelivery(raw), raw, new Date()),
-        recorder.record(classifyDelivery(bad), bad, new Date()),
+        recorder.record(classifyDelivery(raw), raw, at),
+        recorder.record(classifyDelivery(bad), bad, at),
       ]),
     );
     expect(outcomes).toEqual(["queued", "dead_letter"]);
     expect(
       await step("recorder.record (repeat)", () => recorder.record(classifyDelivery(raw), raw, new Date())),
     ).toBe("duplicate");
+    // A spooled copy of the receipt that set the marker goes to the intake again.
+    expect(
+      await step("recorder.record (spooled copy)", () =>
+        recorder.record(classifyDelivery(raw), raw, at, { fromSpool: true }),
+      ),
+    ).toBe("queued");
+    const intake = ((await step("intake", () => redis.lrange(keys.intake, 0, -1))) ?? []).map(
+      (e) => JSON.parse(e) as IntakeItem,
+    );
+    expect(intake.map((e) => [e.job.deliveryId, e.job.receivedAt, e.job.deduplicated])).toEqual([
+      [deliveryId, at.toISOString(), true],
+      [deliveryId, at.toISOString(), true],
+    ]);
     expect((await health.deadLetterCounts()).total).toBe(1);
     await step("health.recordMessage", () => health.recordMessage("g1", "m1", new Date().toISOString()));
     await step("health.recordMessage", () => health.recordMessage("g1", "m2", new Date().toISOString()));
@@ -139,6 +164,51 @@ describe.runIf(clusterAvailable)("every script and transaction of the app on a R
       [today]: 2,
       "2026-01-01": 0,
     });
+    expect(errors.splice(0)).toEqual([]);
+  });
+
+  it("the intake pump (its TAKE script over the `health` family) into the sharded deliveries queue", async () => {
+    const pump = new IntakePump({
+      redis,
+      blocking: createRedis(
+        { url: "redis://127.0.0.1:6379", clusterNodes: seedsOf(c) },
+        "blocking",
+        silentLogger,
+      ),
+      keys,
+      deliveriesFor: () => queues.deliveries,
+      logger: silentLogger,
+      batch: 1,
+    });
+    try {
+      // The recorder's two entries (above), one batch each: the step that takes the second
+      // drops the first, and the step that finds nothing more drops the second.
+      expect(await step("pump.drain", () => pump.drain())).toBe(2);
+      // A second pump is not the leader while the first holds the lease.
+      const rival = new IntakePump({
+        redis,
+        blocking: createRedis(
+          { url: "redis://127.0.0.1:6379", clusterNodes: seedsOf(c) },
+          "blocking",
+          silentLogger,
+        ),
+        keys,
+        deliveriesFor: () => queues.deliveries,
+        logger: silentLogger,
+      });
+      expect(await step("rival.drain", () => rival.drain())).toBeUndefined();
+      await step("rival.close", () => rival.close());
+    } finally {
+      await step("pump.close (RELEASE)", () => pump.close());
+    }
+    expect(await redis.llen(keys.intake)).toBe(0);
+    expect(await redis.llen(keys.intakeMoving)).toBe(0);
+    expect(await redis.exists(keys.intakeLease)).toBe(0);
+    const job = await queues.deliveries.getJob(deliveryId);
+    expect(job?.data).toMatchObject({ deliveryId, deduplicated: true });
+    // Four shards on the cluster (`{deliveries-N}`); the job id keeps the two entries one job.
+    expect(queues.deliveries.shards()).toHaveLength(4);
+    expect(await queues.deliveries.getJobCounts("waiting")).toEqual({ waiting: 1 });
     expect(errors.splice(0)).toEqual([]);
   });
 
