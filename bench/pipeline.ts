@@ -165,11 +165,15 @@ async function deliveriesLeft(
   prefix: string,
   queues = "*deliveries*",
 ): Promise<{ left: number; commands: number }> {
+  // The app's intake first: read upstream before downstream, a delivery on its way is seen.
+  const keys = stateKeys(prefix);
+  const intake = queues === "*deliveries*" ? [keys.intake, keys.intakeMoving] : [];
+  let left = 0;
+  for (const k of intake) left += await redis.llen(k);
   const metas = await redis.keys(`${prefix}:${queues}:meta`);
   const bases = metas.map((k) => k.slice(0, -":meta".length));
-  let left = 0;
   for (const b of bases) left += (await redis.llen(`${b}:wait`)) + (await redis.llen(`${b}:active`));
-  return { left, commands: 1 + 2 * bases.length };
+  return { left, commands: 1 + intake.length + 2 * bases.length };
 }
 
 /** Waits (at most 2 minutes) until those queues hold no waiting or active job; the commands it sent. */
