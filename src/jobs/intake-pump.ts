@@ -9,6 +9,7 @@ import type { DeliveryJob } from "./queues.js";
 
 /** What the pump adds jobs through: the deliveries queue, or a workspace's stamped view of it. */
 export interface IntakeProducer {
+  add(name: string, data: DeliveryJob, opts?: JobsOptions): Promise<unknown>;
   addBulk(jobs: { name: string; data: DeliveryJob; opts?: JobsOptions }[]): Promise<unknown>;
 }
 
@@ -71,6 +72,7 @@ export class IntakePump {
   private readonly waitSeconds: number;
   private readonly batch: number;
   private stopped = false;
+  private queuedAhead = 0;
   private running: Promise<void> | undefined;
 
   constructor(private readonly deps: IntakePumpDeps) {
@@ -89,7 +91,9 @@ export class IntakePump {
    * undefined when another pump leads.
    */
   async drain(): Promise<number | undefined> {
-    let done = 0;
+    // Entries at the head of the batch list already queued (by the loop's blocking wait).
+    let done = this.queuedAhead;
+    this.queuedAhead = 0;
     let queued = 0;
     for (;;) {
       const items = await this.take(done);
@@ -134,13 +138,17 @@ export class IntakePump {
       else runs.push({ workspaceId: item.workspaceId, jobs: [item.job] });
     }
     for (const run of runs) {
-      await this.deps.deliveriesFor(run.workspaceId).addBulk(
-        run.jobs.map((job) => ({
-          name: job.event.webhookType,
-          data: job,
-          opts: { jobId: job.deliveryId },
-        })),
-      );
+      const producer = this.deps.deliveriesFor(run.workspaceId);
+      const jobs = run.jobs.map((job) => ({
+        name: job.event.webhookType,
+        data: job,
+        opts: { jobId: job.deliveryId },
+      }));
+      // One job alone goes by `add`: `addBulk` builds an ioredis pipeline, which copies every
+      // script BullMQ defined on the connection.
+      const [only] = jobs;
+      if (jobs.length === 1 && only) await producer.add(only.name, only.data, only.opts);
+      else await producer.addBulk(jobs);
     }
   }
 
@@ -157,14 +165,19 @@ export class IntakePump {
           await sleep(this.leaseMs / 2 + Math.random() * (this.leaseMs / 4));
           continue;
         }
-        // Wait for the next delivery; it lands in the batch list, where the next step finds it.
-        await this.deps.blocking.blmove(
+        // Wait for the next delivery. It lands in the (empty) batch list and is queued at once;
+        // the next step drops it from there. Should this fail, the next step queues it again.
+        const next = await this.deps.blocking.blmove(
           this.deps.keys.intake,
           this.deps.keys.intakeMoving,
           "LEFT",
           "RIGHT",
           this.waitSeconds,
         );
+        if (next !== null && !this.stopped) {
+          await this.queue([next]);
+          this.queuedAhead = 1;
+        }
       } catch (err) {
         if (this.stopped) break;
         failures++;

@@ -18,8 +18,8 @@ const MAX_BATCH = 100;
 // time and count of each one's type, for thread deliveries the last time per community, and
 // each valid delivery's job at the tail of the intake list. Per delivery it answers 1 (first
 // receipt: marker set), 2 (a spooled copy of the receipt that set the marker: its first
-// attempt timed out after the script had run, so it goes again) or 0 (a repeat: nothing
-// queued). KEYS: last-delivery hash, counts hash, per-community hash, intake list, then one
+// attempt timed out after the script had run, so it goes again, counted once) or 0 (a repeat:
+// nothing queued). KEYS: last-delivery hash, counts hash, per-community hash, intake list, then one
 // dedupe key per delivery; ARGV: ttl, then (type, time, community or "", intake item or "",
 // "1" from the spool or "") per delivery.
 const RECORD_DELIVERIES = luaScript(`
@@ -27,15 +27,21 @@ local out = {}
 for i = 5, #KEYS do
   local a = (i - 5) * 5 + 1
   local t, at, community, item, spooled = ARGV[a + 1], ARGV[a + 2], ARGV[a + 3], ARGV[a + 4], ARGV[a + 5]
-  local fresh = redis.call('SET', KEYS[i], at, 'EX', ARGV[1], 'NX')
-  -- Newer wins (ISO times compare as text): a replayed spool must not turn the clock back.
-  if (redis.call('HGET', KEYS[1], t) or '') < at then redis.call('HSET', KEYS[1], t, at) end
-  redis.call('HINCRBY', KEYS[2], t, 1)
-  if community ~= '' and (redis.call('HGET', KEYS[3], community) or '') < at then
-    redis.call('HSET', KEYS[3], community, at)
-  end
   local r = 0
-  if fresh then r = 1 elseif spooled == '1' and redis.call('GET', KEYS[i]) == at then r = 2 end
+  if redis.call('SET', KEYS[i], at, 'EX', ARGV[1], 'NX') then
+    r = 1
+  elseif spooled == '1' and redis.call('GET', KEYS[i]) == at then
+    r = 2
+  end
+  -- A spooled copy of a receipt recorded already was counted then.
+  if r ~= 2 then
+    -- Newer wins (ISO times compare as text): a replayed spool must not turn the clock back.
+    if (redis.call('HGET', KEYS[1], t) or '') < at then redis.call('HSET', KEYS[1], t, at) end
+    redis.call('HINCRBY', KEYS[2], t, 1)
+    if community ~= '' and (redis.call('HGET', KEYS[3], community) or '') < at then
+      redis.call('HSET', KEYS[3], community, at)
+    end
+  end
   if r > 0 and item ~= '' then redis.call('RPUSH', KEYS[4], item) end
   out[#out + 1] = r
 end
@@ -159,8 +165,16 @@ export class DeliveryRecorder {
     }
     await Promise.all(
       items.map(async (p, i) => {
+        // A spooled copy of a receipt recorded already goes again if valid (its job may not have
+        // been queued); a dead letter was kept by that receipt, or its marker was dropped.
         const outcome: RecordOutcome =
-          fresh[i] === 1 || fresh[i] === 2 ? (p.c.kind === "valid" ? "queued" : "dead_letter") : "duplicate";
+          p.c.kind === "valid"
+            ? fresh[i] === 1 || fresh[i] === 2
+              ? "queued"
+              : "duplicate"
+            : fresh[i] === 1
+              ? "dead_letter"
+              : "duplicate";
         if (outcome === "dead_letter") {
           try {
             await this.keepDeadLetter(p);
