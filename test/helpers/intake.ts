@@ -37,6 +37,7 @@ export function openIntake(o: { redis: RedisClient; prefix: string; layout?: Que
     deliveries,
     drain: async () => {
       // drain() never waits on `blocking` (only the background loop does); close() disconnects it.
+      // (Redis and Cluster each have their own duplicate(); the union has no callable one.)
       const blocking: RedisClient = isCluster(o.redis) ? o.redis.duplicate() : o.redis.duplicate();
       blocking.on("error", () => undefined);
       const pump = new IntakePump({
