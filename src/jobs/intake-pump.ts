@@ -30,10 +30,11 @@ export interface IntakePumpDeps {
 }
 
 // One step of the leading pump: renew (or take) the lease, drop the `done` oldest entries of
-// the batch in flight (they are queued), fill it up to `n` from the intake's head and return
-// it. Nil when another pump leads. KEYS: lease, intake, batch in flight; ARGV: token, lease
-// ms, done, n. The batch list stays in Redis until its jobs are queued: a pump killed between
-// the two steps leaves it to its successor, never loses it.
+// the batch in flight (they are queued) and the entry `ahead` (queued from the blocking wait;
+// by value, since that wait took no lease), fill the batch up to `n` from the intake's head
+// and return it. Nil when another pump leads. KEYS: lease, intake, batch in flight; ARGV:
+// token, lease ms, done, n, ahead or "". The batch list stays in Redis until its jobs are
+// queued: a pump killed between the two steps leaves it to its successor, never loses it.
 const TAKE_BATCH = luaScript(`
 if not redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
   if redis.call('GET', KEYS[1]) ~= ARGV[1] then return false end
@@ -41,6 +42,7 @@ if not redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
 end
 local done = tonumber(ARGV[3])
 if done > 0 then redis.call('LTRIM', KEYS[3], done, -1) end
+if ARGV[5] ~= '' then redis.call('LREM', KEYS[3], 1, ARGV[5]) end
 local n = tonumber(ARGV[4])
 local have = redis.call('LLEN', KEYS[3])
 while have < n do
@@ -72,7 +74,8 @@ export class IntakePump {
   private readonly waitSeconds: number;
   private readonly batch: number;
   private stopped = false;
-  private queuedAhead = 0;
+  /** The entry the blocking wait brought and the loop queued: the next step drops it. */
+  private queuedAhead = "";
   private running: Promise<void> | undefined;
 
   constructor(private readonly deps: IntakePumpDeps) {
@@ -91,12 +94,13 @@ export class IntakePump {
    * undefined when another pump leads.
    */
   async drain(): Promise<number | undefined> {
-    // Entries at the head of the batch list already queued (by the loop's blocking wait).
-    let done = this.queuedAhead;
-    this.queuedAhead = 0;
+    let ahead = this.queuedAhead;
+    this.queuedAhead = "";
+    let done = 0;
     let queued = 0;
     for (;;) {
-      const items = await this.take(done);
+      const items = await this.take(done, ahead);
+      ahead = "";
       if (!items) return undefined;
       // The last batch's entries are dropped by the step that found nothing more.
       if (items.length === 0) return queued;
@@ -106,7 +110,7 @@ export class IntakePump {
     }
   }
 
-  private async take(done: number): Promise<string[] | undefined> {
+  private async take(done: number, ahead: string): Promise<string[] | undefined> {
     const r = await TAKE_BATCH.run(
       this.deps.redis,
       3,
@@ -117,6 +121,7 @@ export class IntakePump {
       this.leaseMs,
       done,
       this.batch,
+      ahead,
     );
     return Array.isArray(r) ? r.map(String) : undefined;
   }
@@ -165,8 +170,8 @@ export class IntakePump {
           await sleep(this.leaseMs / 2 + Math.random() * (this.leaseMs / 4));
           continue;
         }
-        // Wait for the next delivery. It lands in the (empty) batch list and is queued at once;
-        // the next step drops it from there. Should this fail, the next step queues it again.
+        // Wait for the next delivery. It lands in the batch list and is queued at once; the next
+        // step drops it from there. Should this fail, the next step queues it again.
         const next = await this.deps.blocking.blmove(
           this.deps.keys.intake,
           this.deps.keys.intakeMoving,
@@ -176,7 +181,7 @@ export class IntakePump {
         );
         if (next !== null && !this.stopped) {
           await this.queue([next]);
-          this.queuedAhead = 1;
+          this.queuedAhead = next;
         }
       } catch (err) {
         if (this.stopped) break;

@@ -154,7 +154,8 @@ describe("the intake pump", () => {
   });
 
   it("running, it queues a new entry as soon as it lands, without polling", async () => {
-    const { deliveries, pump, push } = setUp();
+    const ctx = setUp();
+    const { deliveries, pump, push } = ctx;
     const p = pump({ waitSeconds: 5 }).start();
     // Let it reach its blocking wait.
     await new Promise((r) => setTimeout(r, 200));
@@ -164,7 +165,30 @@ describe("the intake pump", () => {
       await new Promise((r) => setTimeout(r, 5));
     // Well under the 5 s wait: the blocking move woke it.
     expect(Date.now() - at).toBeLessThan(1_000);
+    // The step after drops it from the batch list, and it is queued once.
+    const { keys } = ctx;
+    while ((await redis.llen(keys.intakeMoving)) > 0 && Date.now() - at < 5_000) {
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    expect(await redis.llen(keys.intakeMoving)).toBe(0);
+    expect(await deliveries.getJobCounts("waiting")).toEqual({ waiting: 1 });
     await p.close();
+  });
+
+  it("an entry another pump left in the batch list while this one waited is queued, not dropped", async () => {
+    const { keys, deliveries, pump, push } = setUp();
+    const p = pump({ waitSeconds: 5 }).start();
+    await new Promise((r) => setTimeout(r, 200));
+    // What a stalled former leader's own blocking wait leaves: an entry it never queued.
+    await redis.rpush(keys.intakeMoving, JSON.stringify({ job: job(1) }));
+    await push({ job: job(2) });
+    const at = Date.now();
+    while ((await deliveries.getJobCounts("waiting")).waiting !== 2 && Date.now() - at < 5_000) {
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    expect((await waitingIds(deliveries)).sort()).toEqual(["d-1", "d-2"]);
+    await p.close();
+    expect(await redis.llen(keys.intakeMoving)).toBe(0);
   });
 
   it("close() ends a blocking wait at once and gives up the lease", async () => {
