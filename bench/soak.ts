@@ -408,12 +408,14 @@ async function flushAndJudgeDigests(
   const deliveries = new Queue(QUEUE_NAMES.deliveries, { connection, prefix });
   const digest = new Queue<DigestJob>(QUEUE_NAMES.digest, { connection, prefix });
   const drainedBy = performance.now() + 120_000;
+  const keys = stateKeys(prefix);
   while (performance.now() < drainedBy) {
+    // The intake first: read upstream before downstream, a delivery on its way is seen.
+    const intake = (await connection.llen(keys.intake)) + (await connection.llen(keys.intakeMoving));
     const c = await deliveries.getJobCounts("waiting", "active", "delayed");
-    if ((c.waiting ?? 0) + (c.active ?? 0) + (c.delayed ?? 0) === 0) break;
+    if (intake + (c.waiting ?? 0) + (c.active ?? 0) + (c.delayed ?? 0) === 0) break;
     await new Promise((r) => setTimeout(r, 500));
   }
-  const keys = stateKeys(prefix);
   const wanted = new Map<string, Expected[]>();
   for (const e of expected.values())
     if (channels.has(e.channel)) wanted.set(e.channel, [...(wanted.get(e.channel) ?? []), e]);

@@ -29,20 +29,22 @@ export interface IntakePumpDeps {
   batch?: number;
 }
 
-// One step of the leading pump: renew (or take) the lease, drop the `done` oldest entries of
-// the batch in flight (they are queued) and the entry `ahead` (queued from the blocking wait;
-// by value, since that wait took no lease), fill the batch up to `n` from the intake's head
-// and return it. Nil when another pump leads. KEYS: lease, intake, batch in flight; ARGV:
-// token, lease ms, done, n, ahead or "". The batch list stays in Redis until its jobs are
-// queued: a pump killed between the two steps leaves it to its successor, never loses it.
+// One step of the leading pump: renew the lease (or take it: then the batch in flight may be
+// another pump's, so nothing is dropped and all of it is queued again), drop the `done` oldest
+// entries of the batch in flight (queued by the last step), fill it up to `n` from the intake's
+// head and return it. Nil when another pump leads. KEYS: lease, intake, batch in flight; ARGV:
+// token, lease ms, done, n. The batch list stays in Redis until its jobs are queued: a pump
+// killed between two steps leaves it to its successor, never loses it.
 const TAKE_BATCH = luaScript(`
-if not redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
-  if redis.call('GET', KEYS[1]) ~= ARGV[1] then return false end
-  redis.call('PEXPIRE', KEYS[1], ARGV[2])
-end
 local done = tonumber(ARGV[3])
+if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
+  done = 0
+elseif redis.call('GET', KEYS[1]) == ARGV[1] then
+  redis.call('PEXPIRE', KEYS[1], ARGV[2])
+else
+  return false
+end
 if done > 0 then redis.call('LTRIM', KEYS[3], done, -1) end
-if ARGV[5] ~= '' then redis.call('LREM', KEYS[3], 1, ARGV[5]) end
 local n = tonumber(ARGV[4])
 local have = redis.call('LLEN', KEYS[3])
 while have < n do
@@ -58,15 +60,27 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) 
 return 0
 `);
 
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref());
+/** An intake entry as the receiver writes it; anything else is dropped, not retried forever. */
+function parseItem(raw: string): IntakeItem | undefined {
+  try {
+    const item = JSON.parse(raw) as Partial<IntakeItem> | null;
+    const job = item?.job;
+    if (!job || typeof job.deliveryId !== "string" || typeof job.event?.webhookType !== "string")
+      return undefined;
+    if (item.workspaceId !== undefined && typeof item.workspaceId !== "string") return undefined;
+    return item as IntakeItem;
+  } catch {
+    return undefined;
+  }
+}
 
 /**
  * Moves acknowledged deliveries from the intake list (webhooks/delivery-recorder.ts) into the
  * deliveries queue, oldest first, in batches: the receiver's acknowledgement is then one small
  * script, and BullMQ's add is paid here, a batch at a time. One pump leads at a time across
- * every process (a lease), so the queue receives deliveries in the order they were
- * acknowledged; each job's id is its delivery id, so a batch added twice (a pump killed after
- * adding, before its next step) is added once.
+ * every process (a lease, checked by every step that moves entries), so the queue receives
+ * deliveries in the order they were acknowledged. Each job's id is its delivery id: a batch
+ * added again (its pump killed before its next step) is a no-op while its jobs are kept.
  */
 export class IntakePump {
   private readonly token = randomUUID();
@@ -74,13 +88,14 @@ export class IntakePump {
   private readonly waitSeconds: number;
   private readonly batch: number;
   private stopped = false;
-  /** The entry the blocking wait brought and the loop queued: the next step drops it. */
-  private queuedAhead = "";
+  private leading = false;
+  private readonly stop = new AbortController();
   private running: Promise<void> | undefined;
 
   constructor(private readonly deps: IntakePumpDeps) {
     this.leaseMs = deps.leaseMs ?? 10_000;
-    this.waitSeconds = deps.waitSeconds ?? 2;
+    // A wait outlasting the lease would lose it on every quiet spell.
+    this.waitSeconds = Math.min(deps.waitSeconds ?? 2, this.leaseMs / 3_000);
     this.batch = deps.batch ?? 100;
   }
 
@@ -90,27 +105,32 @@ export class IntakePump {
   }
 
   /**
-   * Queues every delivery in the intake now (tests, and the loop): the number queued, or
-   * undefined when another pump leads.
+   * Queues every delivery in the intake now (tests, and the loop), until it is empty or the
+   * pump is closed: the number queued, or undefined when another pump leads.
    */
   async drain(): Promise<number | undefined> {
-    let ahead = this.queuedAhead;
-    this.queuedAhead = "";
     let done = 0;
     let queued = 0;
     for (;;) {
-      const items = await this.take(done, ahead);
-      ahead = "";
+      const items = await this.take(done);
+      this.noteLead(items !== undefined);
       if (!items) return undefined;
       // The last batch's entries are dropped by the step that found nothing more.
-      if (items.length === 0) return queued;
+      if (items.length === 0 || this.stopped) return queued;
       await this.queue(items);
       done = items.length;
       queued += items.length;
     }
   }
 
-  private async take(done: number, ahead: string): Promise<string[] | undefined> {
+  private noteLead(leading: boolean): void {
+    if (leading !== this.leading) {
+      this.deps.logger.info({ leading }, leading ? "intake pump leads" : "intake pump stands by");
+    }
+    this.leading = leading;
+  }
+
+  private async take(done: number): Promise<string[] | undefined> {
     const r = await TAKE_BATCH.run(
       this.deps.redis,
       3,
@@ -121,7 +141,6 @@ export class IntakePump {
       this.leaseMs,
       done,
       this.batch,
-      ahead,
     );
     return Array.isArray(r) ? r.map(String) : undefined;
   }
@@ -130,12 +149,10 @@ export class IntakePump {
   private async queue(items: string[]): Promise<void> {
     const runs: { workspaceId: string | undefined; jobs: DeliveryJob[] }[] = [];
     for (const raw of items) {
-      let item: IntakeItem;
-      try {
-        item = JSON.parse(raw) as IntakeItem;
-      } catch (err) {
-        // Only the receiver writes here; an entry that does not parse is dropped, not retried forever.
-        this.deps.logger.error({ err, entry: raw.slice(0, 200) }, "intake entry is not JSON; dropped");
+      const item = parseItem(raw);
+      if (!item) {
+        // Only the receiver writes here; an entry it did not write is dropped, not retried forever.
+        this.deps.logger.error({ entry: raw.slice(0, 200) }, "intake entry is not a delivery; dropped");
         continue;
       }
       const last = runs.at(-1);
@@ -157,32 +174,43 @@ export class IntakePump {
     }
   }
 
+  /** Resolves after `ms`, or at once when the pump is closed. */
+  private pause(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.stop.signal.removeEventListener("abort", done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.stop.signal.addEventListener("abort", done, { once: true });
+    });
+  }
+
   private async loop(): Promise<void> {
     const { logger } = this.deps;
     let failures = 0;
     while (!this.stopped) {
       try {
         const queued = await this.drain();
-        failures = 0;
         if (this.stopped) break;
         if (queued === undefined) {
           // Another pump leads: look again within the lease, should it have gone.
-          await sleep(this.leaseMs / 2 + Math.random() * (this.leaseMs / 4));
+          failures = 0;
+          await this.pause(this.leaseMs / 2 + Math.random() * (this.leaseMs / 4));
           continue;
         }
-        // Wait for the next delivery. It lands in the batch list and is queued at once; the next
-        // step drops it from there. Should this fail, the next step queues it again.
-        const next = await this.deps.blocking.blmove(
+        // Wait for the next delivery without taking it (the list moves onto itself): only a
+        // step that holds the lease moves entries, so a pump that lost it never queues out of turn.
+        await this.deps.blocking.blmove(
           this.deps.keys.intake,
-          this.deps.keys.intakeMoving,
+          this.deps.keys.intake,
           "LEFT",
-          "RIGHT",
+          "LEFT",
           this.waitSeconds,
         );
-        if (next !== null && !this.stopped) {
-          await this.queue([next]);
-          this.queuedAhead = next;
-        }
+        if (failures > 0) logger.info({ failures }, "intake pump moving deliveries again");
+        failures = 0;
       } catch (err) {
         if (this.stopped) break;
         failures++;
@@ -190,14 +218,15 @@ export class IntakePump {
         if (failures === 1 || failures % 30 === 0) {
           logger.warn({ err, failures }, "intake pump could not move deliveries; retrying");
         }
-        await sleep(Math.min(100 * 2 ** Math.min(failures, 5), 2_000));
+        await this.pause(Math.min(100 * 2 ** Math.min(failures, 5), 2_000));
       }
     }
   }
 
-  /** Stops after the step in flight and gives up the lease. */
+  /** Stops after the step in flight (not the whole intake) and gives up the lease. */
   async close(): Promise<void> {
     this.stopped = true;
+    this.stop.abort();
     // A blocking wait would hold close() for up to `waitSeconds`: its connection is the pump's own.
     this.deps.blocking.disconnect();
     await this.running?.catch(() => undefined);

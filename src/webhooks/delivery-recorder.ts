@@ -159,22 +159,18 @@ export class DeliveryRecorder {
         ]),
       )) as number[];
     } catch (err) {
-      // One script: nothing of the batch was recorded (the caller spools it).
+      // Not recorded (the caller spools the batch). A script that failed part way (out of
+      // memory) keeps what it wrote: the spooled copies then find their own markers and go again.
       for (const p of items) p.reject(err);
       return;
     }
     await Promise.all(
       items.map(async (p, i) => {
-        // A spooled copy of a receipt recorded already goes again if valid (its job may not have
-        // been queued); a dead letter was kept by that receipt, or its marker was dropped.
+        // A spooled copy of the receipt that set the marker (answer 2) goes again: its job or its
+        // dead letter may not have been kept (the first attempt timed out, or failed after the
+        // script; dropping the marker then is best-effort). Kept twice is the rarer, lesser harm.
         const outcome: RecordOutcome =
-          p.c.kind === "valid"
-            ? fresh[i] === 1 || fresh[i] === 2
-              ? "queued"
-              : "duplicate"
-            : fresh[i] === 1
-              ? "dead_letter"
-              : "duplicate";
+          fresh[i] === 1 || fresh[i] === 2 ? (p.c.kind === "valid" ? "queued" : "dead_letter") : "duplicate";
         if (outcome === "dead_letter") {
           try {
             await this.keepDeadLetter(p);

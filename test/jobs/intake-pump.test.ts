@@ -186,9 +186,61 @@ describe("the intake pump", () => {
     while ((await deliveries.getJobCounts("waiting")).waiting !== 2 && Date.now() - at < 5_000) {
       await new Promise((r) => setTimeout(r, 5));
     }
-    expect((await waitingIds(deliveries)).sort()).toEqual(["d-1", "d-2"]);
+    // In the order of the batch list: the entry left there first.
+    expect(await waitingIds(deliveries)).toEqual(["d-1", "d-2"]);
     await p.close();
     expect(await redis.llen(keys.intakeMoving)).toBe(0);
+  });
+
+  it("a pump that lost its lease mid-batch and took it back queues the batch it finds, dropping none of it", async () => {
+    const { keys, deliveries, pump, push } = setUp();
+    let release = () => undefined as void;
+    const gate = new Promise<void>((r) => (release = r));
+    // A's first add stalls past its lease.
+    const slow = {
+      add: async (...a: Parameters<typeof deliveries.add>) => {
+        await gate;
+        return deliveries.add(...a);
+      },
+      addBulk: async (jobs: Parameters<typeof deliveries.addBulk>[0]) => {
+        await gate;
+        return deliveries.addBulk(jobs);
+      },
+    };
+    const a = pump({ deliveriesFor: () => slow });
+    await push({ job: job(1) }, { job: job(2) });
+    const draining = a.drain();
+    while ((await redis.llen(keys.intakeMoving)) < 2) await new Promise((r) => setTimeout(r, 5));
+    // Meanwhile B led: queued 1 and 2, took 3 and 4 and stalled in turn; its lease ran out.
+    await deliveries.addBulk(
+      [1, 2].map((n) => ({ name: "chatthread-crud", data: job(n), opts: { jobId: `d-${n}` } })),
+    );
+    await redis.del(keys.intakeMoving, keys.intakeLease);
+    await redis.rpush(keys.intakeMoving, JSON.stringify({ job: job(3) }), JSON.stringify({ job: job(4) }));
+    release();
+    expect(await draining).toBe(4);
+    expect(await waitingIds(deliveries)).toEqual(["d-1", "d-2", "d-3", "d-4"]);
+    expect(await redis.llen(keys.intakeMoving)).toBe(0);
+  });
+
+  it("a standing-by pump closes at once", async () => {
+    const { keys, pump } = setUp();
+    await redis.set(keys.intakeLease, "another-pump", "PX", 10_000);
+    const p = pump({ leaseMs: 10_000 }).start();
+    await new Promise((r) => setTimeout(r, 100));
+    const at = Date.now();
+    await p.close();
+    expect(Date.now() - at).toBeLessThan(1_000);
+    // Not its lease to give up.
+    expect(await redis.get(keys.intakeLease)).toBe("another-pump");
+  });
+
+  it("drops an entry that is JSON but not a delivery, and queues the rest", async () => {
+    const { keys, deliveries, pump, push } = setUp();
+    await redis.rpush(keys.intake, "null", JSON.stringify({ job: { deliveryId: 7 } }));
+    await push({ job: job(1) });
+    expect(await pump().drain()).toBe(3);
+    expect(await waitingIds(deliveries)).toEqual(["d-1"]);
   });
 
   it("close() ends a blocking wait at once and gives up the lease", async () => {
