@@ -168,24 +168,8 @@ describe.runIf(clusterAvailable)("every script and transaction of the app on a R
   });
 
   it("the intake pump (its TAKE script over the `health` family) into the sharded deliveries queue", async () => {
-    const pump = new IntakePump({
-      redis,
-      blocking: createRedis(
-        { url: "redis://127.0.0.1:6379", clusterNodes: seedsOf(c) },
-        "blocking",
-        silentLogger,
-      ),
-      keys,
-      deliveriesFor: () => queues.deliveries,
-      logger: silentLogger,
-      batch: 1,
-    });
-    try {
-      // The recorder's two entries (above), one batch each: the step that takes the second
-      // drops the first, and the step that finds nothing more drops the second.
-      expect(await step("pump.drain", () => pump.drain())).toBe(2);
-      // A second pump is not the leader while the first holds the lease.
-      const rival = new IntakePump({
+    const pumpOnCluster = (o: { batch?: number } = {}) =>
+      new IntakePump({
         redis,
         blocking: createRedis(
           { url: "redis://127.0.0.1:6379", clusterNodes: seedsOf(c) },
@@ -195,7 +179,15 @@ describe.runIf(clusterAvailable)("every script and transaction of the app on a R
         keys,
         deliveriesFor: () => queues.deliveries,
         logger: silentLogger,
+        ...o,
       });
+    const pump = pumpOnCluster({ batch: 1 });
+    try {
+      // The recorder's two entries (above), one batch each: the step that takes the second
+      // drops the first, and the step that finds nothing more drops the second.
+      expect(await step("pump.drain", () => pump.drain())).toBe(2);
+      // A second pump is not the leader while the first holds the lease.
+      const rival = pumpOnCluster();
       expect(await step("rival.drain", () => rival.drain())).toBeUndefined();
       await step("rival.close", () => rival.close());
     } finally {
