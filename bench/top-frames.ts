@@ -50,9 +50,15 @@ const idleTotal = [...self.entries()]
   .reduce((a, [, t]) => a + t, 0);
 const busy = total - idleTotal;
 
-/** The app's own code: this repository's src/ (tsx) or dist/ (compiled), not a package's. */
-const isApp = (url: string) => !url.includes("node_modules") && /\/(src|dist)\//.test(url);
+/**
+ * The app's own code: this repository's src/ (tsx) or dist/ (compiled), or the bundle the
+ * benches build (processes.ts's appScript, under node_modules/.cache), not a package's.
+ */
+const BENCH_BUNDLE = /node_modules\/\.cache\/insight-relay-bench-/;
+const isApp = (url: string) =>
+  BENCH_BUNDLE.test(url) || (!url.includes("node_modules") && /\/(src|dist)\//.test(url));
 const packageOf = (url: string): string | undefined => {
+  if (BENCH_BUNDLE.test(url)) return "(the app)";
   const m = /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url);
   if (m) return m[1];
   if (isApp(url)) return "(the app)";
@@ -61,7 +67,10 @@ const packageOf = (url: string): string | undefined => {
 };
 
 const label = (x: Node) => {
-  const url = x.callFrame.url.replace(/^file:\/\//, "").replace(/.*node_modules\//, "");
+  const url = x.callFrame.url
+    .replace(/^file:\/\//, "")
+    .replace(/.*node_modules\/\.cache\/insight-relay-bench-[^/]+\//, "bundle:")
+    .replace(/.*node_modules\//, "");
   const short = url.replace(/^.*\/(src|dist|dev|bench|test)\//, "$1/");
   return `${x.callFrame.functionName || "(anonymous)"} ${short}:${x.callFrame.lineNumber + 1}`;
 };

@@ -5,7 +5,8 @@ import { processDelivery } from "./process-delivery.js";
 import { cappedBackoff, QUEUE_NAMES, type DeliveryJob, type RefreshJob, type SlackJob } from "./queues.js";
 import type { MessageRouteDeps } from "./route-message-event.js";
 import { routeThreadEvent, type RouteDeps } from "./route-thread-event.js";
-import { processSlackJob, type SlackOutDeps } from "./slack-out.js";
+import { sendNowOrQueue } from "./send-now.js";
+import { processSlackJob, queuedAttempt, type SlackOutDeps } from "./slack-out.js";
 
 export interface RelayFeatureDeps {
   route: RouteDeps;
@@ -22,10 +23,20 @@ export interface RelayFeatureDeps {
 /**
  * The relay itself: deliveries are routed to the channels whose filters match, enrichment the
  * listing did not have yet is looked for again later, and each Slack effect is sent in its
- * channel's turn. Workers only; the receiver that feeds them is the web role's.
+ * channel's turn: a card at once when the turn is now, anything else through the Slack queue.
+ * Workers only; the receiver that feeds them is the web role's.
  */
 export function relayFeature<Command>(deps: RelayFeatureDeps): Feature<Command> {
   const c = deps.concurrency ?? {};
+  // A card whose channel's turn is now is sent by the job that routed it (send-now.ts).
+  const route: RouteDeps = {
+    ...deps.route,
+    slackQueue: sendNowOrQueue({
+      slackOut: deps.slackOut,
+      slackQueue: deps.route.slackQueue,
+      logger: deps.route.logger,
+    }),
+  };
   return {
     name: "relay",
     workers: [
@@ -33,7 +44,7 @@ export function relayFeature<Command>(deps: RelayFeatureDeps): Feature<Command> 
         queue: QUEUE_NAMES.deliveries,
         processor: (job: Job<DeliveryJob>) =>
           processDelivery(job, {
-            ...deps.route,
+            ...route,
             health: deps.health,
             messages: deps.messages,
             ...(deps.isRepeat ? { isRepeat: deps.isRepeat } : {}),
@@ -44,7 +55,7 @@ export function relayFeature<Command>(deps: RelayFeatureDeps): Feature<Command> 
         queue: QUEUE_NAMES.refresh,
         // Any listing read after this refresh fell due serves it: refreshes that fall due together share one read.
         processor: (job: Job<RefreshJob>) =>
-          routeThreadEvent(job.data.event, deps.route, {
+          routeThreadEvent(job.data.event, route, {
             notBeforeMs: job.timestamp + (job.opts.delay ?? 0),
             attempt: job.data.attempt,
           }),
@@ -52,7 +63,8 @@ export function relayFeature<Command>(deps: RelayFeatureDeps): Feature<Command> 
       },
       {
         queue: QUEUE_NAMES.slack,
-        processor: (job: Job<SlackJob>, token?: string) => processSlackJob(job, token, deps.slackOut),
+        processor: (job: Job<SlackJob>, token?: string) =>
+          processSlackJob(queuedAttempt(job, token), deps.slackOut),
         concurrency: c.slack ?? 8,
         settings: { backoffStrategy: (n: number) => cappedBackoff(n) },
       },

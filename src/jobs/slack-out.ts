@@ -55,9 +55,35 @@ export type SlackOutcome = "posted" | "updated" | "stale" | "paused" | "sent" | 
 /** Slack errors that mean "this channel will not take our messages" (pause its subscriptions). */
 const CHANNEL_GONE = new Set(["channel_not_found", "not_in_channel", "is_archived"]);
 
-async function delay(job: Job<SlackJob>, token: string | undefined, untilMs: number): Promise<never> {
-  await job.moveToDelayed(Math.ceil(untilMs), token);
-  throw new DelayedError();
+/**
+ * What one attempt at a Slack effect needs of its job: a queued job's (`queuedAttempt`), or a
+ * send tried at once in the delivery's own job (send-now.ts), whose waits hand it to the queue.
+ */
+export interface SlackAttempt {
+  /** The job's id (or the id its job would have): logged with the outcome. */
+  readonly id: string | undefined;
+  readonly data: SlackJob;
+  /** Keeps the slot reserved for this effect with it, so that a later attempt keeps its turn. */
+  updateData(data: SlackJob): Promise<void>;
+  /** Comes back at `untilMs`; never returns (nothing after the wait runs in this attempt). */
+  deferUntil(untilMs: number): Promise<never>;
+}
+
+/** A queued job's attempt: a wait moves the job to delayed and ends the attempt (BullMQ's DelayedError). */
+export function queuedAttempt(job: Job<SlackJob>, token: string | undefined): SlackAttempt {
+  return {
+    get id() {
+      return job.id;
+    },
+    get data() {
+      return job.data;
+    },
+    updateData: (data) => job.updateData(data),
+    deferUntil: async (untilMs) => {
+      await job.moveToDelayed(Math.ceil(untilMs), token);
+      throw new DelayedError();
+    },
+  };
 }
 
 /**
@@ -66,11 +92,7 @@ async function delay(job: Job<SlackJob>, token: string | undefined, untilMs: num
  * channel; Slack's 429 delays the job (no attempt spent); channels Slack refuses for good are
  * paused and reported.
  */
-export async function processSlackJob(
-  job: Job<SlackJob>,
-  token: string | undefined,
-  deps: SlackOutDeps,
-): Promise<SlackOutcome> {
+export async function processSlackJob(job: SlackAttempt, deps: SlackOutDeps): Promise<SlackOutcome> {
   const now = deps.now ?? Date.now;
   const data = job.data;
   const channel = data.channelId;
@@ -110,7 +132,7 @@ export async function processSlackJob(
   const wait = async (untilMs: number, reason: WaitReason): Promise<void> => {
     const slotAt = reason === "slot" ? untilMs : undefined;
     if (job.data.slotAt !== slotAt) await job.updateData({ ...job.data, slotAt });
-    await delay(job, token, untilMs);
+    await job.deferUntil(untilMs);
   };
   return sendInTurn<SlackOutcome>({
     channel,
@@ -128,11 +150,11 @@ export async function processSlackJob(
         case "dm":
           return sendDm(deps, data);
         case "card":
-          return cardUpdate ? sendCard(job, token, deps, cardUpdate, now) : "stale";
+          return cardUpdate ? sendCard(job, deps, cardUpdate, now) : "stale";
         case "replies":
           return replyTo && batch ? sendReplies(deps, data, replyTo, batch) : "stale";
         case "digest":
-          return sendDigest(job, token, deps, { format, likelyNew: !firstRef }, now);
+          return sendDigest(job, deps, { format, likelyNew: !firstRef }, now);
       }
     },
     onPermanent: async (c) => {
@@ -161,8 +183,7 @@ export async function processSlackJob(
 }
 
 async function sendDigest(
-  job: Job<SlackJob>,
-  token: string | undefined,
+  job: SlackAttempt,
   deps: SlackOutDeps,
   o: {
     format: CardFormat;
@@ -192,7 +213,7 @@ async function sendDigest(
       : false,
   ]);
   // Another job is posting this thread to this channel right now: come back shortly.
-  if (!release) await delay(job, token, now() + 300 + Math.random() * 400);
+  if (!release) await job.deferUntil(now() + 300 + Math.random() * 400);
   try {
     const hasSentiment = Boolean(digest.sentiment);
     let ref = firstRef;
@@ -410,8 +431,7 @@ async function prepareCard(
 }
 
 async function sendCard(
-  job: Job<SlackJob>,
-  token: string | undefined,
+  job: SlackAttempt,
   deps: SlackOutDeps,
   u: CardUpdate,
   now: () => number,
@@ -421,7 +441,7 @@ async function sendCard(
     deps.keys.lock(`digest:${u.channel}:${u.threadId}`),
     deps.lockTtlMs ?? 15_000,
   );
-  if (!release) await delay(job, token, now() + 300 + Math.random() * 400);
+  if (!release) await job.deferUntil(now() + 300 + Math.random() * 400);
   try {
     // A digest edit may have landed while this job waited: render what is stored now.
     const current = await deps.refs.get(u.channel, u.threadId);

@@ -36,12 +36,15 @@ describe("chaos: a worker killed with SIGKILL while digests flow", () => {
     ]);
     flow.start(8);
     await new Promise((r) => setTimeout(r, 3_000));
-    // Kill it while it holds jobs: a Slack post hangs, so one is surely mid-flight.
+    // Kill it while it holds jobs: a Slack post hangs, so one is surely mid-flight (in a
+    // delivery's job when the card went at once, in a Slack job when it waited for its turn).
     h.slack.fail.hang("chat.postMessage", { count: 1 });
-    const busy = await waitUntil(
-      async () => ((await h.services.queues.slack.getActiveCount()) ?? 0) > 0,
-      5_000,
-    );
+    const busy = await waitUntil(async () => {
+      const hung = h.slack.calls.some((c) => c.method === "chat.postMessage" && c.error === "hang");
+      const { deliveries, slack } = h.services.queues;
+      const active = (await deliveries.getActiveCount()) + (await slack.getActiveCount());
+      return hung && active > 0;
+    }, 5_000);
     expect(busy).toBe(true);
     victim.kill("SIGKILL");
     await new Promise((r) => setTimeout(r, 3_000));

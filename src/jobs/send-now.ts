@@ -1,0 +1,62 @@
+import type { Logger } from "../log.js";
+import type { Producer, SlackJob } from "./queues.js";
+import { processSlackJob, type SlackAttempt, type SlackOutDeps } from "./slack-out.js";
+
+export interface SendNowDeps {
+  slackOut: SlackOutDeps;
+  /** Where a card that cannot go at once is queued (a getter: see `healingQueue`). */
+  slackQueue: () => Producer<SlackJob>;
+  logger: Logger;
+}
+
+/** The attempt at once was asked to wait: the Slack job takes over, delayed to `untilMs`. */
+class Deferred extends Error {
+  constructor(readonly untilMs: number) {
+    super("deferred to the Slack queue");
+  }
+}
+
+/**
+ * A producer of Slack jobs that sends a digest card at once, in the job that routed it, when
+ * its channel's turn is now: one job a digest instead of two (the Slack job's add, fetch and
+ * completion, about a third of a digest's Redis commands). It is the Slack job's own code
+ * (`processSlackJob`), so the guarantees are the same: the posting lock, the posting mark a
+ * crashed attempt leaves, the version check. Whatever would wait (the channel's next slot, a
+ * 429, another job posting the thread) or fail goes to the Slack queue as it would have gone,
+ * with its reserved slot, delayed to its turn; the other kinds of Slack job are queued as before.
+ */
+export function sendNowOrQueue(deps: SendNowDeps): () => Producer<SlackJob> {
+  const now = deps.slackOut.now ?? Date.now;
+  const producer: Producer<SlackJob> = {
+    add: async (name, data, opts) => {
+      if (data.kind !== "digest") return deps.slackQueue().add(name, data, opts);
+      let current: SlackJob = data;
+      const attempt: SlackAttempt = {
+        id: opts?.jobId,
+        get data() {
+          return current;
+        },
+        updateData: async (next) => {
+          current = next;
+        },
+        deferUntil: async (untilMs) => {
+          throw new Deferred(untilMs);
+        },
+      };
+      try {
+        return await processSlackJob(attempt, deps.slackOut);
+      } catch (err) {
+        const wait = err instanceof Deferred ? Math.ceil(err.untilMs - now()) : 0;
+        if (!(err instanceof Deferred)) {
+          // The queue retries it with its backoff, or records it as failed.
+          deps.logger.debug(
+            { err, jobId: opts?.jobId },
+            "digest not sent at once; queued for the Slack worker",
+          );
+        }
+        return deps.slackQueue().add(name, current, { ...opts, ...(wait > 0 ? { delay: wait } : {}) });
+      }
+    },
+  };
+  return () => producer;
+}

@@ -1,0 +1,90 @@
+import type { Job } from "bullmq";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SEED } from "../../dev/emulator/index.js";
+import type { SlackJob } from "../../src/jobs/queues.js";
+import { digestsOf, startHarness, type Harness } from "../helpers/app-harness.js";
+
+const GROUP = SEED.groups.support;
+/** Far enough apart that a second card is surely not in the first one's turn. */
+const GAP_MS = 1_500;
+
+describe("relay: a card goes at once when its channel's turn is now, else through the Slack queue", () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness({ tuning: { channelGapMs: GAP_MS } });
+    await h.subscribe(GROUP);
+  });
+  afterAll(async () => {
+    await h?.stop();
+  });
+
+  const digestJobsOf = async (threadId: string): Promise<Job<SlackJob>[]> =>
+    (await h.services.queues.slack.getJobs(["completed", "waiting", "delayed", "active", "failed"])).filter(
+      (j) => j.data.kind === "digest" && j.data.digest.threadId === threadId,
+    );
+  const postedAt = (threadId: string): number | undefined =>
+    h.slack.calls.find(
+      (c) => c.method === "chat.postMessage" && c.ok && JSON.stringify(c.args).includes(threadId),
+    )?.at;
+  const nextTurn = () => new Promise((r) => setTimeout(r, GAP_MS + 200));
+
+  it("the channel's turn is now: the delivery's own job posts the card, and no Slack job is made", async () => {
+    await nextTurn();
+    const { thread } = await h.emulator.createThread(GROUP, { title: "Sent at once", sentiment: "positive" });
+    const card = await h.slack.waitFor(() => digestsOf(h, thread.id)[0]);
+    expect(card.text).toContain("Sent at once");
+    expect(await digestJobsOf(thread.id)).toEqual([]);
+    // Recorded as any card is: the next enrichment edits it in place.
+    expect((await h.services.refs.get(card.channel, thread.id))?.ts).toBe(card.ts);
+  });
+
+  it("the channel's next slot is later: a Slack job delayed to that slot takes the card, keeping the slot", async () => {
+    await nextTurn();
+    const first = await h.emulator.createThread(GROUP, { title: "First of two", sentiment: "neutral" });
+    const second = await h.emulator.createThread(GROUP, { title: "Second of two", sentiment: "neutral" });
+    await h.slack.waitFor(() => digestsOf(h, second.thread.id)[0], { timeoutMs: 10_000 });
+    await h.slack.waitFor(() => digestsOf(h, first.thread.id)[0]);
+    // One of the two went at once, the other waited for the next slot in a Slack job.
+    const jobs = [...(await digestJobsOf(first.thread.id)), ...(await digestJobsOf(second.thread.id))];
+    expect(jobs).toHaveLength(1);
+    const [job] = jobs;
+    const slotAt = job?.data.slotAt;
+    expect(slotAt).toBeDefined();
+    expect(job?.opts.delay).toBeGreaterThan(0);
+    const times = [postedAt(first.thread.id), postedAt(second.thread.id)].map(Number).sort((a, b) => a - b);
+    // Spaced by the channel's gap (less the 25 ms a slot may be taken early).
+    expect((times[1] ?? 0) - (times[0] ?? 0)).toBeGreaterThanOrEqual(GAP_MS - 50);
+    expect(digestsOf(h, first.thread.id)).toHaveLength(1);
+    expect(digestsOf(h, second.thread.id)).toHaveLength(1);
+  });
+
+  it("Slack fails the post at once: the Slack queue retries it, and the card is posted once", async () => {
+    await nextTurn();
+    h.slack.fail.serverError("chat.postMessage", { count: 1, status: 503 });
+    const { thread } = await h.emulator.createThread(GROUP, { title: "After a 503", sentiment: "negative" });
+    await h.slack.waitFor(() => digestsOf(h, thread.id)[0], { timeoutMs: 15_000 });
+    const jobs = await digestJobsOf(thread.id);
+    expect(jobs).toHaveLength(1);
+    expect(await jobs[0]?.getState()).toBe("completed");
+    expect(digestsOf(h, thread.id)).toHaveLength(1);
+    const tries = h.slack.calls.filter(
+      (c) => c.method === "chat.postMessage" && JSON.stringify(c.args).includes(thread.id),
+    );
+    expect(tries.map((c) => c.ok)).toEqual([false, true]);
+  });
+
+  it("Slack answers 429: the card waits in a Slack job for Retry-After, then is posted once", async () => {
+    await nextTurn();
+    h.slack.fail.rateLimit("chat.postMessage", { count: 1, retryAfterSeconds: 2 });
+    const { thread } = await h.emulator.createThread(GROUP, { title: "After a 429", sentiment: "neutral" });
+    await h.slack.waitFor(() => digestsOf(h, thread.id)[0], { timeoutMs: 15_000 });
+    const tries = h.slack.calls.filter(
+      (c) => c.method === "chat.postMessage" && JSON.stringify(c.args).includes(thread.id),
+    );
+    expect(tries.map((c) => c.status)).toEqual([429, 200]);
+    expect((tries[1]?.at ?? 0) - (tries[0]?.at ?? 0)).toBeGreaterThanOrEqual(1_900);
+    const [job] = await digestJobsOf(thread.id);
+    expect(job?.opts.delay).toBeGreaterThanOrEqual(1_500);
+    expect(digestsOf(h, thread.id)).toHaveLength(1);
+  });
+});
