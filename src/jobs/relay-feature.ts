@@ -17,6 +17,12 @@ export interface RelayFeatureDeps {
   /** The deliveries job's first step: is it a repeat whose first job is gone? */
   isRepeat?: (deliveryId: string, receivedAt: string) => Promise<boolean>;
   slackOut: SlackOutDeps;
+  /**
+   * Cards go at once when their channel's turn is now (send-now.ts). Off with many workspaces:
+   * there the Slack queue's fair turns keep one workspace's flood from holding back another's
+   * card, and a delivery's job waiting on Slack would hold the deliveries queue instead.
+   */
+  sendAtOnce: boolean;
   concurrency?: { deliveries?: number; slack?: number; refresh?: number };
 }
 
@@ -28,15 +34,16 @@ export interface RelayFeatureDeps {
  */
 export function relayFeature<Command>(deps: RelayFeatureDeps): Feature<Command> {
   const c = deps.concurrency ?? {};
-  // A card whose channel's turn is now is sent by the job that routed it (send-now.ts).
-  const route: RouteDeps = {
-    ...deps.route,
-    slackQueue: sendNowOrQueue({
-      slackOut: deps.slackOut,
-      slackQueue: deps.route.slackQueue,
-      logger: deps.route.logger,
-    }),
-  };
+  const route: RouteDeps = deps.sendAtOnce
+    ? {
+        ...deps.route,
+        slackQueue: sendNowOrQueue({
+          slackOut: deps.slackOut,
+          slackQueue: deps.route.slackQueue,
+          logger: deps.route.logger,
+        }),
+      }
+    : deps.route;
   return {
     name: "relay",
     workers: [
