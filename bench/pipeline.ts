@@ -29,6 +29,7 @@ import {
   commandCalls,
   compiledTarget,
   cpuMs,
+  ioCalls,
   netInputBytes,
   rssMb,
   spawnReady,
@@ -348,6 +349,7 @@ async function main(): Promise<void> {
   for (const { t, pid, url, requests, prefix: tPrefix, conns, round } of CONNECTIONS.flatMap(measuredRuns)) {
     log(`${t.name}: ${conns} connection(s) for ${SECONDS} s`);
     const cpu0 = cpuMs(pid);
+    const io0 = ioCalls(pid);
     const calls0 = await commandCalls(redis);
     const r = await autocannon({ url, connections: conns, duration: SECONDS, requests });
     const row: Row = {
@@ -392,6 +394,8 @@ async function main(): Promise<void> {
     redisPerDigest: number;
     scriptsPerDigest: number;
     redisKbPerDigest: number;
+    writesPerDigest: number;
+    readsPerDigest: number;
     peak: number;
     sentSeconds: number;
     allSeconds?: number;
@@ -434,6 +438,7 @@ async function main(): Promise<void> {
     const pool = new Pool(`http://127.0.0.1:${port}`, { connections: 20 });
     log(`${t.name}: burst of ${BURST} enrichments of one group, one channel following it`);
     const cpu0 = cpuMs(pid);
+    const io0 = ioCalls(pid);
     const calls0 = await commandCalls(redis);
     const bytes0 = await netInputBytes(redis);
     const started = performance.now();
@@ -471,6 +476,7 @@ async function main(): Promise<void> {
     const enrichedAtEnd = enriched();
     await sleep(500); // let the last edits settle before reading the CPU
     const burstCpu = cpuMs(pid) - cpu0;
+    const io = ioCalls(pid);
     // The workers' idle polling is included: a little over what the digests alone cost.
     const calls = await commandCalls(redis);
     const bytes = await netInputBytes(redis);
@@ -490,6 +496,8 @@ async function main(): Promise<void> {
       redisPerDigest: (calls.all - calls0.all) / (posts + updates),
       scriptsPerDigest: (calls.scripts - calls0.scripts) / (posts + updates),
       redisKbPerDigest: (bytes - bytes0) / 1024 / (posts + updates),
+      writesPerDigest: (io.writes - io0.writes) / (posts + updates),
+      readsPerDigest: (io.reads - io0.reads) / (posts + updates),
       byName: [...calls.byName]
         .map(([name, n]): [string, number] => [
           name,
@@ -550,14 +558,14 @@ async function main(): Promise<void> {
     `\nburst of ${BURST} enrichments of one group, one channel following it, no per-channel throttle`,
   );
   console.log(
-    "| target | sent in s | every card with sentiment, s after the last delivery | posts | edits | app CPU ms/digest | app CPU ms/card | Redis cmds/digest | scripts/digest | KB to Redis/digest | peak RSS MB |",
+    "| target | sent in s | every card with sentiment, s after the last delivery | posts | edits | app CPU ms/digest | app CPU ms/card | Redis cmds/digest | scripts/digest | KB to Redis/digest | writes/digest | reads/digest | peak RSS MB |",
   );
-  console.log("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |");
+  console.log("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |");
   for (const b of bursts) {
     const all =
       b.allSeconds === undefined ? `not within 60 s (${b.enrichedAtEnd} of ${BURST})` : fmt(b.allSeconds, 1);
     console.log(
-      `| ${b.target} | ${fmt(b.sentSeconds, 1)} | ${all} | ${b.posts} | ${b.updates} | ${fmt(b.cpuPerDigest, 2)} | ${fmt(b.cpuPerCard, 2)} | ${fmt(b.redisPerDigest, 1)} | ${fmt(b.scriptsPerDigest, 1)} | ${fmt(b.redisKbPerDigest, 1)} | ${fmt(b.peak, 0)} |`,
+      `| ${b.target} | ${fmt(b.sentSeconds, 1)} | ${all} | ${b.posts} | ${b.updates} | ${fmt(b.cpuPerDigest, 2)} | ${fmt(b.cpuPerCard, 2)} | ${fmt(b.redisPerDigest, 1)} | ${fmt(b.scriptsPerDigest, 1)} | ${fmt(b.redisKbPerDigest, 1)} | ${fmt(b.writesPerDigest, 2)} | ${fmt(b.readsPerDigest, 2)} | ${fmt(b.peak, 0)} |`,
     );
   }
   if (args.commands) {
