@@ -349,7 +349,6 @@ async function main(): Promise<void> {
   for (const { t, pid, url, requests, prefix: tPrefix, conns, round } of CONNECTIONS.flatMap(measuredRuns)) {
     log(`${t.name}: ${conns} connection(s) for ${SECONDS} s`);
     const cpu0 = cpuMs(pid);
-    const io0 = ioCalls(pid);
     const calls0 = await commandCalls(redis);
     const r = await autocannon({ url, connections: conns, duration: SECONDS, requests });
     const row: Row = {
