@@ -56,7 +56,10 @@ export function relayFeature<Command>(deps: RelayFeatureDeps): Feature<Command> 
             messages: deps.messages,
             ...(deps.isRepeat ? { isRepeat: deps.isRepeat } : {}),
           }),
-        concurrency: c.deliveries ?? 10,
+        // A delivery's job also sends its card (send-now.ts): it mostly waits on Slack and Redis.
+        // Fifty at once keep a burst moving and let their Redis commands share writes
+        // (bench:pipeline: a third fewer write calls a digest than with ten).
+        concurrency: c.deliveries ?? 50,
       },
       {
         queue: QUEUE_NAMES.refresh,

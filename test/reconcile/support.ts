@@ -40,8 +40,12 @@ export function freshGroup(h: Harness, name = "Reconcile test group"): string {
 
 /** The scheduler runs once as the app starts; tests that drive runs themselves wait for it first. */
 export async function waitForStartupRun(h: Harness): Promise<void> {
+  // The run records its status before it releases its lock: a pass started in between would
+  // find the lock held and do nothing.
   const ok = await waitUntil(
-    async () => (await readReconcileStatus(h.services.redis, h.services.keys)).lastRunAt !== undefined,
+    async () =>
+      (await readReconcileStatus(h.services.redis, h.services.keys)).lastRunAt !== undefined &&
+      (await h.services.redis.exists(h.services.keys.lock("reconcile"))) === 0,
     10_000,
   );
   if (!ok) throw new Error("the start-up reconcile run did not happen");
