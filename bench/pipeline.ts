@@ -200,6 +200,10 @@ interface Row {
   cpuPerDelivery?: number;
   redisPerDelivery?: number;
   scriptsPerDelivery?: number;
+  /** Deliveries acknowledged and not yet processed when the row's load stopped. */
+  leftAtEnd?: number;
+  /** From then until the worker had processed every one, s. */
+  drainSeconds?: number;
 }
 
 const fmt = (n: number | undefined, d = 1) => (n === undefined || Number.isNaN(n) ? "-" : n.toFixed(d));
@@ -365,7 +369,11 @@ async function main(): Promise<void> {
     if (t.kind === "app") {
       // Until the worker has processed every delivery: the app's whole cost of each. The
       // bench's own commands (these polls, INFO) are not counted.
-      const ours = 1 + (await drained(redis, tPrefix));
+      const end = await deliveriesLeft(redis, tPrefix);
+      const stopped = performance.now();
+      const ours = 1 + end.commands + (await drained(redis, tPrefix));
+      row.leftAtEnd = end.left;
+      row.drainSeconds = (performance.now() - stopped) / 1000;
       row.cpuPerDelivery = (cpuMs(pid) - cpu0) / r["2xx"];
       const calls = await commandCalls(redis);
       row.redisPerDelivery = (calls.all - calls0.all - ours) / r["2xx"];
@@ -521,12 +529,12 @@ async function main(): Promise<void> {
     `\nbench:pipeline — autocannon ${SECONDS} s per row, unique deliveries, same machine, same run\n`,
   );
   console.log(
-    "| target | connections | deliveries/s | ack p50 ms | ack p99 ms | ack max ms | non-2xx | app CPU ms/delivery | Redis cmds/delivery | scripts/delivery |",
+    "| target | connections | deliveries/s | ack p50 ms | ack p99 ms | ack max ms | non-2xx | app CPU ms/delivery | Redis cmds/delivery | scripts/delivery | left at the end | then done in s |",
   );
-  console.log("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |");
+  console.log("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |");
   for (const r of rows) {
     console.log(
-      `| ${r.target} | ${r.conns} | ${fmt(r.perSecond, 0)} | ${fmt(r.p50, 0)} | ${fmt(r.p99, 0)} | ${fmt(r.max, 0)} | ${r.non2xx} | ${fmt(r.cpuPerDelivery, 2)} | ${fmt(r.redisPerDelivery, 1)} | ${fmt(r.scriptsPerDelivery, 1)} |`,
+      `| ${r.target} | ${r.conns} | ${fmt(r.perSecond, 0)} | ${fmt(r.p50, 0)} | ${fmt(r.p99, 0)} | ${fmt(r.max, 0)} | ${r.non2xx} | ${fmt(r.cpuPerDelivery, 2)} | ${fmt(r.redisPerDelivery, 1)} | ${fmt(r.scriptsPerDelivery, 1)} | ${fmt(r.leftAtEnd, 0)} | ${fmt(r.drainSeconds, 1)} |`,
     );
   }
   console.log("\nratio all-in-one / ceiling (deliveries/s)");

@@ -78,15 +78,12 @@ export function startWorkers(
     queue(); // a worker of a queue the app does not have is a wiring mistake: fail at start
     return { spec, queue };
   });
-  // Auto-pipelined: the commands every worker's jobs issue in one event-loop turn (moving
-  // jobs on, finishing them) go in one write, and those issued while a write is answered wait
-  // for the next. Each write to the socket costs more CPU than the commands in it. The blocking
-  // duplicates inherit it harmlessly: each carries only its one blocking wait.
+  // Not auto-pipelined: each auto-pipeline copies every script BullMQ defined on the
+  // connection, which cost as much CPU as the writes it saved (bench/README, eleventh pass).
   const connection = createRedis(
     { url: ctx.redisUrl, clusterNodes: ctx.clusterNodes },
     "blocking",
     ctx.logger,
-    { enableAutoPipelining: true },
   );
   const entries = wired.map(({ spec, queue }) => ({
     worker: createWorker(spec, ctx, connection),
