@@ -68,8 +68,10 @@ export interface SlackStandIn {
     /** HTTP 200 {ok:false,error:code}; only for that channel when given; `count` default: until cleared. */
     error(method: string, code: string, o?: { channel?: string; count?: number }): void;
     serverError(method: string, o: { count: number; status?: number }): void;
-    /** Never answers (until the client gives up or the stand-in closes). */
+    /** Never answers (until the client gives up, `dropHung` or the stand-in closes). */
     hang(method: string, o: { count: number }): void;
+    /** Drops the connection of every call left hanging: the client sees a network error. */
+    dropHung(): void;
     clear(): void;
   };
   /** Polls `probe` until it returns something other than undefined/false. */
@@ -491,6 +493,10 @@ export async function startSlackStandIn(opts: SlackStandInOptions = {}): Promise
       serverError: (method, o) =>
         addRule({ kind: "serverError", method, remaining: o.count, status: o.status ?? 500 }),
       hang: (method, o) => addRule({ kind: "hang", method, remaining: o.count }),
+      dropHung: () => {
+        for (const res of hung) res.destroy();
+        hung.clear();
+      },
       clear: () => {
         rules = [];
       },

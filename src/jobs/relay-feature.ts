@@ -58,7 +58,7 @@ export function relayFeature<Command>(deps: RelayFeatureDeps): Feature<Command> 
           }),
         // A delivery's job also sends its card (send-now.ts): it mostly waits on Slack and Redis.
         // Fifty at once keep a burst moving (bench:pipeline: every card with its sentiment in
-        // half the time of ten, at the same CPU a digest) and their store commands share writes.
+        // half the time of ten, for no more CPU a digest) and their store commands share writes.
         concurrency: c.deliveries ?? 50,
       },
       {
