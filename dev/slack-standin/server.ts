@@ -212,6 +212,10 @@ export async function startSlackStandIn(opts: SlackStandInOptions = {}): Promise
   for (const ws of opts.workspaces ?? []) oauth.declare(ws);
   const nowSec = () => Math.floor(now() / 1000);
   const hung = new Set<ServerResponse>();
+  const dropHung = () => {
+    for (const res of hung) res.destroy();
+    hung.clear();
+  };
   let lastMicros = 0;
   let idSeq = 0;
   let origin = "";
@@ -493,10 +497,7 @@ export async function startSlackStandIn(opts: SlackStandInOptions = {}): Promise
       serverError: (method, o) =>
         addRule({ kind: "serverError", method, remaining: o.count, status: o.status ?? 500 }),
       hang: (method, o) => addRule({ kind: "hang", method, remaining: o.count }),
-      dropHung: () => {
-        for (const res of hung) res.destroy();
-        hung.clear();
-      },
+      dropHung,
       clear: () => {
         rules = [];
       },
@@ -533,8 +534,7 @@ export async function startSlackStandIn(opts: SlackStandInOptions = {}): Promise
       for (const ws of opts.workspaces ?? []) oauth.declare(ws);
     },
     close() {
-      for (const res of hung) res.destroy();
-      hung.clear();
+      dropHung();
       return new Promise<void>((resolve, reject) => {
         server.close((err) => (err ? reject(err) : resolve()));
         server.closeAllConnections();

@@ -46,15 +46,16 @@ export function sendNowOrQueue(deps: SendNowDeps): () => Producer<SlackJob> {
       try {
         return await processSlackJob(attempt, deps.slackOut);
       } catch (err) {
-        const wait = err instanceof Deferred ? Math.ceil(err.untilMs - now()) : 0;
-        if (!(err instanceof Deferred)) {
-          // The queue retries it with its backoff, or records it as failed.
-          deps.logger.debug(
-            { err, jobId: opts?.jobId },
-            "digest not sent at once; queued for the Slack worker",
-          );
+        if (err instanceof Deferred) {
+          const wait = Math.ceil(err.untilMs - now());
+          return deps.slackQueue().add(name, current, { ...opts, ...(wait > 0 ? { delay: wait } : {}) });
         }
-        return deps.slackQueue().add(name, current, { ...opts, ...(wait > 0 ? { delay: wait } : {}) });
+        // The queue retries it with its backoff, or records it as failed.
+        deps.logger.debug(
+          { err, jobId: opts?.jobId },
+          "digest not sent at once; queued for the Slack worker",
+        );
+        return deps.slackQueue().add(name, current, opts);
       }
     },
   };
