@@ -29,6 +29,7 @@ import {
   commandCalls,
   compiledTarget,
   cpuMs,
+  cpuSplitMs,
   ioCalls,
   netInputBytes,
   rssMb,
@@ -398,6 +399,10 @@ async function main(): Promise<void> {
     updates: number;
     cpuPerDigest: number;
     cpuPerCard: number;
+    /** The share of the burst's CPU spent in the kernel (system calls), in %. */
+    kernelShare: number;
+    /** Which round of bursts (from 1), to pair each app with the floor of the same round. */
+    round: number;
     redisPerDigest: number;
     scriptsPerDigest: number;
     redisKbPerDigest: number;
@@ -444,7 +449,7 @@ async function main(): Promise<void> {
     const sampler = rssSampler(pid);
     const pool = new Pool(`http://127.0.0.1:${port}`, { connections: 20 });
     log(`${t.name}: burst of ${BURST} enrichments of one group, one channel following it`);
-    const cpu0 = cpuMs(pid);
+    const cpu0 = cpuSplitMs(pid);
     const io0 = ioCalls(pid);
     const calls0 = await commandCalls(redis);
     const bytes0 = await netInputBytes(redis);
@@ -482,7 +487,9 @@ async function main(): Promise<void> {
     }
     const enrichedAtEnd = enriched();
     await sleep(500); // let the last edits settle before reading the CPU
-    const burstCpu = cpuMs(pid) - cpu0;
+    const cpu1 = cpuSplitMs(pid);
+    const burstKernel = cpu1.kernel - cpu0.kernel;
+    const burstCpu = cpu1.user - cpu0.user + burstKernel;
     const io = ioCalls(pid);
     // The workers' idle polling is included: a little over what the digests alone cost.
     const calls = await commandCalls(redis);
@@ -493,8 +500,11 @@ async function main(): Promise<void> {
     sampler.stop();
     await pool.close();
     await stop(child);
+    const round = Math.floor(turn / apps.length) + 1;
     bursts.push({
-      target: rounds > 1 ? `${t.name}, burst ${Math.floor(turn / apps.length) + 1}` : t.name,
+      target: rounds > 1 ? `${t.name}, burst ${round}` : t.name,
+      round,
+      kernelShare: (100 * burstKernel) / Math.max(1, burstCpu),
       digests: posts + updates,
       posts,
       updates,
@@ -565,15 +575,29 @@ async function main(): Promise<void> {
     `\nburst of ${BURST} enrichments of one group, one channel following it, no per-channel throttle`,
   );
   console.log(
-    "| target | sent in s | every card with sentiment, s after the last delivery | posts | edits | app CPU ms/digest | app CPU ms/card | Redis cmds/digest | scripts/digest | KB to Redis/digest | writes/digest | reads/digest | peak RSS MB |",
+    "| target | sent in s | every card with sentiment, s after the last delivery | posts | edits | app CPU ms/digest | of which kernel % | app CPU ms/card | Redis cmds/digest | scripts/digest | KB to Redis/digest | writes/digest | reads/digest | peak RSS MB |",
   );
-  console.log("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |");
+  console.log("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |");
   for (const b of bursts) {
     const all =
       b.allSeconds === undefined ? `not within 60 s (${b.enrichedAtEnd} of ${BURST})` : fmt(b.allSeconds, 1);
     console.log(
-      `| ${b.target} | ${fmt(b.sentSeconds, 1)} | ${all} | ${b.posts} | ${b.updates} | ${fmt(b.cpuPerDigest, 2)} | ${fmt(b.cpuPerCard, 2)} | ${fmt(b.redisPerDigest, 1)} | ${fmt(b.scriptsPerDigest, 1)} | ${fmt(b.redisKbPerDigest, 1)} | ${fmt(b.writesPerDigest, 2)} | ${fmt(b.readsPerDigest, 2)} | ${fmt(b.peak, 0)} |`,
+      `| ${b.target} | ${fmt(b.sentSeconds, 1)} | ${all} | ${b.posts} | ${b.updates} | ${fmt(b.cpuPerDigest, 2)} | ${fmt(b.kernelShare, 0)} | ${fmt(b.cpuPerCard, 2)} | ${fmt(b.redisPerDigest, 1)} | ${fmt(b.scriptsPerDigest, 1)} | ${fmt(b.redisKbPerDigest, 1)} | ${fmt(b.writesPerDigest, 2)} | ${fmt(b.readsPerDigest, 2)} | ${fmt(b.peak, 0)} |`,
     );
+  }
+  if (floorJs) {
+    // Both run on this machine in the same round: the ratio reads the same on a faster one.
+    console.log("\nCPU per digest against the one-job floor of the same round of bursts");
+    const oneJob = floorName("1");
+    for (const a of apps.filter((x) => !x.name.startsWith("floor"))) {
+      const ratios = bursts
+        .filter((b) => b.target.startsWith(a.name))
+        .map((b) => {
+          const floor = bursts.find((f) => f.round === b.round && f.target.startsWith(oneJob));
+          return floor ? b.cpuPerDigest / floor.cpuPerDigest : Number.NaN;
+        });
+      console.log(`  ${a.name}: ${ratios.map((r) => `${fmt(r, 2)}x`).join(", ")}`);
+    }
   }
   if (args.commands) {
     console.log("\nRedis commands per digest in the burst, by name (0.05 or more)");

@@ -141,7 +141,8 @@ export async function processSlackJob(job: SlackAttempt, deps: SlackOutDeps): Pr
     wait,
     ...(data.slotAt !== undefined ? { reservedSlot: data.slotAt } : {}),
     earlyMs: 25,
-    logger: deps.logger.child({ jobId: job.id }),
+    logger: deps.logger,
+    context: { jobId: job.id },
     call: async () => {
       switch (data.kind) {
         case "notice":

@@ -27,8 +27,13 @@ export interface SendInTurn<T> {
   onPermanent: (c: SlackErrorClassification) => Promise<T>;
   /** Slack refused this request and would refuse it again (invalid_blocks...); default: rethrown. */
   onRequestError?: (c: SlackErrorClassification) => Promise<T>;
-  /** Carries the caller's context (job id, channel): 429s are logged on it. */
+  /** Where 429s are logged, with the channel and `context`. */
   logger: Logger;
+  /**
+   * The caller's context for that line (the job id): fields, rather than a child logger, which
+   * would be made for every send and used only on a 429.
+   */
+  context?: Record<string, unknown>;
 }
 
 /**
@@ -53,7 +58,10 @@ export async function sendInTurn<T>(o: SendInTurn<T>): Promise<T> {
       if (c.kind === "rate_limited" && waits < maxWaits) {
         const until = o.now() + (c.retryAfterMs ?? 1_000);
         await o.throttle.pushBack(o.channel, until, o.now());
-        o.logger.warn({ channel: o.channel, retryAfterMs: c.retryAfterMs }, "Slack rate limit; waiting");
+        o.logger.warn(
+          { ...o.context, channel: o.channel, retryAfterMs: c.retryAfterMs },
+          "Slack rate limit; waiting",
+        );
         await o.wait(until, "rate_limited");
         continue;
       }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { silentLogger } from "../../../src/log.js";
+import { createLogger, silentLogger } from "../../../src/log.js";
 import { SlackCallError, classifyCode } from "../../../src/slack/errors.js";
 import { sendInTurn, type WaitReason } from "../../../src/slack/outbound/send-in-turn.js";
 
@@ -69,6 +69,35 @@ describe("sendInTurn, the one outbound policy", () => {
     expect(t.pushedBack).toEqual([6_000]);
     expect(t.waits).toEqual([{ until: 6_000, reason: "rate_limited" }]);
     expect(calls).toBe(2);
+  });
+
+  it("a 429 is logged once, with the caller's context and the channel", async () => {
+    const t = fakeTurns();
+    const lines: Record<string, unknown>[] = [];
+    const logger = createLogger({
+      level: "info",
+      destination: { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) },
+    });
+    let calls = 0;
+    await sendInTurn({
+      channel: "C1",
+      ...t,
+      logger,
+      context: { jobId: "digest:C1:T1" },
+      call: async () => {
+        if (++calls === 1) throw slackError("ratelimited", 5_000);
+        return "ok";
+      },
+      onPermanent: async () => "permanent",
+    });
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({
+      level: 40,
+      msg: "Slack rate limit; waiting",
+      jobId: "digest:C1:T1",
+      channel: "C1",
+      retryAfterMs: 5_000,
+    });
   });
 
   it("a permanent error goes to the caller's handler, never retried", async () => {
