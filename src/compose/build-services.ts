@@ -47,12 +47,14 @@ export interface RuntimeTuning extends WorkerTuning {
   repliesBatchMs?: number;
   /** Between two evaluations of the alerts; default 5 minutes. */
   alertsIntervalMs?: number;
-  /** Between two looks of the health watch (workers that cannot fetch, a growing spool); default 15 s. */
+  /** Between two looks of the health watch (workers that cannot fetch, a growing spool, a stalled intake); default 15 s. */
   healthWatchMs?: number;
   /** Shards of the deliveries, slack-out and refresh queues; default 4 on a cluster, 1 on one Redis. */
   queueShards?: number;
   /** How long the intake pump's lease outlives a killed process (jobs/intake-pump.ts); default 10 s. */
   intakeLeaseMs?: number;
+  /** How long a delivery may sit at the intake's head before the health watch alerts; default 60 s. */
+  intakeStalledMs?: number;
 }
 
 /**

@@ -5,7 +5,7 @@ import type { Feature } from "../feature.js";
 import { healthRouter } from "../http/health-routes.js";
 import { requestIdRouter } from "../http/request-id.js";
 import { startWorkers, type StartedWorkers } from "../jobs/create-worker.js";
-import { intakeLength, IntakePump } from "../jobs/intake-pump.js";
+import { intakeHead, intakeLength, IntakePump } from "../jobs/intake-pump.js";
 import type { WorkerHealth } from "../jobs/worker-health.js";
 import { debugOnFailure } from "../log.js";
 import { startHealthWatch } from "../ops/health-watch.js";
@@ -136,7 +136,8 @@ export async function startRoles(s: Services, given?: readonly Feature<Subcomman
     stop: async () => undefined,
   };
   if (runs("web")) await startWeb(s, features, running, workspaces);
-  // Workers that cannot fetch, or a spool that only grows while Redis answers, go to the ops channel.
+  // Workers that cannot fetch, a spool that only grows while Redis answers, or deliveries that
+  // do not leave the intake go to the ops channel.
   if (running.workerHealth || running.receiver) {
     const { workerHealth, receiver } = running;
     const stopWatch = startHealthWatch(
@@ -148,9 +149,13 @@ export async function startRoles(s: Services, given?: readonly Feature<Subcomman
             () => false,
           ),
           spool: receiver ? await receiver.spool.sizeOnDisk() : undefined,
+          // Every process looks: with no worker role running anywhere, the web role is the one that can tell.
+          intake: await withTimeout(intakeHead(s.redis, s.keys), 900, "Redis").catch(() => undefined),
+          atMs: Date.now(),
         }),
         ops: s.ops,
         logger,
+        ...(s.tuning.intakeStalledMs ? { intakeStalledMs: s.tuning.intakeStalledMs } : {}),
       },
       s.tuning.healthWatchMs,
     );

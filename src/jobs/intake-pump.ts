@@ -243,6 +243,33 @@ export async function intakeLength(
   return waiting + moving;
 }
 
+/** The delivery at the head of the intake (the batch in flight first): the next one the pump moves. */
+export interface IntakeHead {
+  /** Deliveries acknowledged and not yet in the deliveries queue. */
+  waiting: number;
+  /** Undefined when the intake is empty. */
+  oldest?: { deliveryId: string; receivedAtMs: number };
+}
+
+/** What the health watch looks at: whether the intake's head moves (ops/health-watch.ts). */
+export async function intakeHead(
+  redis: Pick<RedisClient, "llen" | "lindex">,
+  keys: Pick<StateKeys, "intake" | "intakeMoving">,
+): Promise<IntakeHead> {
+  const [waiting, moving, inFlight, next] = await Promise.all([
+    redis.llen(keys.intake),
+    redis.llen(keys.intakeMoving),
+    redis.lindex(keys.intakeMoving, 0),
+    redis.lindex(keys.intake, 0),
+  ]);
+  const head = parseItem(inFlight ?? next ?? "")?.job;
+  const receivedAtMs = head ? Date.parse(head.receivedAt) : Number.NaN;
+  return {
+    waiting: waiting + moving,
+    ...(head && !Number.isNaN(receivedAtMs) ? { oldest: { deliveryId: head.deliveryId, receivedAtMs } } : {}),
+  };
+}
+
 type DepthReader = Pick<Queue, "name" | "getJobCounts" | "getWorkersCount">;
 
 /**

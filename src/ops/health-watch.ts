@@ -1,10 +1,12 @@
+import type { IntakeHead } from "../jobs/intake-pump.js";
 import type { WorkerProbe } from "../jobs/worker-health.js";
 import type { Logger } from "../log.js";
+import { durationText, plural } from "../slack/render/wording.js";
 import type { OpsNotifier } from "./ops-notifier.js";
 
-import { SPOOL_GROWING, WORKERS_CANNOT_FETCH } from "../status/status-report.js";
+import { INTAKE_STALLED, SPOOL_GROWING, WORKERS_CANNOT_FETCH } from "../status/status-report.js";
 
-export { SPOOL_GROWING, WORKERS_CANNOT_FETCH };
+export { INTAKE_STALLED, SPOOL_GROWING, WORKERS_CANNOT_FETCH };
 
 /** One look at this process: its workers' probes (as /readyz sees them), Redis, the spool. */
 export interface HealthSample {
@@ -13,6 +15,10 @@ export interface HealthSample {
   redisAnswers: boolean;
   /** Undefined when this process runs no receiver. */
   spool: number | undefined;
+  /** Undefined when it could not be read (Redis is the problem then, and says so itself). */
+  intake?: IntakeHead | undefined;
+  /** When the sample was taken (ms since the epoch). */
+  atMs?: number;
 }
 
 export interface WatchState {
@@ -22,6 +28,10 @@ export interface WatchState {
   spoolHistory: number[];
   workersAlerted: boolean;
   spoolAlerted: boolean;
+  /** The delivery at the intake's head at the last look, and how many looks in a row found it there too late. */
+  intakeHead?: string;
+  stalledSamples: number;
+  intakeAlerted: boolean;
 }
 
 export const INITIAL_WATCH: WatchState = {
@@ -29,6 +39,8 @@ export const INITIAL_WATCH: WatchState = {
   spoolHistory: [],
   workersAlerted: false,
   spoolAlerted: false,
+  stalledSamples: 0,
+  intakeAlerted: false,
 };
 
 export type WatchAction =
@@ -38,6 +50,11 @@ export type WatchAction =
 export const FAILING_SAMPLES = 2;
 /** The spool grew at each of this many samples in a row, while Redis answered. */
 export const GROWING_SAMPLES = 4;
+/**
+ * The intake's head is stalled when the same delivery is still there, this long after it was
+ * received (a pump moves a batch in milliseconds; a long backlog has a moving head).
+ */
+export const INTAKE_STALLED_MS = 60_000;
 
 /**
  * The watch's decision, pure: workers that cannot fetch (same reasons as /readyz), and a spool
@@ -46,6 +63,7 @@ export const GROWING_SAMPLES = 4;
 export function judgeHealth(
   prev: WatchState,
   s: HealthSample,
+  o: { intakeStalledMs?: number } = {},
 ): { state: WatchState; actions: WatchAction[] } {
   const actions: WatchAction[] = [];
   const bad = (s.workers ?? []).filter((w) => !w.ok);
@@ -89,11 +107,60 @@ export function judgeHealth(
       spoolAlerted = false;
     }
   }
-  return { state: { failingSamples, spoolHistory, workersAlerted, spoolAlerted }, actions };
+  const intake = judgeIntake(prev, s, o.intakeStalledMs ?? INTAKE_STALLED_MS);
+  actions.push(...intake.actions);
+  return {
+    state: { failingSamples, spoolHistory, workersAlerted, spoolAlerted, ...intake.state },
+    actions,
+  };
+}
+
+/**
+ * Acknowledged deliveries that do not reach the workers: no process runs the worker role, or
+ * its intake pump cannot move them. Nothing is lost (they wait in Redis), but no digest goes
+ * out, and the workers' own probes cannot see it.
+ */
+function judgeIntake(
+  prev: WatchState,
+  s: HealthSample,
+  stalledMs: number,
+): { state: Pick<WatchState, "intakeHead" | "stalledSamples" | "intakeAlerted">; actions: WatchAction[] } {
+  const actions: WatchAction[] = [];
+  // Unreadable: the Redis check speaks for it; the last judgement stands.
+  if (!s.intake) {
+    const { intakeHead, stalledSamples, intakeAlerted } = prev;
+    return { state: { ...(intakeHead ? { intakeHead } : {}), stalledSamples, intakeAlerted }, actions };
+  }
+  const oldest = s.intake.oldest;
+  const ageMs = oldest && s.atMs !== undefined ? s.atMs - oldest.receivedAtMs : 0;
+  const stalled = oldest !== undefined && oldest.deliveryId === prev.intakeHead && ageMs > stalledMs;
+  const stalledSamples = stalled ? prev.stalledSamples + 1 : 0;
+  let intakeAlerted = prev.intakeAlerted;
+  if (stalledSamples >= FAILING_SAMPLES && !intakeAlerted) {
+    actions.push({
+      kind: "alert",
+      incident: INTAKE_STALLED,
+      text: `Webhook deliveries are acknowledged but not reaching the workers: ${plural(s.intake.waiting, "delivery", "deliveries")} waiting in Redis, the oldest for ${durationText(ageMs)}. Nothing is lost, but no digest goes out until a process with ROLE=worker (or all) moves them; if one runs, its log says why it cannot.`,
+    });
+    intakeAlerted = true;
+  } else if (!stalled && intakeAlerted) {
+    actions.push({
+      kind: "resolve",
+      incident: INTAKE_STALLED,
+      text: "Acknowledged webhook deliveries reach the workers again.",
+    });
+    intakeAlerted = false;
+  }
+  return {
+    state: { ...(oldest ? { intakeHead: oldest.deliveryId } : {}), stalledSamples, intakeAlerted },
+    actions,
+  };
 }
 
 export interface HealthWatchDeps {
   sample: () => Promise<HealthSample>;
+  /** See INTAKE_STALLED_MS (tests shorten it). */
+  intakeStalledMs?: number;
   ops: Pick<OpsNotifier, "alert" | "resolve">;
   logger: Logger;
 }
@@ -103,7 +170,7 @@ export function startHealthWatch(deps: HealthWatchDeps, intervalMs = 15_000): ()
   let state = INITIAL_WATCH;
   let running: Promise<void> = Promise.resolve();
   const tick = async () => {
-    const judged = judgeHealth(state, await deps.sample());
+    const judged = judgeHealth(state, await deps.sample(), { intakeStalledMs: deps.intakeStalledMs });
     state = judged.state;
     for (const a of judged.actions) {
       try {

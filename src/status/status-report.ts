@@ -60,6 +60,13 @@ export interface StatusReport {
 /** Ops incidents of the health watch (ops/health-watch.ts), shown by status in plain words. */
 export const WORKERS_CANNOT_FETCH = "workers-cannot-fetch";
 export const SPOOL_GROWING = "spool-growing";
+export const INTAKE_STALLED = "intake-stalled";
+/** The watch's incidents: status says them in words (`watchLines`), not by name. */
+export const WATCH_INCIDENTS: ReadonlySet<string> = new Set([
+  WORKERS_CANNOT_FETCH,
+  SPOOL_GROWING,
+  INTAKE_STALLED,
+]);
 
 /** The status lines of the health watch's open incidents, without their internal names. */
 export function watchLines(openAlerts: readonly string[] | undefined): string[] {
@@ -70,6 +77,10 @@ export function watchLines(openAlerts: readonly string[] | undefined): string[] 
   if (open.has(SPOOL_GROWING))
     out.push(
       "*Webhook deliveries are piling up on disk* while Redis answers: they are not reaching the queues.",
+    );
+  if (open.has(INTAKE_STALLED))
+    out.push(
+      "*Webhook deliveries are not reaching the workers*: they wait in Redis. Is a process with ROLE=worker (or all) running?",
     );
   return out;
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import {
   INITIAL_WATCH,
+  INTAKE_STALLED,
   judgeHealth,
   SPOOL_GROWING,
   WORKERS_CANNOT_FETCH,
@@ -60,6 +61,39 @@ describe("the health watch", () => {
     ).toEqual([]);
   });
 
+  it("an intake whose head stays put past the limit is an alert; a backlog whose head moves is not", () => {
+    const look = (atS: number, head: string | undefined, waiting: number, receivedAtS = 0): HealthSample => ({
+      workers: undefined,
+      redisAnswers: true,
+      spool: undefined,
+      atMs: atS * 1_000,
+      intake: head
+        ? { waiting, oldest: { deliveryId: head, receivedAtMs: receivedAtS * 1_000 } }
+        : { waiting },
+    });
+    // A long backlog: every look finds an old delivery at the head, a different one each time.
+    const draining = run([look(100, "d1", 5_000), look(115, "d40", 4_000), look(130, "d90", 3_000)]);
+    expect(draining.actions).toEqual([]);
+    // The same delivery at the head on the looks after first sight, older than 60 s: one alert.
+    const stuck = run([
+      look(50, "d1", 1_233),
+      look(65, "d1", 1_233),
+      look(80, "d1", 1_234),
+      look(95, "d1", 1_234),
+    ]);
+    expect(stuck.actions.map((a) => [a.kind, a.incident])).toEqual([["alert", INTAKE_STALLED]]);
+    expect(stuck.actions[0]?.text).toContain("1,234 deliveries waiting in Redis, the oldest for 80 s");
+    expect(stuck.actions[0]?.text).toContain("ROLE=worker");
+    // Not yet 60 s old: a head that waits a little is not a stall.
+    expect(run([look(10, "d1", 1), look(25, "d1", 1), look(40, "d1", 1)]).actions).toEqual([]);
+    // Unreadable (Redis says so itself): the judgement stands, no resolve.
+    const unread = run([{ workers: undefined, redisAnswers: false, spool: undefined }], stuck.state);
+    expect(unread.actions).toEqual([]);
+    // Moved on: resolved, once.
+    const moved = run([look(110, undefined, 0), look(125, undefined, 0)], unread.state);
+    expect(moved.actions.map((a) => [a.kind, a.incident])).toEqual([["resolve", INTAKE_STALLED]]);
+  });
+
   it("status shows the watch's incidents in plain words, not their internal names", () => {
     const report: StatusReport = {
       at: "2026-11-24T02:00:00.000Z",
@@ -73,12 +107,16 @@ describe("the health watch", () => {
       api: undefined,
       lastUnauthorizedAt: undefined,
       subscriptions: { total: 0, channels: 0, paused: [] },
-      openAlerts: [WORKERS_CANNOT_FETCH, SPOOL_GROWING],
+      openAlerts: [WORKERS_CANNOT_FETCH, SPOOL_GROWING, INTAKE_STALLED],
     };
     const m = renderStatus(report);
     const text = JSON.stringify(m.blocks);
     expect(text).toContain("Workers cannot fetch jobs");
     expect(text).toContain("piling up on disk");
+    expect(text).toContain("not reaching the workers");
+    expect(text).not.toContain(INTAKE_STALLED);
+    // Only the watch's incidents are open: no empty "open operator alerts" line.
+    expect(text).not.toContain("Open operator alerts");
     expect(text).not.toContain(WORKERS_CANNOT_FETCH);
     expect(text).not.toContain(SPOOL_GROWING);
     expect(m.text).not.toContain("all good");

@@ -1,31 +1,14 @@
 import { Blocks, Md } from "slack-block-builder";
 import { silenceIncidentCommunity } from "../../reconcile/silence-incident.js";
-import {
-  SPOOL_GROWING,
-  WORKERS_CANNOT_FETCH,
-  watchLines,
-  type ApiProbe,
-  type StatusReport,
-} from "../../status/status-report.js";
+import { WATCH_INCIDENTS, watchLines, type ApiProbe, type StatusReport } from "../../status/status-report.js";
 import type { Subscription } from "../../domain/subscription.js";
 import { escapeAndTruncate, escapeMrkdwn } from "../mrkdwn.js";
 import { toKnownBlocks, type KnownBlock } from "./known-blocks.js";
 import { fitBlocks } from "./limits.js";
 import type { RenderedMessage } from "./thread-digest.js";
-import { EMOJI, plural, readerDate } from "./wording.js";
+import { durationText, EMOJI, plural, readerDate } from "./wording.js";
 
 const PAUSED_SHOWN = 10;
-
-/** "45 s", "12 min", "3 h", "2 d": how long ago, coarse on purpose. */
-export function durationText(ms: number): string {
-  const s = Math.max(0, Math.round(ms / 1000));
-  if (s < 90) return `${s} s`;
-  const min = Math.round(s / 60);
-  if (min < 90) return `${min} min`;
-  const h = Math.round(min / 60);
-  if (h < 48) return `${h} h`;
-  return `${Math.round(h / 24)} d`;
-}
 
 /** `<#C123>` for a real channel id (ours, from Slack), else the escaped text. */
 export function channelRef(channelId: string): string {
@@ -220,6 +203,8 @@ export function renderStatus(
   view: StatusView = { detail: true },
 ): RenderedMessage {
   if (!view.detail) return renderPlainStatus(r);
+  // The watch's incidents have lines of their own above.
+  const otherAlerts = (r.openAlerts ?? []).filter((a) => !WATCH_INCIDENTS.has(a));
   const blocks: KnownBlock[] = toKnownBlocks(
     Blocks.Header({ text: "Insight Relay status" }),
     !r.redis.ok &&
@@ -240,13 +225,9 @@ export function renderStatus(
     }),
     Blocks.Section({ text: apiLine(r.api, r.lastUnauthorizedAt, r.insightNotConnected) }),
     Blocks.Section({ text: subscriptionsText(r) }),
-    r.openAlerts !== undefined &&
-      r.openAlerts.length > 0 &&
+    otherAlerts.length > 0 &&
       Blocks.Context().elements(
-        `Open operator alerts: ${r.openAlerts
-          .filter((a) => a !== WORKERS_CANNOT_FETCH && a !== SPOOL_GROWING)
-          .map((a) => `\`${escapeAndTruncate(a, 60)}\``)
-          .join(", ")}`,
+        `Open operator alerts: ${otherAlerts.map((a) => `\`${escapeAndTruncate(a, 60)}\``).join(", ")}`,
       ),
     Blocks.Context().elements(`Checked ${readerDate(r.at)}`),
   );

@@ -60,6 +60,17 @@ export const EMOJI = {
   sharedMessage: ":speech_balloon:",
 } as const;
 
+/** "45 s", "12 min", "3 h", "2 d": how long ago, coarse on purpose. */
+export function durationText(ms: number): string {
+  const s = Math.max(0, Math.round(ms / 1000));
+  if (s < 90) return `${s} s`;
+  const min = Math.round(s / 60);
+  if (min < 90) return `${min} min`;
+  const h = Math.round(min / 60);
+  if (h < 48) return `${h} h`;
+  return `${Math.round(h / 24)} d`;
+}
+
 /**
  * A date each reader sees in their own time zone (Slack's `<!date^…>`), with a plain UTC
  * fallback for clients that cannot render it (notifications, old clients): "2026-03-05 17:40 UTC",

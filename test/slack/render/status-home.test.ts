@@ -5,7 +5,8 @@ import { SILENCE_THRESHOLD_MS } from "../../../src/status/silence.js";
 import type { Subscription } from "../../../src/store/subscriptions.js";
 import { ACTIONS } from "../../../src/slack/action-ids.js";
 import { renderHome } from "../../../src/slack/render/home.js";
-import { durationText, renderStatus, silenceLine } from "../../../src/slack/render/status.js";
+import { renderStatus, silenceLine } from "../../../src/slack/render/status.js";
+import { durationText } from "../../../src/slack/render/wording.js";
 import { buttons } from "../commands/helpers.js";
 import { allTexts, expectNoLiveTokens, expectWithinLimits, readerDateFallbacks } from "./walk.js";
 
