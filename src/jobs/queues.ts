@@ -40,6 +40,11 @@ export type SlackJob =
       noLongerMatches?: boolean;
       /** Set when the job was delayed to a reserved per-channel slot. */
       slotAt?: number;
+      /**
+       * Slack refused the card for good when it was tried at once (send-now.ts): the job records
+       * that failure as its own, without asking Slack a second time.
+       */
+      refusedAtOnce?: string;
     }
   | {
       kind: "card";

@@ -1,3 +1,4 @@
+import { UnrecoverableError } from "bullmq";
 import type { Logger } from "../log.js";
 import type { Producer, SlackJob } from "./queues.js";
 import { processSlackJob, type SlackAttempt, type SlackOutDeps } from "./slack-out.js";
@@ -49,6 +50,11 @@ export function sendNowOrQueue(deps: SendNowDeps): () => Producer<SlackJob> {
         if (err instanceof Deferred) {
           const wait = Math.ceil(err.untilMs - now());
           return deps.slackQueue().add(name, current, { ...opts, ...(wait > 0 ? { delay: wait } : {}) });
+        }
+        if (err instanceof UnrecoverableError && current.kind === "digest") {
+          // Refused for good (invalid_blocks, a revoked token), the alert already raised: the
+          // queued job records the failure, as a Slack job's own attempt would, without a second call.
+          return deps.slackQueue().add(name, { ...current, refusedAtOnce: err.message }, opts);
         }
         // The queue retries it with its backoff, or records it as failed.
         deps.logger.debug(

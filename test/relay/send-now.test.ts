@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SEED } from "../../dev/emulator/index.js";
 import type { SlackJob } from "../../src/jobs/queues.js";
 import { digestsOf, startHarness, type Harness } from "../helpers/app-harness.js";
+import { waitUntil } from "../reconcile/support.js";
 
 const GROUP = SEED.groups.support;
 /** Far enough apart that a second card is surely not in the first one's turn. */
@@ -65,12 +66,34 @@ describe("relay: a card goes at once when its channel's turn is now, else throug
     await h.slack.waitFor(() => digestsOf(h, thread.id)[0], { timeoutMs: 15_000 });
     const jobs = await digestJobsOf(thread.id);
     expect(jobs).toHaveLength(1);
-    expect(await jobs[0]?.getState()).toBe("completed");
+    // The card is out before its job records it and completes.
+    expect(await waitUntil(async () => (await jobs[0]?.getState()) === "completed", 5_000)).toBe(true);
     expect(digestsOf(h, thread.id)).toHaveLength(1);
     const tries = h.slack.calls.filter(
       (c) => c.method === "chat.postMessage" && JSON.stringify(c.args).includes(thread.id),
     );
     expect(tries.map((c) => c.ok)).toEqual([false, true]);
+  });
+
+  it("Slack refuses the post for good at once: Slack is asked once, and the Slack queue records the failure", async () => {
+    await nextTurn();
+    h.slack.fail.error("chat.postMessage", "invalid_blocks", { count: 1 });
+    const { thread } = await h.emulator.createThread(GROUP, { title: "Refused", sentiment: "neutral" });
+    const isFailed = async () => {
+      const [job] = await digestJobsOf(thread.id);
+      return job !== undefined && (await job.getState()) === "failed";
+    };
+    expect(await waitUntil(isFailed, 10_000)).toBe(true);
+    const [failed] = await digestJobsOf(thread.id);
+    expect(failed?.failedReason).toContain("invalid_blocks");
+    expect(failed?.attemptsMade).toBe(1);
+    // Given time for a second call, none is made: the refusal stands, as for a Slack job of its own.
+    await new Promise((r) => setTimeout(r, 500));
+    const tries = h.slack.calls.filter(
+      (c) => c.method === "chat.postMessage" && JSON.stringify(c.args).includes(thread.id),
+    );
+    expect(tries.map((c) => c.ok)).toEqual([false]);
+    expect(digestsOf(h, thread.id)).toEqual([]);
   });
 
   it("Slack answers 429: the card waits in a Slack job for Retry-After, then is posted once", async () => {
