@@ -262,7 +262,7 @@ export async function intakeHead(
     redis.lindex(keys.intakeMoving, 0),
     redis.lindex(keys.intake, 0),
   ]);
-  const head = parseItem(inFlight ?? next ?? "")?.job;
+  const head = (parseItem(inFlight ?? "") ?? parseItem(next ?? ""))?.job;
   const receivedAtMs = head ? Date.parse(head.receivedAt) : Number.NaN;
   return {
     waiting: waiting + moving,

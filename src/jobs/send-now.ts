@@ -52,7 +52,7 @@ export function sendNowOrQueue(deps: SendNowDeps): () => Producer<SlackJob> {
           return deps.slackQueue().add(name, current, { ...opts, ...(wait > 0 ? { delay: wait } : {}) });
         }
         if (err instanceof UnrecoverableError && current.kind === "digest") {
-          // Refused for good (invalid_blocks, a revoked token), the alert already raised: the
+          // Refused for good (invalid_blocks; a revoked token, whose alert is already raised): the
           // queued job records the failure, as a Slack job's own attempt would, without a second call.
           return deps.slackQueue().add(name, { ...current, refusedAtOnce: err.message }, opts);
         }

@@ -99,8 +99,12 @@ export async function processSlackJob(job: SlackAttempt, deps: SlackOutDeps): Pr
 
   let format: CardFormat = "full";
   let firstRef: MessageRef | undefined;
-  if (data.kind === "digest" && data.refusedAtOnce !== undefined)
-    throw new UnrecoverableError(data.refusedAtOnce);
+  if (data.kind === "digest" && data.refusedAtOnce !== undefined) {
+    // Recorded once: a retry asked for later (the admin page, after a fix) sends it for real.
+    const { refusedAtOnce, ...rest } = data;
+    await job.updateData(rest);
+    throw new UnrecoverableError(refusedAtOnce);
+  }
   if (data.kind === "digest") {
     // Unsubscribed or paused while this job waited for its slot: nothing to post.
     // Read together: one write to Redis on an auto-pipelined connection.

@@ -18,7 +18,7 @@ export interface HealthSample {
   /** Undefined when it could not be read (Redis is the problem then, and says so itself). */
   intake?: IntakeHead | undefined;
   /** When the sample was taken (ms since the epoch). */
-  atMs?: number;
+  atMs: number;
 }
 
 export interface WatchState {
@@ -31,7 +31,12 @@ export interface WatchState {
   /** The delivery at the intake's head at the last look, and how many looks in a row found it there too late. */
   intakeHead?: string;
   stalledSamples: number;
-  intakeAlerted: boolean;
+  /**
+   * Undefined until the first look: the incident is the deployment's (kept in Redis), so one
+   * raised by a process since restarted may still be open, and this process closes it once the
+   * intake looks fine.
+   */
+  intakeAlerted?: boolean;
 }
 
 export const INITIAL_WATCH: WatchState = {
@@ -40,7 +45,6 @@ export const INITIAL_WATCH: WatchState = {
   workersAlerted: false,
   spoolAlerted: false,
   stalledSamples: 0,
-  intakeAlerted: false,
 };
 
 export type WatchAction =
@@ -129,21 +133,39 @@ function judgeIntake(
   // Unreadable: the Redis check speaks for it; the last judgement stands.
   if (!s.intake) {
     const { intakeHead, stalledSamples, intakeAlerted } = prev;
-    return { state: { ...(intakeHead ? { intakeHead } : {}), stalledSamples, intakeAlerted }, actions };
+    return {
+      state: {
+        ...(intakeHead ? { intakeHead } : {}),
+        stalledSamples,
+        ...(intakeAlerted !== undefined ? { intakeAlerted } : {}),
+      },
+      actions,
+    };
   }
-  const oldest = s.intake.oldest;
-  const ageMs = oldest && s.atMs !== undefined ? s.atMs - oldest.receivedAtMs : 0;
+  const { waiting, oldest } = s.intake;
+  const ageMs = oldest ? s.atMs - oldest.receivedAtMs : 0;
   const stalled = oldest !== undefined && oldest.deliveryId === prev.intakeHead && ageMs > stalledMs;
   const stalledSamples = stalled ? prev.stalledSamples + 1 : 0;
   let intakeAlerted = prev.intakeAlerted;
-  if (stalledSamples >= FAILING_SAMPLES && !intakeAlerted) {
+  // On a first look an old head is not known to be stalled yet: the next looks decide.
+  const moved =
+    oldest !== undefined && prev.intakeHead !== undefined && oldest.deliveryId !== prev.intakeHead;
+  const fine =
+    !stalled && (intakeAlerted !== undefined || oldest === undefined || ageMs <= stalledMs || moved);
+  if (stalledSamples >= FAILING_SAMPLES && intakeAlerted !== true) {
+    const since = durationText(ageMs);
+    const what =
+      waiting === 1
+        ? `1 delivery has waited in Redis for ${since}`
+        : `${plural(waiting, "delivery", "deliveries")} wait in Redis, the oldest for ${since}`;
     actions.push({
       kind: "alert",
       incident: INTAKE_STALLED,
-      text: `Webhook deliveries are acknowledged but not reaching the workers: ${plural(s.intake.waiting, "delivery", "deliveries")} waiting in Redis, the oldest for ${durationText(ageMs)}. Nothing is lost, but no digest goes out until a process with ROLE=worker (or all) moves them; if one runs, its log says why it cannot.`,
+      text: `Webhook deliveries are acknowledged but not reaching the workers: ${what}. Nothing is lost, but no digest goes out until a process with ROLE=worker (or all) moves them; if one runs, its log says why it cannot.`,
     });
     intakeAlerted = true;
-  } else if (!stalled && intakeAlerted) {
+  } else if (fine && intakeAlerted !== false) {
+    // Said (and posted) only when the incident was open.
     actions.push({
       kind: "resolve",
       incident: INTAKE_STALLED,
@@ -152,7 +174,11 @@ function judgeIntake(
     intakeAlerted = false;
   }
   return {
-    state: { ...(oldest ? { intakeHead: oldest.deliveryId } : {}), stalledSamples, intakeAlerted },
+    state: {
+      ...(oldest ? { intakeHead: oldest.deliveryId } : {}),
+      stalledSamples,
+      ...(intakeAlerted !== undefined ? { intakeAlerted } : {}),
+    },
     actions,
   };
 }

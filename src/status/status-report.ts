@@ -80,7 +80,7 @@ export function watchLines(openAlerts: readonly string[] | undefined): string[] 
     );
   if (open.has(INTAKE_STALLED))
     out.push(
-      "*Webhook deliveries are not reaching the workers*: they wait in Redis. Is a process with ROLE=worker (or all) running?",
+      "*Digests are on hold*: new thread activity arrives but is not processed. Whoever runs Insight Relay should check that a worker process (ROLE=worker or all) is running.",
     );
   return out;
 }

@@ -30,13 +30,13 @@ const fine = { name: "{deliveries-0}", ok: true };
 
 describe("the health watch", () => {
   it("alerts once when workers cannot fetch on two looks in a row, with /readyz's reason, and resolves when they fetch again", () => {
-    const one = run([{ workers: [crossslot], redisAnswers: true, spool: undefined }]);
+    const one = run([{ workers: [crossslot], redisAnswers: true, spool: undefined, atMs: 0 }]);
     expect(one.actions).toEqual([]); // one bad look is a blip
     const r = run([
-      { workers: [crossslot], redisAnswers: true, spool: undefined },
-      { workers: [crossslot], redisAnswers: true, spool: undefined },
-      { workers: [crossslot], redisAnswers: true, spool: undefined },
-      { workers: [fine], redisAnswers: true, spool: undefined },
+      { workers: [crossslot], redisAnswers: true, spool: undefined, atMs: 0 },
+      { workers: [crossslot], redisAnswers: true, spool: undefined, atMs: 0 },
+      { workers: [crossslot], redisAnswers: true, spool: undefined, atMs: 0 },
+      { workers: [fine], redisAnswers: true, spool: undefined, atMs: 0 },
     ]);
     expect(r.actions.map((a) => [a.kind, a.incident])).toEqual([
       ["alert", WORKERS_CANNOT_FETCH],
@@ -48,50 +48,70 @@ describe("the health watch", () => {
 
   it("a spool that only grows while Redis answers is an alert; while Redis is down it is the spool's job", () => {
     const growing = (redisAnswers: boolean) =>
-      [1, 5, 9, 14, 20].map((spool) => ({ workers: undefined, redisAnswers, spool }));
+      [1, 5, 9, 14, 20].map((spool) => ({ workers: undefined, redisAnswers, spool, atMs: 0 }));
     expect(run(growing(false)).actions).toEqual([]);
-    const r = run([...growing(true), { workers: undefined, redisAnswers: true, spool: 25 }]);
+    const r = run([...growing(true), { workers: undefined, redisAnswers: true, spool: 25, atMs: 0 }]);
     expect(r.actions.map((a) => [a.kind, a.incident])).toEqual([["alert", SPOOL_GROWING]]);
     expect(r.actions[0]?.text).toContain("20 waiting, 19 more than 4 checks ago");
-    const drained = run([{ workers: undefined, redisAnswers: true, spool: 0 }], r.state);
+    const drained = run([{ workers: undefined, redisAnswers: true, spool: 0, atMs: 0 }], r.state);
     expect(drained.actions.map((a) => a.kind)).toEqual(["resolve"]);
     // A spool that drains between looks never alerts.
     expect(
-      run([3, 5, 4, 6, 8].map((spool) => ({ workers: undefined, redisAnswers: true, spool }))).actions,
+      run([3, 5, 4, 6, 8].map((spool) => ({ workers: undefined, redisAnswers: true, spool, atMs: 0 })))
+        .actions,
     ).toEqual([]);
   });
 
+  const look = (atS: number, head: string | undefined, waiting: number, receivedAtS = 0): HealthSample => ({
+    workers: undefined,
+    redisAnswers: true,
+    spool: undefined,
+    atMs: atS * 1_000,
+    intake: head ? { waiting, oldest: { deliveryId: head, receivedAtMs: receivedAtS * 1_000 } } : { waiting },
+  });
+  /** A process that has looked before and found nothing wrong. */
+  const settled: WatchState = { ...INITIAL_WATCH, intakeAlerted: false };
+
   it("an intake whose head stays put past the limit is an alert; a backlog whose head moves is not", () => {
-    const look = (atS: number, head: string | undefined, waiting: number, receivedAtS = 0): HealthSample => ({
-      workers: undefined,
-      redisAnswers: true,
-      spool: undefined,
-      atMs: atS * 1_000,
-      intake: head
-        ? { waiting, oldest: { deliveryId: head, receivedAtMs: receivedAtS * 1_000 } }
-        : { waiting },
-    });
     // A long backlog: every look finds an old delivery at the head, a different one each time.
-    const draining = run([look(100, "d1", 5_000), look(115, "d40", 4_000), look(130, "d90", 3_000)]);
+    const draining = run([look(100, "d1", 5_000), look(115, "d40", 4_000), look(130, "d90", 3_000)], settled);
     expect(draining.actions).toEqual([]);
     // The same delivery at the head on the looks after first sight, older than 60 s: one alert.
-    const stuck = run([
-      look(50, "d1", 1_233),
-      look(65, "d1", 1_233),
-      look(80, "d1", 1_234),
-      look(95, "d1", 1_234),
-    ]);
+    const stuck = run(
+      [look(50, "d1", 1_233), look(65, "d1", 1_233), look(80, "d1", 1_234), look(95, "d1", 1_234)],
+      settled,
+    );
     expect(stuck.actions.map((a) => [a.kind, a.incident])).toEqual([["alert", INTAKE_STALLED]]);
-    expect(stuck.actions[0]?.text).toContain("1,234 deliveries waiting in Redis, the oldest for 80 s");
+    expect(stuck.actions[0]?.text).toContain("1,234 deliveries wait in Redis, the oldest for 80 s");
     expect(stuck.actions[0]?.text).toContain("ROLE=worker");
+    // One delivery: no "oldest".
+    const one = run([look(50, "d1", 1), look(65, "d1", 1), look(80, "d1", 1)], settled);
+    expect(one.actions[0]?.text).toContain("1 delivery has waited in Redis for 80 s");
     // Not yet 60 s old: a head that waits a little is not a stall.
-    expect(run([look(10, "d1", 1), look(25, "d1", 1), look(40, "d1", 1)]).actions).toEqual([]);
+    expect(run([look(10, "d1", 1), look(25, "d1", 1), look(40, "d1", 1)], settled).actions).toEqual([]);
     // Unreadable (Redis says so itself): the judgement stands, no resolve.
-    const unread = run([{ workers: undefined, redisAnswers: false, spool: undefined }], stuck.state);
+    const unread = run(
+      [{ workers: undefined, redisAnswers: false, spool: undefined, atMs: 100_000 }],
+      stuck.state,
+    );
     expect(unread.actions).toEqual([]);
     // Moved on: resolved, once.
     const moved = run([look(110, undefined, 0), look(125, undefined, 0)], unread.state);
     expect(moved.actions.map((a) => [a.kind, a.incident])).toEqual([["resolve", INTAKE_STALLED]]);
+  });
+
+  it("a process's first look closes an intake incident another process left open, once the intake looks fine", () => {
+    // The incident lives in Redis: a restarted process does not know whether it is open.
+    expect(run([look(10, undefined, 0)]).actions.map((a) => [a.kind, a.incident])).toEqual([
+      ["resolve", INTAKE_STALLED],
+    ]);
+    expect(run([look(10, "d1", 3, 5)]).actions.map((a) => a.kind)).toEqual(["resolve"]);
+    // An old head at first sight is undecided: closed only if it moves, alerted if it stays.
+    expect(run([look(100, "d1", 3)]).actions).toEqual([]);
+    expect(run([look(100, "d1", 3), look(115, "d2", 2)]).actions.map((a) => a.kind)).toEqual(["resolve"]);
+    expect(
+      run([look(100, "d1", 3), look(115, "d1", 3), look(130, "d1", 3)]).actions.map((a) => a.kind),
+    ).toEqual(["alert"]);
   });
 
   it("status shows the watch's incidents in plain words, not their internal names", () => {
@@ -113,7 +133,7 @@ describe("the health watch", () => {
     const text = JSON.stringify(m.blocks);
     expect(text).toContain("Workers cannot fetch jobs");
     expect(text).toContain("piling up on disk");
-    expect(text).toContain("not reaching the workers");
+    expect(text).toContain("Digests are on hold");
     expect(text).not.toContain(INTAKE_STALLED);
     // Only the watch's incidents are open: no empty "open operator alerts" line.
     expect(text).not.toContain("Open operator alerts");

@@ -39,7 +39,7 @@ describe("the health watch and an intake nobody moves", () => {
     );
     expect(alerted).toBe(true);
     const line = h.logLines.find((l) => l.includes("not reaching the workers"));
-    expect(line).toContain("1 delivery waiting in Redis, the oldest for");
+    expect(line).toContain("1 delivery has waited in Redis for");
     expect(line).toContain("ROLE=worker");
 
     worker = await spawnAppProcess(h, "worker");
