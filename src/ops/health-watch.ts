@@ -2,6 +2,7 @@ import type { IntakeHead } from "../jobs/intake-pump.js";
 import type { WorkerProbe } from "../jobs/worker-health.js";
 import type { Logger } from "../log.js";
 import { durationText, plural } from "../slack/render/wording.js";
+import { withTimeout } from "../store/redis.js";
 import type { OpsNotifier } from "./ops-notifier.js";
 
 import { INTAKE_STALLED, SPOOL_GROWING, WORKERS_CANNOT_FETCH } from "../status/status-report.js";
@@ -183,6 +184,11 @@ function judgeIntake(
   };
 }
 
+/** How long one alert or resolve may take to be stored and queued before the log alone says it. */
+const ACTION_TIMEOUT_MS = 2_000;
+/** How long stopping the watch waits for a look in flight. */
+const STOP_WAIT_MS = 3_000;
+
 export interface HealthWatchDeps {
   sample: () => Promise<HealthSample>;
   /** See INTAKE_STALLED_MS (tests shorten it). */
@@ -200,8 +206,14 @@ export function startHealthWatch(deps: HealthWatchDeps, intervalMs = 15_000): ()
     state = judged.state;
     for (const a of judged.actions) {
       try {
-        if (a.kind === "alert") await deps.ops.alert(a.incident, a.text, { windowSeconds: 3_600 });
-        else await deps.ops.resolve(a.incident, a.text);
+        // Bounded: a Redis that does not answer must not hold the watch (or shutdown) with it.
+        await withTimeout(
+          a.kind === "alert"
+            ? deps.ops.alert(a.incident, a.text, { windowSeconds: 3_600 })
+            : deps.ops.resolve(a.incident, a.text),
+          ACTION_TIMEOUT_MS,
+          "Redis",
+        );
       } catch (err) {
         // The alert could not be stored or queued (Redis is the problem): the log still says it.
         deps.logger.error({ err, incident: a.incident }, a.text);
@@ -214,6 +226,7 @@ export function startHealthWatch(deps: HealthWatchDeps, intervalMs = 15_000): ()
   timer.unref();
   return async () => {
     clearInterval(timer);
-    await running;
+    // A look in flight ends within its bounds; shutdown does not wait for more than that.
+    await withTimeout(running, STOP_WAIT_MS, "health watch").catch(() => undefined);
   };
 }

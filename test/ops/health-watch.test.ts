@@ -1,8 +1,10 @@
 import { describe, expect, it } from "vitest";
+import { createLogger } from "../../src/log.js";
 import {
   INITIAL_WATCH,
   INTAKE_STALLED,
   judgeHealth,
+  startHealthWatch,
   SPOOL_GROWING,
   WORKERS_CANNOT_FETCH,
   type HealthSample,
@@ -113,6 +115,45 @@ describe("the health watch", () => {
       run([look(100, "d1", 3), look(115, "d1", 3), look(130, "d1", 3)]).actions.map((a) => a.kind),
     ).toEqual(["alert"]);
   });
+
+  it("a Redis that never answers holds neither the watch nor its stop: the log says what could not be stored", async () => {
+    const lines: { level: number; incident?: string; msg: string }[] = [];
+    const logger = createLogger({
+      level: "info",
+      destination: { write: (l: string) => void lines.push(JSON.parse(l) as (typeof lines)[number]) },
+    });
+    const never = new Promise<boolean>(() => undefined);
+    let looks = 0;
+    const stop = startHealthWatch(
+      {
+        // The first look finds the intake empty: it closes any incident left open, in Redis.
+        sample: async () => {
+          looks++;
+          return {
+            workers: undefined,
+            redisAnswers: false,
+            spool: undefined,
+            atMs: 0,
+            intake: { waiting: 0 },
+          };
+        },
+        ops: { alert: () => never, resolve: () => never },
+        logger,
+      },
+      10,
+    );
+    while (looks === 0) await new Promise((r) => setTimeout(r, 5));
+    const started = Date.now();
+    await stop();
+    expect(Date.now() - started).toBeLessThan(3_500);
+    expect(lines).toContainEqual(
+      expect.objectContaining({
+        level: 50,
+        incident: INTAKE_STALLED,
+        msg: "Acknowledged webhook deliveries reach the workers again.",
+      }),
+    );
+  }, 10_000);
 
   it("status shows the watch's incidents in plain words, not their internal names", () => {
     const report: StatusReport = {
