@@ -586,7 +586,7 @@ async function main(): Promise<void> {
     );
   }
   if (floorJs) {
-    // Both run on this machine in the same round: the ratio reads the same on a faster one.
+    // Both ran on this machine in the same round: the ratio depends on the machine less than ms do.
     console.log("\nCPU per digest against the one-job floor of the same round of bursts");
     const oneJob = floorName("1");
     for (const a of apps.filter((x) => !x.name.startsWith("floor"))) {

@@ -29,7 +29,7 @@ export function cpuSplitMs(pid: number): { user: number; kernel: number } {
 /**
  * Read and write system calls a process has made (`/proc/PID/io`: read, write, writev and their
  * kin; socket I/O through them, as Node's streams do it). Counts, so steadier than CPU time
- * on a noisy machine: on a VM each write to a local socket costs about 0.1 ms.
+ * on a noisy machine (whose kernel share `cpuSplitMs` gives).
  */
 export function ioCalls(pid: number): { reads: number; writes: number } {
   const io = readFileSync(`/proc/${pid}/io`, "utf8");

@@ -256,16 +256,15 @@ export async function intakeHead(
   redis: Pick<RedisClient, "llen" | "lindex">,
   keys: Pick<StateKeys, "intake" | "intakeMoving">,
 ): Promise<IntakeHead> {
-  const [waiting, moving, inFlight, next] = await Promise.all([
-    redis.llen(keys.intake),
-    redis.llen(keys.intakeMoving),
+  const [waiting, inFlight, next] = await Promise.all([
+    intakeLength(redis, keys),
     redis.lindex(keys.intakeMoving, 0),
     redis.lindex(keys.intake, 0),
   ]);
   const head = (parseItem(inFlight ?? "") ?? parseItem(next ?? ""))?.job;
   const receivedAtMs = head ? Date.parse(head.receivedAt) : Number.NaN;
   return {
-    waiting: waiting + moving,
+    waiting,
     ...(head && !Number.isNaN(receivedAtMs) ? { oldest: { deliveryId: head.deliveryId, receivedAtMs } } : {}),
   };
 }

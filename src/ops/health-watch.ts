@@ -132,17 +132,8 @@ function judgeIntake(
 ): { state: Pick<WatchState, "intakeHead" | "stalledSamples" | "intakeAlerted">; actions: WatchAction[] } {
   const actions: WatchAction[] = [];
   // Unreadable: the Redis check speaks for it; the last judgement stands.
-  if (!s.intake) {
-    const { intakeHead, stalledSamples, intakeAlerted } = prev;
-    return {
-      state: {
-        ...(intakeHead ? { intakeHead } : {}),
-        stalledSamples,
-        ...(intakeAlerted !== undefined ? { intakeAlerted } : {}),
-      },
-      actions,
-    };
-  }
+  if (!s.intake)
+    return { state: intakeState(prev.intakeHead, prev.stalledSamples, prev.intakeAlerted), actions };
   const { waiting, oldest } = s.intake;
   const ageMs = oldest ? s.atMs - oldest.receivedAtMs : 0;
   const stalled = oldest !== undefined && oldest.deliveryId === prev.intakeHead && ageMs > stalledMs;
@@ -174,13 +165,19 @@ function judgeIntake(
     });
     intakeAlerted = false;
   }
+  return { state: intakeState(oldest?.deliveryId, stalledSamples, intakeAlerted), actions };
+}
+
+/** The intake's part of the watch's state (optional fields left out, not set to undefined). */
+function intakeState(
+  intakeHead: string | undefined,
+  stalledSamples: number,
+  intakeAlerted: boolean | undefined,
+): Pick<WatchState, "intakeHead" | "stalledSamples" | "intakeAlerted"> {
   return {
-    state: {
-      ...(oldest ? { intakeHead: oldest.deliveryId } : {}),
-      stalledSamples,
-      ...(intakeAlerted !== undefined ? { intakeAlerted } : {}),
-    },
-    actions,
+    ...(intakeHead !== undefined ? { intakeHead } : {}),
+    stalledSamples,
+    ...(intakeAlerted !== undefined ? { intakeAlerted } : {}),
   };
 }
 
