@@ -75,6 +75,11 @@ export function createMetrics(opts: { defaultMetrics?: boolean } = {}) {
       labelNames: ["endpoint", "status"] as const,
       registers: r,
     }),
+    unfollowedDeliveries: new Counter({
+      name: "insight_relay_unfollowed_deliveries_total",
+      help: "Thread deliveries of a group no channel follows, dropped as they left the intake (no job)",
+      registers: r,
+    }),
     jobs: new Counter({
       name: "insight_relay_jobs_total",
       help: "Jobs finished by queue and outcome",

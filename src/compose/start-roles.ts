@@ -26,6 +26,7 @@ import { refreshWorkspaceDepth } from "../workspaces/queue-depth.js";
 import { stampQueue } from "../workspaces/stamped-queue.js";
 import {
   connectDeps,
+  groupFollowed,
   lifecycleDeps,
   multiWorkspaces,
   workspaceIngests,
@@ -117,6 +118,8 @@ export async function startRoles(s: Services, given?: readonly Feature<Subcomman
         keys: s.keys,
         deliveriesFor: (workspaceId) =>
           workspaceId ? stampQueue(s.queues.deliveries, workspaceId) : s.queues.deliveries,
+        followed: groupFollowed(s.redis, config.redis.prefix, { multiWorkspace: Boolean(workspaces) }),
+        unfollowed: s.metrics.unfollowedDeliveries,
         logger,
         ...(s.tuning.intakeLeaseMs ? { leaseMs: s.tuning.intakeLeaseMs } : {}),
       }).start()

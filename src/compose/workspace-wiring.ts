@@ -2,8 +2,9 @@ import { join } from "node:path";
 import { connectionBlocks, type ConnectDeps } from "../slack/actions/connect-actions.js";
 import { publishHome } from "../slack/home/publish-home.js";
 import { DeliveryHealthStore } from "../store/delivery-health.js";
+import { SubscriptionStore } from "../store/subscriptions.js";
 import { stateKeys, workspacePrefix } from "../store/keys.js";
-import { isCluster, withTimeout } from "../store/redis.js";
+import { isCluster, withTimeout, type RedisClient } from "../store/redis.js";
 import type { Receiver } from "../webhooks/create-receiver.js";
 import { DeliveryRecorder } from "../webhooks/delivery-recorder.js";
 import { DeliveryIngest } from "../webhooks/ingest.js";
@@ -44,6 +45,29 @@ export function multiWorkspaces(s: Services): Workspaces {
       botToken: (id) => installs.installations.botToken(id),
     }),
   );
+}
+
+/**
+ * Whether any channel of a delivery's workspace follows a group (the intake pump's question).
+ * A delivery without a workspace is the single workspace's; in multi-workspace mode such a job
+ * would run for every workspace (Workspaces.wrap), so it is always kept.
+ */
+export function groupFollowed(
+  redis: RedisClient,
+  prefix: string,
+  o: { multiWorkspace: boolean },
+): (workspaceId: string | undefined, groupId: string) => Promise<boolean> {
+  const stores = new Map<string, SubscriptionStore>();
+  return async (workspaceId, groupId) => {
+    if (!workspaceId && o.multiWorkspace) return true;
+    const of = workspaceId ? workspacePrefix(prefix, workspaceId) : prefix;
+    let store = stores.get(of);
+    if (!store) {
+      store = new SubscriptionStore(redis, stateKeys(of, { cluster: isCluster(redis) }));
+      stores.set(of, store);
+    }
+    return store.followed(groupId);
+  };
 }
 
 /** How long a secret lookup may take before the delivery is kept unrouted instead. */

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { JobsOptions, Queue } from "bullmq";
 import type { Logger } from "../log.js";
+import type { Metrics } from "../metrics.js";
 import type { StateKeys } from "../store/keys.js";
 import { luaScript } from "../store/lua-script.js";
 import type { RedisClient } from "../store/redis.js";
@@ -20,6 +21,13 @@ export interface IntakePumpDeps {
   blocking: RedisClient;
   keys: Pick<StateKeys, "intake" | "intakeMoving" | "intakeLease">;
   deliveriesFor: (workspaceId: string | undefined) => IntakeProducer;
+  /**
+   * Whether any channel of the workspace follows the group. A thread delivery of a group nobody
+   * follows would be routed to no channel: it is dropped here instead of becoming a job.
+   */
+  followed?: (workspaceId: string | undefined, groupId: string) => Promise<boolean>;
+  /** Counts the thread deliveries dropped because nobody follows their group. */
+  unfollowed?: Pick<Metrics["unfollowedDeliveries"], "inc">;
   logger: Logger;
   /** How long a pump leads without renewing (a killed one's successor waits this long). */
   leaseMs?: number;
@@ -106,7 +114,8 @@ export class IntakePump {
 
   /**
    * Queues every delivery in the intake now (tests, and the loop), until it is empty or the
-   * pump is closed: the number queued, or undefined when another pump leads.
+   * pump is closed: the number moved (queued, or dropped as nobody's), or undefined when
+   * another pump leads.
    */
   async drain(): Promise<number | undefined> {
     let done = 0;
@@ -145,20 +154,32 @@ export class IntakePump {
     return Array.isArray(r) ? r.map(String) : undefined;
   }
 
-  /** Adds a batch's jobs in order: contiguous entries of one workspace go in one `addBulk`. */
+  /**
+   * Adds a batch's jobs in order: contiguous entries of one workspace go in one `addBulk`. Thread
+   * deliveries of groups nobody follows are left out (one EXISTS per group and workspace of the
+   * batch, sent in one write): a job would only find no channel to route them to.
+   */
   private async queue(items: string[]): Promise<void> {
-    const runs: { workspaceId: string | undefined; jobs: DeliveryJob[] }[] = [];
-    for (const raw of items) {
+    const parsed = items.map((raw) => {
       const item = parseItem(raw);
-      if (!item) {
-        // Only the receiver writes here; an entry it did not write is dropped, not retried forever.
-        this.deps.logger.error({ entry: raw.slice(0, 200) }, "intake entry is not a delivery; dropped");
-        continue;
+      // Only the receiver writes here; an entry it did not write is dropped, not retried forever.
+      if (!item) this.deps.logger.error({ entry: raw.slice(0, 200) }, "intake entry is not a delivery; dropped");
+      return item;
+    });
+    const wanted = await this.wanted(parsed);
+    const runs: { workspaceId: string | undefined; jobs: DeliveryJob[] }[] = [];
+    let unfollowed = 0;
+    parsed.forEach((item, i) => {
+      if (!item) return;
+      if (!wanted[i]) {
+        unfollowed++;
+        return;
       }
       const last = runs.at(-1);
       if (last && last.workspaceId === item.workspaceId) last.jobs.push(item.job);
       else runs.push({ workspaceId: item.workspaceId, jobs: [item.job] });
-    }
+    });
+    if (unfollowed > 0) this.deps.unfollowed?.inc(unfollowed);
     for (const run of runs) {
       const producer = this.deps.deliveriesFor(run.workspaceId);
       const jobs = run.jobs.map((job) => ({
@@ -172,6 +193,23 @@ export class IntakePump {
       if (jobs.length === 1 && only) await producer.add(only.name, only.data, only.opts);
       else await producer.addBulk(jobs);
     }
+  }
+
+  /** For each entry, whether it needs a job: false for a thread delivery of a group nobody follows. */
+  private async wanted(items: (IntakeItem | undefined)[]): Promise<boolean[]> {
+    const { followed } = this.deps;
+    if (!followed) return items.map(() => true);
+    const asked = new Map<string, Promise<boolean>>();
+    return Promise.all(
+      items.map((item) => {
+        if (item?.job.event.webhookType !== "chatthread-crud") return true;
+        const { groupId } = item.job.event.payload;
+        const key = JSON.stringify([item.workspaceId ?? null, groupId]);
+        let answer = asked.get(key);
+        if (!answer) asked.set(key, (answer = followed(item.workspaceId, groupId)));
+        return answer;
+      }),
+    );
   }
 
   /** Resolves after `ms`, or at once when the pump is closed. */

@@ -49,6 +49,11 @@ export class SubscriptionStore {
     return raw ? parse(raw) : undefined;
   }
 
+  /** Whether any channel follows the group, paused or not: one EXISTS, nothing parsed. */
+  async followed(groupId: string): Promise<boolean> {
+    return (await this.redis.exists(this.keys.subsByGroup(groupId))) > 0;
+  }
+
   async forGroup(groupId: string): Promise<Subscription[]> {
     return parseAll(await this.redis.hvals(this.keys.subsByGroup(groupId)));
   }

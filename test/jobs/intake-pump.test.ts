@@ -2,13 +2,45 @@ import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { countingIntake, intakeLength, IntakePump, type IntakePumpDeps } from "../../src/jobs/intake-pump.js";
 import { deliveriesQueue, type DeliveryJob, type ShardedQueue } from "../../src/jobs/queues.js";
 import { silentLogger } from "../../src/log.js";
-import { stateKeys } from "../../src/store/keys.js";
+import { groupFollowed } from "../../src/compose/workspace-wiring.js";
+import { createMetrics } from "../../src/metrics.js";
+import { stateKeys, workspacePrefix } from "../../src/store/keys.js";
+import { SubscriptionStore } from "../../src/store/subscriptions.js";
 import { createRedis } from "../../src/store/redis.js";
 import type { IntakeItem } from "../../src/webhooks/delivery-recorder.js";
 import { stampQueue } from "../../src/workspaces/stamped-queue.js";
 import { dropPrefix, testRedisUrl, uniquePrefix } from "../helpers/redis.js";
 
-const job = (n: number, threadId = `t-${n % 3}`): DeliveryJob => ({
+const message = (n: number, groupId: string): DeliveryJob => ({
+  deliveryId: `m-${n}`,
+  receivedAt: new Date(1_700_000_000_000 + n).toISOString(),
+  deduplicated: true,
+  event: {
+    webhookType: "chatmessage-crud",
+    actionType: "created",
+    payload: {
+      messageId: `msg-${n}`,
+      threadId: "t-1",
+      groupId,
+      communityId: "c-1",
+      timestamp: new Date(1_700_000_000_000 + n).toISOString(),
+    },
+  },
+});
+
+const follow = (store: SubscriptionStore, groupId: string, paused?: { code: string; at: string }) =>
+  store.put({
+    channelId: "C1",
+    groupId,
+    groupName: groupId,
+    communityId: "c-1",
+    filters: {},
+    createdBy: "U1",
+    createdAt: new Date(0).toISOString(),
+    ...(paused ? { paused } : {}),
+  });
+
+const job = (n: number, threadId = `t-${n % 3}`, groupId = "g-1"): DeliveryJob => ({
   deliveryId: `d-${n}`,
   receivedAt: new Date(1_700_000_000_000 + n).toISOString(),
   deduplicated: true,
@@ -17,7 +49,7 @@ const job = (n: number, threadId = `t-${n % 3}`): DeliveryJob => ({
     actionType: "updated",
     payload: {
       threadId,
-      groupId: "g-1",
+      groupId,
       communityId: "c-1",
       timestamp: new Date(1_700_000_000_000 + n).toISOString(),
       title: `Thread ${n}`,
@@ -272,5 +304,68 @@ describe("the intake pump", () => {
     expect(await untouched?.getJobCounts("waiting")).toEqual({ waiting: 4 });
     // Counts that do not ask for "waiting" are left alone.
     expect(await counted?.getJobCounts("failed")).toEqual({ failed: 0 });
+  });
+
+  it("drops thread deliveries of groups nobody follows, asks once per group and workspace of a batch, and queues the rest in order", async () => {
+    const { prefix, deliveries, pump, push } = setUp();
+    await follow(new SubscriptionStore(redis, stateKeys(prefix)), "g-followed");
+    // A paused subscription still counts: routing decides what a paused channel gets.
+    await follow(new SubscriptionStore(redis, stateKeys(workspacePrefix(prefix, "T1"))), "g-t1", {
+      code: "channel_not_found",
+      at: new Date(0).toISOString(),
+    });
+    const asked: string[] = [];
+    const followed = groupFollowed(redis, prefix, { multiWorkspace: false });
+    const metrics = createMetrics();
+    await push(
+      { job: job(1, "t-a", "g-nobody") },
+      { job: job(2, "t-b", "g-followed") },
+      { job: job(3, "t-c", "g-nobody") },
+      // Messages keep their jobs whoever follows: they count towards the group's activity.
+      { job: message(4, "g-nobody") },
+      { job: job(5, "t-d", "g-t1"), workspaceId: "T1" },
+      // Followed in T1's workspace only.
+      { job: job(6, "t-e", "g-followed"), workspaceId: "T1" },
+      { job: job(7, "t-f", "g-followed") },
+    );
+    const p = pump({
+      followed: (w, g) => {
+        asked.push(`${w ?? "-"}/${g}`);
+        return followed(w, g);
+      },
+      unfollowed: metrics.unfollowedDeliveries,
+    });
+    expect(await p.drain()).toBe(7);
+    expect(await waitingIds(deliveries)).toEqual(["d-2", "m-4", "w|T1|d-5", "d-7"]);
+    expect(asked.sort()).toEqual(["-/g-followed", "-/g-nobody", "T1/g-followed", "T1/g-t1"]);
+    expect((await metrics.unfollowedDeliveries.get()).values[0]?.value).toBe(3);
+  });
+
+  it("a delivery without a workspace keeps its job in multi-workspace mode, where it runs for every workspace", async () => {
+    const { prefix } = setUp();
+    const followed = groupFollowed(redis, prefix, { multiWorkspace: true });
+    expect(await followed(undefined, "g-nobody")).toBe(true);
+    expect(await followed("T9", "g-nobody")).toBe(false);
+    await follow(new SubscriptionStore(redis, stateKeys(workspacePrefix(prefix, "T9"))), "g-nobody");
+    expect(await followed("T9", "g-nobody")).toBe(true);
+  });
+
+  it("a batch whose question Redis cannot answer stays in the intake and is moved on the next step", async () => {
+    const { keys, deliveries, pump, push } = setUp();
+    await push({ job: job(1, "t-a", "g-nobody") }, { job: job(2, "t-b", "g-followed") });
+    let fail = true;
+    const p = pump({
+      followed: async (_w, g) => {
+        if (fail) throw new Error("Redis unavailable");
+        return g === "g-followed";
+      },
+    });
+    await expect(p.drain()).rejects.toThrow("Redis unavailable");
+    expect(await redis.llen(keys.intakeMoving)).toBe(2);
+    expect(await waitingIds(deliveries)).toEqual([]);
+    fail = false;
+    expect(await p.drain()).toBe(2);
+    expect(await waitingIds(deliveries)).toEqual(["d-2"]);
+    expect(await redis.llen(keys.intakeMoving)).toBe(0);
   });
 });

@@ -36,8 +36,8 @@ describe("/metrics after real traffic", () => {
     await h.slack.waitFor(() =>
       h.slack.messages(TEST_CHANNEL).find((m) => JSON.stringify(m).includes(thread.id)),
     );
-    // The same delivery twice (a group nobody follows, so nothing is posted), a body that is
-    // not JSON and a well-formed envelope of an unknown type.
+    // The same delivery twice (a group nobody follows, so nothing is posted and no job is made),
+    // a body that is not JSON and a well-formed envelope of an unknown type.
     const envelope = {
       webhookType: "chatthread-crud",
       actionType: "updated",
@@ -63,7 +63,8 @@ describe("/metrics after real traffic", () => {
       const s = await scrape(h.baseUrl);
       const jobs = (queue: string) =>
         value(s.samples, `${P}jobs_total`, { queue, outcome: "completed" }) ?? 0;
-      return jobs("slack-out") >= 1 && jobs("deliveries") >= 3 ? s : undefined;
+      const dropped = value(s.samples, `${P}unfollowed_deliveries_total`) ?? 0;
+      return jobs("slack-out") >= 1 && jobs("deliveries") >= 2 && dropped >= 1 ? s : undefined;
     }));
   }, 60_000);
   afterAll(async () => {
@@ -130,6 +131,10 @@ describe("/metrics after real traffic", () => {
 
   it("reports the spool size (empty while Redis answers)", () => {
     expect(value(samples, `${P}spool_deliveries`)).toBe(0);
+  });
+
+  it("counts thread deliveries of a group nobody follows, dropped before they became jobs", () => {
+    expect(value(samples, `${P}unfollowed_deliveries_total`)).toBe(1);
   });
 
   it("counts finished jobs by queue and outcome", () => {

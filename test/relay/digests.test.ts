@@ -82,12 +82,20 @@ describe("relay: webhooks -> BullMQ -> Slack digests", () => {
     expect(postsFor(thread.id)[0]?.updates).toBe(0);
   });
 
-  it("a group nobody follows -> nothing posted, but the delivery is recorded", async () => {
+  it("a group nobody follows -> nothing posted and no job made, but the delivery is recorded", async () => {
     const before = h.slack.calls.filter((c) => c.method === "chat.postMessage").length;
+    const dropped = async () => (await h.services.metrics.unfollowedDeliveries.get()).values[0]?.value ?? 0;
+    const droppedBefore = await dropped();
     const { thread } = await h.emulator.createThread(SEED.groups.rides, { title: "Sunday route change" });
     const last = await h.services.health.lastDeliveries();
     expect(last["chatthread-crud"]).toBeDefined();
-    await new Promise((r) => setTimeout(r, 500));
+    // The intake pump drops it as it leaves the intake: routing would find no channel.
+    const end = Date.now() + 5_000;
+    while ((await dropped()) === droppedBefore && Date.now() < end) await new Promise((r) => setTimeout(r, 20));
+    expect(await dropped()).toBe(droppedBefore + 1);
+    const jobs = await h.services.queues.deliveries.getJobs(["waiting", "active", "completed", "failed"]);
+    expect(jobs.some((j) => j.data.event.payload.threadId === thread.id)).toBe(false);
+    await new Promise((r) => setTimeout(r, 300));
     expect(h.slack.calls.filter((c) => c.method === "chat.postMessage").length).toBe(before);
     expect(h.slack.calls.some((c) => JSON.stringify(c.args).includes(thread.id))).toBe(false);
   });
