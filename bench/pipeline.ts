@@ -7,6 +7,9 @@
 //
 // `--app dist` runs the app bundled as `npm run build` bundles it (appScript in processes.ts)
 // instead of under the TypeScript loader.
+// `--load-type message` loads with chatmessage-crud deliveries instead of chatthread-crud ones,
+// both of a group nobody follows: a thread delivery ends at the intake pump (nobody would get
+// a card), a message one still becomes a job (it counts towards the group's activity).
 // `--floor` adds two rows to the burst: the same parts (node:http, BullMQ, undici) doing the
 // least a digest needs (bench/targets/floor.ts), so the app's CPU per digest reads against
 // what its stack costs on this machine.
@@ -52,6 +55,7 @@ const { values: args } = parseArgs({
     "before-node-options": { type: "string", default: "" },
     // Bursts per app; with --before the order alternates (after first, then before first, ...).
     "burst-rounds": { type: "string", default: "1" },
+    "load-type": { type: "string", default: "thread" },
     // Rounds of each connection count under load, the target order alternating.
     "load-rounds": { type: "string", default: "1" },
     // The burst's floor rows: node:http + BullMQ + undici doing the least a digest needs.
@@ -64,6 +68,9 @@ const { values: args } = parseArgs({
 const SECONDS = Number(args.seconds);
 const BURST = Number(args.burst);
 const APP = args.app === "dist" ? "dist" : "tsx";
+if (args["load-type"] !== "thread" && args["load-type"] !== "message") {
+  throw new Error(`--load-type is thread or message, not ${args["load-type"]}`);
+}
 const CONNECTIONS = (args.connections ?? "1,20,100")
   .split(",")
   .map(Number)
@@ -106,18 +113,35 @@ async function loadAutocannon(): Promise<Autocannon> {
 }
 
 let seq = 0;
-/** A distinct valid chatthread-crud delivery for a group nobody follows: the receiver's and router's full work. */
+/** A distinct valid delivery for a group nobody follows (`--load-type`: thread or message). */
 function unrouted(): string {
   seq++;
+  const common = {
+    communityId: SEED.communities.primary,
+    timestamp: new Date(Date.UTC(2026, 0, 1) + seq).toISOString(),
+    threadId: `pipe-thread-${process.pid}-${seq}`,
+    groupId: SEED.groups.rides,
+    groupName: "Bench group",
+  };
+  if (args["load-type"] === "message") {
+    return JSON.stringify({
+      webhookType: "chatmessage-crud",
+      actionType: "created",
+      payload: {
+        ...common,
+        messageId: `pipe-message-${process.pid}-${seq}`,
+        senderId: "bench-sender",
+        senderName: "Bench sender",
+        text: "Did anyone else see the upgrade roll back on its own last night?",
+        messageTimestamp: common.timestamp,
+      },
+    });
+  }
   return JSON.stringify({
     webhookType: "chatthread-crud",
     actionType: "created",
     payload: {
-      communityId: SEED.communities.primary,
-      timestamp: new Date(Date.UTC(2026, 0, 1) + seq).toISOString(),
-      threadId: `pipe-thread-${process.pid}-${seq}`,
-      groupId: SEED.groups.rides,
-      groupName: "Bench group",
+      ...common,
       title: `Bench thread ${seq}`,
       summary: "Members compare notes on an upgrade that went sideways and how they rolled back.",
       participantCount: 4,
@@ -536,7 +560,7 @@ async function main(): Promise<void> {
   rmSync(spool, { recursive: true, force: true });
 
   console.log(
-    `\nbench:pipeline — autocannon ${SECONDS} s per row, unique deliveries, same machine, same run\n`,
+    `\nbench:pipeline — autocannon ${SECONDS} s per row, unique ${args["load-type"]} deliveries of a group nobody follows, same machine, same run\n`,
   );
   console.log(
     "| target | connections | deliveries/s | ack p50 ms | ack p99 ms | ack max ms | non-2xx | app CPU ms/delivery | Redis cmds/delivery | scripts/delivery | left at the end | then done in s |",
