@@ -77,7 +77,7 @@ export function createMetrics(opts: { defaultMetrics?: boolean } = {}) {
     }),
     unfollowedDeliveries: new Counter({
       name: "insight_relay_unfollowed_deliveries_total",
-      help: "Thread deliveries of a group no channel follows, dropped as they left the intake (no job)",
+      help: "Deliveries of a group no channel follows, dropped as they left the intake (no job)",
       registers: r,
     }),
     jobs: new Counter({

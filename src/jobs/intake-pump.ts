@@ -22,11 +22,11 @@ export interface IntakePumpDeps {
   keys: Pick<StateKeys, "intake" | "intakeMoving" | "intakeLease">;
   deliveriesFor: (workspaceId: string | undefined) => IntakeProducer;
   /**
-   * Whether any channel of the workspace follows the group. A thread delivery of a group nobody
+   * Whether any channel of the workspace follows the group. A delivery of a group nobody
    * follows would be routed to no channel: it is dropped here instead of becoming a job.
    */
   followed?: (workspaceId: string | undefined, groupId: string) => Promise<boolean>;
-  /** Counts the thread deliveries dropped because nobody follows their group. */
+  /** Counts the deliveries dropped because nobody follows their group. */
   unfollowed?: Pick<Metrics["unfollowedDeliveries"], "inc">;
   logger: Logger;
   /** How long a pump leads without renewing (a killed one's successor waits this long). */
@@ -155,8 +155,8 @@ export class IntakePump {
   }
 
   /**
-   * Adds a batch's jobs in order: contiguous entries of one workspace go in one `addBulk`. Thread
-   * deliveries of groups nobody follows are left out (one EXISTS per group and workspace of the
+   * Adds a batch's jobs in order: contiguous entries of one workspace go in one `addBulk`.
+   * Deliveries of groups nobody follows are left out (one EXISTS per group and workspace of the
    * batch, sent in one write): a job would only find no channel to route them to.
    */
   private async queue(items: string[]): Promise<void> {
@@ -195,14 +195,14 @@ export class IntakePump {
     }
   }
 
-  /** For each entry, whether it needs a job: false for a thread delivery of a group nobody follows. */
+  /** For each entry, whether it needs a job: false for a delivery of a group nobody follows. */
   private async wanted(items: (IntakeItem | undefined)[]): Promise<boolean[]> {
     const { followed } = this.deps;
     if (!followed) return items.map(() => true);
     const asked = new Map<string, Promise<boolean>>();
     return Promise.all(
       items.map((item) => {
-        if (item?.job.event.webhookType !== "chatthread-crud") return true;
+        if (!item) return false;
         const { groupId } = item.job.event.payload;
         const key = JSON.stringify([item.workspaceId ?? null, groupId]);
         let answer = asked.get(key);

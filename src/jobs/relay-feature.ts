@@ -12,7 +12,7 @@ export interface RelayFeatureDeps {
   route: RouteDeps;
   /** chatmessage-crud: counts edits and replies under cards. */
   messages: MessageRouteDeps;
-  /** Message deliveries count towards each group's daily activity. */
+  /** Message deliveries count towards each followed group's daily activity. */
   health: Pick<DeliveryHealthStore, "recordMessage">;
   /** The deliveries job's first step: is it a repeat whose first job is gone? */
   isRepeat?: (deliveryId: string, receivedAt: string) => Promise<boolean>;

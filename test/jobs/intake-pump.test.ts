@@ -306,7 +306,7 @@ describe("the intake pump", () => {
     expect(await counted?.getJobCounts("failed")).toEqual({ failed: 0 });
   });
 
-  it("drops thread deliveries of groups nobody follows, asks once per group and workspace of a batch, and queues the rest in order", async () => {
+  it("drops deliveries of groups nobody follows, asks once per group and workspace of a batch, and queues the rest in order", async () => {
     const { prefix, deliveries, pump, push } = setUp();
     await follow(new SubscriptionStore(redis, stateKeys(prefix)), "g-followed");
     // A paused subscription still counts: routing decides what a paused channel gets.
@@ -321,8 +321,8 @@ describe("the intake pump", () => {
       { job: job(1, "t-a", "g-nobody") },
       { job: job(2, "t-b", "g-followed") },
       { job: job(3, "t-c", "g-nobody") },
-      // Messages keep their jobs whoever follows: they count towards the group's activity.
       { job: message(4, "g-nobody") },
+      { job: message(8, "g-followed") },
       { job: job(5, "t-d", "g-t1"), workspaceId: "T1" },
       // Followed in T1's workspace only.
       { job: job(6, "t-e", "g-followed"), workspaceId: "T1" },
@@ -335,10 +335,10 @@ describe("the intake pump", () => {
       },
       unfollowed: metrics.unfollowedDeliveries,
     });
-    expect(await p.drain()).toBe(7);
-    expect(await waitingIds(deliveries)).toEqual(["d-2", "m-4", "w|T1|d-5", "d-7"]);
+    expect(await p.drain()).toBe(8);
+    expect(await waitingIds(deliveries)).toEqual(["d-2", "m-8", "w|T1|d-5", "d-7"]);
     expect(asked.sort()).toEqual(["-/g-followed", "-/g-nobody", "T1/g-followed", "T1/g-t1"]);
-    expect((await metrics.unfollowedDeliveries.get()).values[0]?.value).toBe(3);
+    expect((await metrics.unfollowedDeliveries.get()).values[0]?.value).toBe(4);
   });
 
   it("a delivery without a workspace keeps its job in multi-workspace mode, where it runs for every workspace", async () => {
