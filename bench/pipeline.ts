@@ -8,8 +8,8 @@
 // `--app dist` runs the app bundled as `npm run build` bundles it (appScript in processes.ts)
 // instead of under the TypeScript loader.
 // `--load-type message` loads with chatmessage-crud deliveries instead of chatthread-crud ones,
-// both of a group nobody follows: a thread delivery ends at the intake pump (nobody would get
-// a card), a message one still becomes a job (it counts towards the group's activity).
+// both of a group nobody follows, so both end at the intake pump: a message delivery's own
+// validation and record are what differ.
 // `--floor` adds two rows to the burst: the same parts (node:http, BullMQ, undici) doing the
 // least a digest needs (bench/targets/floor.ts), so the app's CPU per digest reads against
 // what its stack costs on this machine.

@@ -3,7 +3,7 @@ import { connectionBlocks, type ConnectDeps } from "../slack/actions/connect-act
 import { publishHome } from "../slack/home/publish-home.js";
 import { DeliveryHealthStore } from "../store/delivery-health.js";
 import { SubscriptionStore } from "../store/subscriptions.js";
-import { stateKeys, workspacePrefix } from "../store/keys.js";
+import { stateKeys, workspacePrefix, workspaceStateKeys } from "../store/keys.js";
 import { isCluster, withTimeout, type RedisClient } from "../store/redis.js";
 import type { Receiver } from "../webhooks/create-receiver.js";
 import { DeliveryRecorder } from "../webhooks/delivery-recorder.js";
@@ -48,23 +48,26 @@ export function multiWorkspaces(s: Services): Workspaces {
 }
 
 /**
- * Whether any channel of a delivery's workspace follows a group (the intake pump's question).
- * A delivery without a workspace is the single workspace's; in multi-workspace mode such a job
- * would run for every workspace (Workspaces.wrap), so it is always kept.
+ * Whether any channel follows a group (the intake pump's question), in the stores the delivery's
+ * job would be routed with: in multi-workspace mode its workspace's; a job without a workspace
+ * there runs for every workspace (Workspaces.wrap), so it is always kept. In single-workspace
+ * mode the deployment's own, whatever the entry says (its worker is not wrapped).
  */
 export function groupFollowed(
   redis: RedisClient,
   prefix: string,
   o: { multiWorkspace: boolean },
 ): (workspaceId: string | undefined, groupId: string) => Promise<boolean> {
+  const cluster = isCluster(redis);
+  const single = new SubscriptionStore(redis, stateKeys(prefix, { cluster }));
   const stores = new Map<string, SubscriptionStore>();
   return async (workspaceId, groupId) => {
-    if (!workspaceId && o.multiWorkspace) return true;
-    const of = workspaceId ? workspacePrefix(prefix, workspaceId) : prefix;
-    let store = stores.get(of);
+    if (!o.multiWorkspace) return single.followed(groupId);
+    if (!workspaceId) return true;
+    let store = stores.get(workspaceId);
     if (!store) {
-      store = new SubscriptionStore(redis, stateKeys(of, { cluster: isCluster(redis) }));
-      stores.set(of, store);
+      store = new SubscriptionStore(redis, workspaceStateKeys(prefix, workspaceId, { cluster }));
+      stores.set(workspaceId, store);
     }
     return store.followed(groupId);
   };
@@ -99,9 +102,7 @@ export function workspaceIngests(
   const ingestOf = (id: string): DeliveryIngest => {
     let ingest = byWorkspace.get(id);
     if (!ingest) {
-      const keys = stateKeys(workspacePrefix(s.config.redis.prefix, id), {
-        cluster: isCluster(receiver.redis),
-      });
+      const keys = workspaceStateKeys(s.config.redis.prefix, id, { cluster: isCluster(receiver.redis) });
       const health = new DeliveryHealthStore(receiver.redis, keys);
       // One intake for the deployment: the pump stamps each job with its workspace.
       const intake = { key: receiver.keys.intake, workspaceId: id };

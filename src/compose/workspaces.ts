@@ -10,7 +10,7 @@ import { insightErrorReporter } from "../ops/report-insight-error.js";
 import { createSlackApi } from "../slack/client.js";
 import { MethodHold } from "../slack/outbound/method-hold.js";
 import { createSlackSender } from "../slack/outbound/slack-sender.js";
-import { stateKeys, workspacePrefix } from "../store/keys.js";
+import { workspaceStateKeys } from "../store/keys.js";
 import { isCluster } from "../store/redis.js";
 import { jobId, SHARD_KEYS } from "../jobs/queues.js";
 import { fairQueue } from "../workspaces/fair-queue.js";
@@ -92,7 +92,7 @@ export function buildWorkspaceServices(
   adminsOf?: (workspaceId: string) => Promise<string[]>,
 ): Services {
   const { config, logger, metrics, redis, tuning } = base;
-  const keys = stateKeys(workspacePrefix(config.redis.prefix, ws.id), { cluster: isCluster(redis) });
+  const keys = workspaceStateKeys(config.redis.prefix, ws.id, { cluster: isCluster(redis) });
   const queues = stampQueues(base.queues, ws.id, new FairTurns(redis, config.redis.prefix));
   const wsLogger = logger.child({ workspace: ws.id });
   const client = new InsightClient({

@@ -26,7 +26,7 @@ export interface IntakePumpDeps {
    * follows would be routed to no channel: it is dropped here instead of becoming a job.
    */
   followed?: (workspaceId: string | undefined, groupId: string) => Promise<boolean>;
-  /** Counts the deliveries dropped because nobody follows their group. */
+  /** Counts the deliveries dropped because nobody follows their group (at least once each). */
   unfollowed?: Pick<Metrics["unfollowedDeliveries"], "inc">;
   logger: Logger;
   /** How long a pump leads without renewing (a killed one's successor waits this long). */
@@ -119,16 +119,16 @@ export class IntakePump {
    */
   async drain(): Promise<number | undefined> {
     let done = 0;
-    let queued = 0;
+    let moved = 0;
     for (;;) {
       const items = await this.take(done);
       this.noteLead(items !== undefined);
       if (!items) return undefined;
       // The last batch's entries are dropped by the step that found nothing more.
-      if (items.length === 0 || this.stopped) return queued;
+      if (items.length === 0 || this.stopped) return moved;
       await this.queue(items);
       done = items.length;
-      queued += items.length;
+      moved += items.length;
     }
   }
 
@@ -163,7 +163,8 @@ export class IntakePump {
     const parsed = items.map((raw) => {
       const item = parseItem(raw);
       // Only the receiver writes here; an entry it did not write is dropped, not retried forever.
-      if (!item) this.deps.logger.error({ entry: raw.slice(0, 200) }, "intake entry is not a delivery; dropped");
+      if (!item)
+        this.deps.logger.error({ entry: raw.slice(0, 200) }, "intake entry is not a delivery; dropped");
       return item;
     });
     const wanted = await this.wanted(parsed);
@@ -179,7 +180,6 @@ export class IntakePump {
       if (last && last.workspaceId === item.workspaceId) last.jobs.push(item.job);
       else runs.push({ workspaceId: item.workspaceId, jobs: [item.job] });
     });
-    if (unfollowed > 0) this.deps.unfollowed?.inc(unfollowed);
     for (const run of runs) {
       const producer = this.deps.deliveriesFor(run.workspaceId);
       const jobs = run.jobs.map((job) => ({
@@ -193,6 +193,9 @@ export class IntakePump {
       if (jobs.length === 1 && only) await producer.add(only.name, only.data, only.opts);
       else await producer.addBulk(jobs);
     }
+    // After the adds: a batch retried (an add failed, or its pump was killed) counts again only
+    // if it got this far.
+    if (unfollowed > 0) this.deps.unfollowed?.inc(unfollowed);
   }
 
   /** For each entry, whether it needs a job: false for a delivery of a group nobody follows. */
@@ -230,9 +233,9 @@ export class IntakePump {
     let failures = 0;
     while (!this.stopped) {
       try {
-        const queued = await this.drain();
+        const moved = await this.drain();
         if (this.stopped) break;
-        if (queued === undefined) {
+        if (moved === undefined) {
           // Another pump leads: look again within the lease, should it have gone.
           failures = 0;
           await this.pause(this.leaseMs / 2 + Math.random() * (this.leaseMs / 4));

@@ -68,7 +68,7 @@ export class DeliveryHealthStore {
     return { total: Object.values(byReason).reduce((a, b) => a + b, 0), kept, byReason };
   }
 
-  /** A followed group's messages, counted once per day (the intake pump drops other groups' deliveries). */
+  /** A followed group's messages, each counted once in its UTC day (the intake pump drops other groups'). */
   async recordMessage(groupId: string, messageId: string, at: string): Promise<void> {
     const key = this.keys.activity(groupId, dayOf(at));
     await this.redis.multi().pfadd(key, messageId).expire(key, ACTIVITY_TTL_SECONDS).exec();

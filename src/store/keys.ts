@@ -134,3 +134,8 @@ export function fairTurnsKey(prefix: string, queueName: string): string {
 export function workspacePrefix(prefix: string, workspaceId: string): string {
   return `${prefix}:w:${workspaceId}`;
 }
+
+/** A workspace's state keys: the same families as a single-workspace deployment's, under its prefix. */
+export function workspaceStateKeys(prefix: string, workspaceId: string, o: { cluster?: boolean } = {}) {
+  return stateKeys(workspacePrefix(prefix, workspaceId), o);
+}

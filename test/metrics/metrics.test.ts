@@ -133,7 +133,7 @@ describe("/metrics after real traffic", () => {
     expect(value(samples, `${P}spool_deliveries`)).toBe(0);
   });
 
-  it("counts thread deliveries of a group nobody follows, dropped before they became jobs", () => {
+  it("counts deliveries of a group nobody follows, dropped before they became jobs", () => {
     expect(value(samples, `${P}unfollowed_deliveries_total`)).toBe(1);
   });
 

@@ -91,7 +91,8 @@ describe("relay: webhooks -> BullMQ -> Slack digests", () => {
     expect(last["chatthread-crud"]).toBeDefined();
     // The intake pump drops it as it leaves the intake: routing would find no channel.
     const end = Date.now() + 5_000;
-    while ((await dropped()) === droppedBefore && Date.now() < end) await new Promise((r) => setTimeout(r, 20));
+    while ((await dropped()) === droppedBefore && Date.now() < end)
+      await new Promise((r) => setTimeout(r, 20));
     expect(await dropped()).toBe(droppedBefore + 1);
     const jobs = await h.services.queues.deliveries.getJobs(["waiting", "active", "completed", "failed"]);
     expect(jobs.some((j) => j.data.event.payload.threadId === thread.id)).toBe(false);
