@@ -4,7 +4,7 @@ import type { Logger } from "../log.js";
 import type { Metrics } from "../metrics.js";
 import type { StateKeys } from "../store/keys.js";
 import { luaScript } from "../store/lua-script.js";
-import type { RedisClient } from "../store/redis.js";
+import { withTimeout, type RedisClient } from "../store/redis.js";
 import type { IntakeItem } from "../webhooks/delivery-recorder.js";
 import type { DeliveryJob } from "./queues.js";
 
@@ -61,6 +61,9 @@ while have < n do
 end
 return redis.call('LRANGE', KEYS[3], 0, n - 1)
 `);
+
+/** How long close() waits for the step in flight, and then for giving up the lease. */
+const CLOSE_WAIT_MS = 2_000;
 
 // A pump that stops leaves the lease at once, so another process need not wait it out.
 const RELEASE = luaScript(`
@@ -270,8 +273,15 @@ export class IntakePump {
     this.stop.abort();
     // A blocking wait would hold close() for up to `waitSeconds`: its connection is the pump's own.
     this.deps.blocking.disconnect();
-    await this.running?.catch(() => undefined);
-    await RELEASE.run(this.deps.redis, 1, this.deps.keys.intakeLease, this.token).catch(() => undefined);
+    // Bounded: a step whose Redis does not answer (a cluster mid-failover) must not hold shutdown;
+    // its batch stays in Redis, and the connection's owner disconnects it.
+    const step = this.running?.catch(() => undefined);
+    await withTimeout(Promise.resolve(step), CLOSE_WAIT_MS, "intake pump step").catch(() => undefined);
+    await withTimeout(
+      RELEASE.run(this.deps.redis, 1, this.deps.keys.intakeLease, this.token),
+      CLOSE_WAIT_MS,
+      "Redis",
+    ).catch(() => undefined);
   }
 }
 

@@ -355,6 +355,21 @@ describe("the intake pump", () => {
     expect(await waitingIds(deliveries)).toEqual(["w|T1|d-1", "w|T2|d-3", "d-4"]);
   });
 
+  it("close() waits at most its bound for a step that does not finish, and the batch stays for the next pump", async () => {
+    const { deliveries, pump, push } = setUp();
+    await push({ job: job(1) });
+    // A step whose Redis never answers (a cluster mid-failover).
+    const p = pump({ followed: () => new Promise<boolean>(() => undefined) }).start();
+    await new Promise((r) => setTimeout(r, 200));
+    const at = Date.now();
+    await p.close();
+    expect(Date.now() - at).toBeGreaterThanOrEqual(1_900);
+    expect(Date.now() - at).toBeLessThan(3_000);
+    // The lease was given up: another pump moves the batch left in flight.
+    expect(await pump().drain()).toBe(1);
+    expect(await waitingIds(deliveries)).toEqual(["d-1"]);
+  });
+
   it("a batch whose question Redis cannot answer stays in the intake and is moved on the next step", async () => {
     const { keys, deliveries, pump, push } = setUp();
     await push({ job: job(1, "t-a", "g-nobody") }, { job: job(2, "t-b", "g-followed") });
