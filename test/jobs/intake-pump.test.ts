@@ -11,20 +11,20 @@ import type { IntakeItem } from "../../src/webhooks/delivery-recorder.js";
 import { stampQueue } from "../../src/workspaces/stamped-queue.js";
 import { dropPrefix, testRedisUrl, uniquePrefix } from "../helpers/redis.js";
 
+const at = (n: number) => new Date(1_700_000_000_000 + n).toISOString();
+/** What every intake entry's job carries besides its event. */
+const received = (deliveryId: string, n: number) => ({
+  deliveryId,
+  receivedAt: at(n),
+  deduplicated: true as const,
+});
+
 const message = (n: number, groupId: string): DeliveryJob => ({
-  deliveryId: `m-${n}`,
-  receivedAt: new Date(1_700_000_000_000 + n).toISOString(),
-  deduplicated: true,
+  ...received(`m-${n}`, n),
   event: {
     webhookType: "chatmessage-crud",
     actionType: "created",
-    payload: {
-      messageId: `msg-${n}`,
-      threadId: "t-1",
-      groupId,
-      communityId: "c-1",
-      timestamp: new Date(1_700_000_000_000 + n).toISOString(),
-    },
+    payload: { messageId: `msg-${n}`, threadId: "t-1", groupId, communityId: "c-1", timestamp: at(n) },
   },
 });
 
@@ -41,9 +41,7 @@ const follow = (store: SubscriptionStore, groupId: string, paused?: { code: stri
   });
 
 const job = (n: number, threadId = `t-${n % 3}`, groupId = "g-1"): DeliveryJob => ({
-  deliveryId: `d-${n}`,
-  receivedAt: new Date(1_700_000_000_000 + n).toISOString(),
-  deduplicated: true,
+  ...received(`d-${n}`, n),
   event: {
     webhookType: "chatthread-crud",
     actionType: "updated",
@@ -51,7 +49,7 @@ const job = (n: number, threadId = `t-${n % 3}`, groupId = "g-1"): DeliveryJob =
       threadId,
       groupId,
       communityId: "c-1",
-      timestamp: new Date(1_700_000_000_000 + n).toISOString(),
+      timestamp: at(n),
       title: `Thread ${n}`,
       summary: "",
     },
