@@ -2,7 +2,7 @@ import { Worker, type Queue } from "bullmq";
 import type { QueueWorker } from "../feature.js";
 import type { Logger } from "../log.js";
 import type { Metrics } from "../metrics.js";
-import { createRedis, type RedisClient, type RedisTarget } from "../store/redis.js";
+import { createRedis, withTimeout, type RedisClient, type RedisTarget } from "../store/redis.js";
 import { WorkerHealth } from "./worker-health.js";
 
 /** Knobs tests turn; production uses BullMQ's defaults. */
@@ -13,6 +13,8 @@ export interface WorkerTuning {
   /** Readiness: see WorkerHealthOptions (tests shorten the idle threshold). */
   stuckAfterMs?: number;
   errorWindowMs?: number;
+  /** How long a closing worker waits for its active jobs before it is forced (default 10 s). */
+  closeGraceMs?: number;
 }
 
 export interface WorkerContext {
@@ -23,6 +25,20 @@ export interface WorkerContext {
   logger: Logger;
   metrics: Pick<Metrics, "jobs">;
   tuning?: WorkerTuning;
+}
+
+/**
+ * Closes a worker, letting its active jobs finish for a while; then forced, bounded too. After a
+ * Redis Cluster failover BullMQ's close was seen to never return (a CI run's stop hung there). A
+ * job cut short is picked up again once its lock expires, as after a killed worker.
+ */
+async function closeWorker(worker: Worker, logger: Logger, graceMs = 10_000): Promise<void> {
+  try {
+    await withTimeout(worker.close(), graceMs, `worker ${worker.name} closing`);
+  } catch (err) {
+    logger.warn({ err, queue: worker.name }, "worker did not close in time; forcing it");
+    await withTimeout(worker.close(true), 2_000, `worker ${worker.name} closing`).catch(() => undefined);
+  }
 }
 
 /**
@@ -99,7 +115,7 @@ export function startWorkers(
     }),
     close: async () => {
       try {
-        await Promise.all(workers.map((w) => w.close()));
+        await Promise.all(workers.map((w) => closeWorker(w, ctx.logger, ctx.tuning?.closeGraceMs)));
       } finally {
         connection.disconnect(); // it would reconnect forever
       }

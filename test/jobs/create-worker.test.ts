@@ -73,6 +73,45 @@ describe("the worker factory", () => {
   });
 });
 
+describe("closing workers", () => {
+  it("a job that never finishes holds close() for the grace period only, and says so in the log", async () => {
+    const prefix = uniquePrefix("workers-close");
+    const logLines: string[] = [];
+    const logger = createLogger({ level: "warn", destination: { write: (l: string) => logLines.push(l) } });
+    const redis = createRedis(testRedisUrl(), "shared", logger);
+    const queues = createQueues(redis, prefix);
+    let began = () => undefined as void;
+    const active = new Promise<void>((r) => (began = r));
+    const started = startWorkers(
+      [
+        {
+          queue: QUEUE_NAMES.weekly,
+          concurrency: 1,
+          processor: () => {
+            began();
+            return new Promise(() => undefined);
+          },
+        },
+      ],
+      { redisUrl: testRedisUrl(), prefix, logger, metrics: createMetrics(), tuning: { closeGraceMs: 500 } },
+      (name) => queues.byName(name),
+    );
+    try {
+      await queues.weekly.add("w", { channelId: "C1", trigger: "now", timeZone: "UTC" });
+      await active;
+      const at = Date.now();
+      await started.close();
+      expect(Date.now() - at).toBeGreaterThanOrEqual(450);
+      expect(Date.now() - at).toBeLessThan(3_000);
+      expect(logLines.some((l) => l.includes("worker did not close in time; forcing it"))).toBe(true);
+    } finally {
+      await queues.close();
+      redis.disconnect();
+      await dropPrefix(prefix);
+    }
+  });
+});
+
 describe("readiness of the whole app", () => {
   let h: Harness;
   beforeAll(async () => {
