@@ -269,7 +269,9 @@ async function main(): Promise<void> {
   // compiled like the app (no loader in its CPU or RSS).
   const floorJs = args.floor ? compiledTarget("bench/targets/floor.ts") : undefined;
   const floorName = (jobs: string) =>
-    `floor: node:http + BullMQ (${jobs === "2" ? "2 jobs, as the app" : "1 job"}) + undici`;
+    jobs === "0"
+      ? "floor: node:http + Redis (no job) + undici"
+      : `floor: node:http + BullMQ (${jobs === "2" ? "2 jobs, as the app" : "1 job"}) + undici`;
   const startFloor = (port: number, jobs: string, floorPrefix: string) =>
     start(
       [floorJs ?? "", String(port), REDIS_URL, slack.url, floorPrefix, jobs, CHANNEL],
@@ -445,7 +447,7 @@ async function main(): Promise<void> {
     const dir = args.before;
     apps.push({ name: "insight-relay all (before)", start: (p, tuning) => startApp(p, tuning, dir) });
   }
-  for (const jobs of floorJs ? ["2", "1"] : []) {
+  for (const jobs of floorJs ? ["2", "1", "0"] : []) {
     apps.push({ name: floorName(jobs), start: (p) => startFloor(p, jobs, prefix) });
   }
   const rounds = Math.max(1, Number(args["burst-rounds"]));

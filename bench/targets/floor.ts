@@ -1,10 +1,11 @@
 // The floor of bench:pipeline's burst: the least a digest costs with the app's own parts and
 // nothing of the app. node:http takes the webhook, BullMQ holds it (one job, or two like the
-// app: deliveries, then slack-out), undici posts one JSON card to the Slack stand-in, and one
+// app: deliveries, then slack-out; or none: one LPUSH records the delivery before the answer and
+// the card is posted from the request), undici posts one JSON card to the Slack stand-in, and one
 // SET records its ts. No signature check, de-duplication, listing, filters, rendering, lock,
 // logging or metrics: what the app spends above this row is what its features cost.
 //
-//   node --import tsx bench/targets/floor.ts PORT REDIS_URL SLACK_API_URL PREFIX 1|2 CHANNEL
+//   node --import tsx bench/targets/floor.ts PORT REDIS_URL SLACK_API_URL PREFIX 0|1|2 CHANNEL
 import { createServer } from "node:http";
 import { Queue, Worker } from "bullmq";
 import { Redis } from "ioredis";
@@ -14,6 +15,8 @@ const [portArg, redisUrl = "", slackUrl = "", prefix = "bench-floor", jobsArg = 
   process.argv.slice(2);
 const port = Number(portArg ?? 0);
 const twoJobs = jobsArg === "2";
+// No queue at all: what node:http, one Redis write and undici cost without BullMQ.
+const noJob = jobsArg === "0";
 
 interface Card {
   channel: string;
@@ -83,14 +86,19 @@ createServer((req, res) => {
   const chunks: Buffer[] = [];
   req.on("data", (c: Buffer) => chunks.push(c));
   req.on("end", () => {
-    const delivery = JSON.parse(Buffer.concat(chunks).toString("utf8")) as Delivery;
-    deliveries
-      .add("delivery", delivery, { jobId: `d-${process.pid}-${seq++}`, ...keep })
+    const raw = Buffer.concat(chunks).toString("utf8");
+    const delivery = JSON.parse(raw) as Delivery;
+    const recorded = noJob
+      ? state.lpush(`${prefix}:floor-intake`, raw)
+      : deliveries.add("delivery", delivery, { jobId: `d-${process.pid}-${seq++}`, ...keep });
+    recorded
       .then(() => {
         res.writeHead(200, { "content-type": "application/json" });
         res.end('{"ok":true}');
+        if (noJob) return post(cardOf(delivery));
       })
       .catch(() => {
+        if (res.headersSent) return; // the card's post failed after the answer
         res.writeHead(503);
         res.end();
       });

@@ -49,6 +49,7 @@ export function buildFeatures(s: Services, o: FeatureOptions = {}): Feature<Subc
       health: s.health,
       isRepeat: repeatCheck(s.redis, s.keys),
       slackOut: slackOutDeps(s),
+      deliveriesQueue: () => s.queues.deliveries,
       sendAtOnce: !s.config.multiWorkspace,
       ...(s.tuning.workerConcurrency ? { concurrency: s.tuning.workerConcurrency } : {}),
     }),

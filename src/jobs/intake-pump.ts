@@ -6,13 +6,18 @@ import type { StateKeys } from "../store/keys.js";
 import { luaScript } from "../store/lua-script.js";
 import { withTimeout, type RedisClient } from "../store/redis.js";
 import type { IntakeItem } from "../webhooks/delivery-recorder.js";
-import type { DeliveryJob } from "./queues.js";
+import { jobId, type DeliveriesJob, type DeliveryJob } from "./queues.js";
 
 /** What the pump adds jobs through: the deliveries queue, or a workspace's stamped view of it. */
 export interface IntakeProducer {
-  add(name: string, data: DeliveryJob, opts?: JobsOptions): Promise<unknown>;
-  addBulk(jobs: { name: string; data: DeliveryJob; opts?: JobsOptions }[]): Promise<unknown>;
+  add(name: string, data: DeliveriesJob, opts?: JobsOptions): Promise<unknown>;
+  addBulk(jobs: { name: string; data: DeliveriesJob; opts?: JobsOptions }[]): Promise<unknown>;
+  /** The shard a delivery goes to: a batch job holds one shard's deliveries. */
+  shardIndexOf(data: DeliveriesJob): number;
 }
+
+/** The job name of a batch (a single delivery's job is named after its webhook type). */
+export const BATCH_JOB_NAME = "batch";
 
 export interface IntakePumpDeps {
   /** Commands (a `shared`-kind connection): the lease and the batches. */
@@ -40,9 +45,11 @@ export interface IntakePumpDeps {
 // One step of the leading pump: renew the lease (or take it: then the batch in flight may be
 // another pump's, so nothing is dropped and all of it is queued again), drop the `done` oldest
 // entries of the batch in flight (queued by the last step), fill it up to `n` from the intake's
-// head and return it. Nil when another pump leads. KEYS: lease, intake, batch in flight; ARGV:
-// token, lease ms, done, n. The batch list stays in Redis until its jobs are queued: a pump
-// killed between two steps leaves it to its successor, never loses it.
+// head when it is empty, and return it. Nil when another pump leads. KEYS: lease, intake, batch
+// in flight; ARGV: token, lease ms, done, n. The batch list stays in Redis until its jobs are
+// queued: a pump killed between two steps leaves it to its successor, never loses it. A batch
+// queued again (a failed add, a killed pump) is not filled up first: it makes the same jobs,
+// with the same ids, so the adds that had gone through are no-ops.
 const TAKE_BATCH = luaScript(`
 local done = tonumber(ARGV[3])
 if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
@@ -55,6 +62,7 @@ end
 if done > 0 then redis.call('LTRIM', KEYS[3], done, -1) end
 local n = tonumber(ARGV[4])
 local have = redis.call('LLEN', KEYS[3])
+if have > 0 then return redis.call('LRANGE', KEYS[3], 0, n - 1) end
 while have < n do
   if not redis.call('LMOVE', KEYS[2], KEYS[3], 'LEFT', 'RIGHT') then break end
   have = have + 1
@@ -90,8 +98,10 @@ function parseItem(raw: string): IntakeItem | undefined {
  * deliveries queue, oldest first, in batches: the receiver's acknowledgement is then one small
  * script, and BullMQ's add is paid here, a batch at a time. One pump leads at a time across
  * every process (a lease, checked by every step that moves entries), so the queue receives
- * deliveries in the order they were acknowledged. Each job's id is its delivery id: a batch
- * added again (its pump killed before its next step) is a no-op while its jobs are kept.
+ * deliveries in the order they were acknowledged. A batch's deliveries of one shard go in one
+ * job (one delivery alone: a job of its own), whose id is made of its first and last delivery
+ * ids (one delivery: its id): a batch added again (its pump killed before its next step) is a
+ * no-op while its jobs are kept.
  */
 export class IntakePump {
   private readonly token = randomUUID();
@@ -158,7 +168,7 @@ export class IntakePump {
   }
 
   /**
-   * Adds a batch's jobs in order: contiguous entries of one workspace go in one `addBulk`.
+   * Adds a batch's jobs in order: contiguous entries of one workspace go in one job per shard.
    * Deliveries of groups nobody follows are left out (one EXISTS per group and workspace of the
    * batch, sent in one write): a job would only find no channel to route them to.
    */
@@ -185,11 +195,7 @@ export class IntakePump {
     });
     for (const run of runs) {
       const producer = this.deps.deliveriesFor(run.workspaceId);
-      const jobs = run.jobs.map((job) => ({
-        name: job.event.webhookType,
-        data: job,
-        opts: { jobId: job.deliveryId },
-      }));
+      const jobs = batchJobs(run.jobs, (job) => producer.shardIndexOf(job));
       // One job alone goes by `add`: `addBulk` builds an ioredis pipeline, which copies every
       // script BullMQ defined on the connection.
       const [only] = jobs;
@@ -283,6 +289,40 @@ export class IntakePump {
       "Redis",
     ).catch(() => undefined);
   }
+}
+
+/**
+ * A run's jobs: one per shard, in the order of each shard's first delivery. A shard's deliveries
+ * go in one batch job (in their order), or a job of their own when alone. A delivery that is in
+ * the run twice (a receipt spooled while its script ran late: both copies reach the intake) is
+ * queued once, as its job id keeps it once when alone.
+ */
+export function batchJobs(
+  deliveries: DeliveryJob[],
+  shardOf: (job: DeliveryJob) => number,
+): { name: string; data: DeliveriesJob; opts: JobsOptions }[] {
+  const byShard = new Map<number, DeliveryJob[]>();
+  const seen = new Set<string>();
+  for (const job of deliveries) {
+    if (seen.has(job.deliveryId)) continue;
+    seen.add(job.deliveryId);
+    const shard = shardOf(job);
+    const same = byShard.get(shard);
+    if (same) same.push(job);
+    else byShard.set(shard, [job]);
+  }
+  return [...byShard.values()].map((batch) => {
+    const [first] = batch;
+    const last = batch.at(-1);
+    if (batch.length === 1 && first) {
+      return { name: first.event.webhookType, data: first, opts: { jobId: first.deliveryId } };
+    }
+    return {
+      name: BATCH_JOB_NAME,
+      data: { batch },
+      opts: { jobId: jobId(BATCH_JOB_NAME, first?.deliveryId ?? "", last?.deliveryId ?? "", batch.length) },
+    };
+  });
 }
 
 /** Deliveries acknowledged and not yet in the deliveries queue (status, /metrics). */

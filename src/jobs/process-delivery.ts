@@ -1,4 +1,3 @@
-import type { Job } from "bullmq";
 import type { DeliveryHealthStore } from "../store/delivery-health.js";
 import type { DeliveryJob } from "./queues.js";
 import { routeMessageEvent, type MessageRouteDeps, type MessageRouteResult } from "./route-message-event.js";
@@ -19,10 +18,10 @@ export interface ProcessDeliveryDeps extends RouteDeps {
 
 /** The deliveries worker: thread enrichment goes to routing, messages to activity counts. */
 export async function processDelivery(
-  job: Job<DeliveryJob>,
+  delivery: DeliveryJob,
   deps: ProcessDeliveryDeps,
 ): Promise<DeliveryResult> {
-  const { event, deliveryId, receivedAt, deduplicated } = job.data;
+  const { event, deliveryId, receivedAt, deduplicated } = delivery;
   // First step, for jobs queued before the receiver's script checked the marker itself.
   if (!deduplicated && deps.isRepeat && (await deps.isRepeat(deliveryId, receivedAt))) {
     return { kind: "repeat" };

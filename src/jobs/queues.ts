@@ -27,6 +27,25 @@ export interface DeliveryJob {
 }
 
 /**
+ * Several deliveries of one intake batch that go to the same shard, in one job: in a burst the
+ * pump queues a batch's deliveries together, so BullMQ's add, fetch and completion are paid
+ * once a batch instead of once a delivery. Each delivery is still processed (and, should it
+ * fail, retried and recorded as failed) on its own: see `process-batch.ts`.
+ */
+export interface DeliveryBatchJob {
+  batch: DeliveryJob[];
+}
+
+/** What the deliveries queue holds: one delivery, or a batch of them. */
+export type DeliveriesJob = DeliveryJob | DeliveryBatchJob;
+
+export const isDeliveryBatch = (data: DeliveriesJob): data is DeliveryBatchJob => "batch" in data;
+
+/** The deliveries a job of the deliveries queue holds, in order. */
+export const deliveriesOf = (data: DeliveriesJob): DeliveryJob[] =>
+  isDeliveryBatch(data) ? data.batch : [data];
+
+/**
  * One Slack effect. Digests carry the domain object; rendering happens at send time. Cards,
  * replies and DMs carry only ids: what they show is read when their turn comes.
  */
@@ -203,6 +222,8 @@ export interface ShardedQueue<T> extends Producer<T> {
   add(name: string, data: T, opts?: JobsOptions): Promise<Job<T>>;
   /** The shard's queue for this key. */
   queueFor(shardKey: string): Queue<T>;
+  /** Which shard (from 0) a job with this data goes to. */
+  shardIndexOf(data: T): number;
   /** Every shard, shard 0 first. */
   shards(): Queue<T>[];
   addBulk(jobs: { name: string; data: T; opts?: JobsOptions }[]): Promise<unknown>;
@@ -219,7 +240,11 @@ export interface ShardedQueue<T> extends Producer<T> {
 
 /** The key each sharded queue is split by. */
 export const SHARD_KEYS = {
-  deliveries: (d: DeliveryJob) => d.event.payload.threadId ?? d.event.payload.groupId,
+  // A batch holds one shard's deliveries (the pump splits by `shardIndexOf`): its first one's key.
+  deliveries: (d: DeliveriesJob): string => {
+    const [first] = deliveriesOf(d);
+    return first ? (first.event.payload.threadId ?? first.event.payload.groupId) : "";
+  },
   slack: (j: SlackJob) => j.channelId,
   refresh: (r: RefreshJob) => r.event.payload.threadId,
 } as const;
@@ -239,6 +264,7 @@ export function shardedQueue<T>(
       (err) => logger?.warn({ queue: physical, err }, "queue set-up had failed; made it again"),
     ),
   );
+  const indexOf = (data: T) => shardOf(keyOf(data), shards.length);
   const pick = (key: string): Queue<T> => {
     const q = shards[shardOf(key, shards.length)] ?? shards[0];
     if (!q) throw new Error(`queue ${name} has no shard`);
@@ -248,6 +274,7 @@ export function shardedQueue<T>(
   return {
     name,
     queueFor: pick,
+    shardIndexOf: indexOf,
     shards: all,
     // BullMQ's name type is a conditional type of T, which a generic T cannot resolve.
     add: (jobName, data, opts) => (pick(keyOf(data)) as Queue).add(jobName, data, opts) as Promise<Job<T>>,
@@ -294,7 +321,7 @@ export function shardedQueue<T>(
  */
 export interface Queues {
   readonly layout: QueueLayout;
-  readonly deliveries: ShardedQueue<DeliveryJob>;
+  readonly deliveries: ShardedQueue<DeliveriesJob>;
   readonly slack: ShardedQueue<SlackJob>;
   readonly refresh: ShardedQueue<RefreshJob>;
   readonly weekly: Queue<WeeklyJob>;
@@ -330,8 +357,8 @@ export function deliveriesQueue(
   prefix: string,
   layout: QueueLayout = SINGLE_REDIS,
   logger?: Logger,
-): ShardedQueue<DeliveryJob> {
-  return shardedQueue<DeliveryJob>(
+): ShardedQueue<DeliveriesJob> {
+  return shardedQueue<DeliveriesJob>(
     connection,
     prefix,
     QUEUE_NAMES.deliveries,

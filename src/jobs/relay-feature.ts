@@ -1,8 +1,19 @@
 import type { Job } from "bullmq";
+import pLimit from "p-limit";
 import type { Feature } from "../feature.js";
 import type { DeliveryHealthStore } from "../store/delivery-health.js";
-import { processDelivery } from "./process-delivery.js";
-import { cappedBackoff, QUEUE_NAMES, type DeliveryJob, type RefreshJob, type SlackJob } from "./queues.js";
+import { processDeliveryBatch } from "./process-batch.js";
+import { processDelivery, type ProcessDeliveryDeps } from "./process-delivery.js";
+import {
+  cappedBackoff,
+  isDeliveryBatch,
+  QUEUE_NAMES,
+  type DeliveriesJob,
+  type DeliveryJob,
+  type Producer,
+  type RefreshJob,
+  type SlackJob,
+} from "./queues.js";
 import type { MessageRouteDeps } from "./route-message-event.js";
 import { routeThreadEvent, type RouteDeps } from "./route-thread-event.js";
 import { sendNowOrQueue } from "./send-now.js";
@@ -17,6 +28,8 @@ export interface RelayFeatureDeps {
   /** The deliveries job's first step: is it a repeat whose first job is gone? */
   isRepeat?: (deliveryId: string, receivedAt: string) => Promise<boolean>;
   slackOut: SlackOutDeps;
+  /** Where a delivery that failed in a batch job goes again, as a job of its own. */
+  deliveriesQueue: () => Producer<DeliveriesJob>;
   /**
    * Cards go at once when their channel's turn is now (send-now.ts). Off with many workspaces:
    * there the Slack queue's fair turns keep one workspace's flood from holding back another's
@@ -44,18 +57,29 @@ export function relayFeature<Command>(deps: RelayFeatureDeps): Feature<Command> 
         }),
       }
     : deps.route;
+  const processing: ProcessDeliveryDeps = {
+    ...route,
+    health: deps.health,
+    messages: deps.messages,
+    ...(deps.isRepeat ? { isRepeat: deps.isRepeat } : {}),
+  };
+  // Deliveries in flight at once, in jobs of one delivery and in batch jobs alike: a batch is
+  // one job to BullMQ, and fifty batches at once must not make thousands of Slack calls at once.
+  const inFlight = pLimit(c.deliveries ?? 50);
+  const processOne = (delivery: DeliveryJob) => inFlight(() => processDelivery(delivery, processing));
   return {
     name: "relay",
     workers: [
       {
         queue: QUEUE_NAMES.deliveries,
-        processor: (job: Job<DeliveryJob>) =>
-          processDelivery(job, {
-            ...route,
-            health: deps.health,
-            messages: deps.messages,
-            ...(deps.isRepeat ? { isRepeat: deps.isRepeat } : {}),
-          }),
+        processor: (job: Job<DeliveriesJob>) =>
+          isDeliveryBatch(job.data)
+            ? processDeliveryBatch(job.data.batch, {
+                process: processOne,
+                deliveriesQueue: deps.deliveriesQueue,
+                logger: deps.route.logger,
+              })
+            : processOne(job.data),
         // A delivery's job also sends its card (send-now.ts): it mostly waits on Slack and Redis.
         // Fifty at once keep a burst moving (bench:pipeline: every card with its sentiment in
         // half the time of ten, for no more CPU a digest) and their store commands share writes.

@@ -1,10 +1,14 @@
 // The deliveries queue as the worker role fills it: the receiver appends each acknowledged
 // delivery to the intake list (webhooks/delivery-recorder.ts), and a real IntakePump moves it
 // into the deliveries queue (jobs/intake-pump.ts). Tests read the queue after `drain()`.
+import type { Job } from "bullmq";
 import { IntakePump } from "../../src/jobs/intake-pump.js";
 import {
+  deliveriesOf,
   deliveriesQueue,
+  isDeliveryBatch,
   SINGLE_REDIS,
+  type DeliveriesJob,
   type DeliveryJob,
   type QueueLayout,
   type ShardedQueue,
@@ -16,7 +20,11 @@ import type { IntakeItem } from "../../src/webhooks/delivery-recorder.js";
 
 export interface Intake {
   /** The deliveries queue (every shard of the layout) that `drain` fills. */
-  readonly deliveries: ShardedQueue<DeliveryJob>;
+  readonly deliveries: ShardedQueue<DeliveriesJob>;
+  /** The job of a delivery queued alone (drained by itself: a batch of one); fails on a batch. */
+  single(deliveryId: string): Promise<Job<DeliveryJob> | undefined>;
+  /** The deliveries of the waiting jobs, oldest first, batch jobs opened. */
+  waiting(): Promise<DeliveryJob[]>;
   /**
    * Queues everything in the intake now, through a pump of its own (opened, drained and
    * closed, so its lease is given up at once): the number of entries moved.
@@ -35,6 +43,13 @@ export function openIntake(o: { redis: RedisClient; prefix: string; layout?: Que
   const deliveries = deliveriesQueue(o.redis, o.prefix, layout, silentLogger);
   return {
     deliveries,
+    single: async (deliveryId) => {
+      const job = await deliveries.getJob(deliveryId);
+      if (job && isDeliveryBatch(job.data)) throw new Error(`${deliveryId} is a batch job`);
+      return job as Job<DeliveryJob> | undefined;
+    },
+    waiting: async () =>
+      (await deliveries.getJobs(["waiting"], 0, -1, true)).flatMap((j) => deliveriesOf(j.data)),
     drain: async () => {
       // drain() never waits on `blocking` (only the background loop does); close() disconnects it.
       // (Redis and Cluster each have their own duplicate(); the union has no callable one.)

@@ -1,6 +1,12 @@
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { countingIntake, intakeLength, IntakePump, type IntakePumpDeps } from "../../src/jobs/intake-pump.js";
-import { deliveriesQueue, type DeliveryJob, type ShardedQueue } from "../../src/jobs/queues.js";
+import {
+  deliveriesOf,
+  deliveriesQueue,
+  type DeliveriesJob,
+  type DeliveryJob,
+  type ShardedQueue,
+} from "../../src/jobs/queues.js";
 import { silentLogger } from "../../src/log.js";
 import { groupFollowed } from "../../src/compose/workspace-wiring.js";
 import { createMetrics } from "../../src/metrics.js";
@@ -90,20 +96,41 @@ describe("the intake pump", () => {
     return { prefix, keys, deliveries, pump, push };
   };
 
-  const waitingIds = async (q: ShardedQueue<DeliveryJob>) =>
-    (await q.getJobs(["waiting"], 0, -1, true)).map((j) => j.id);
+  /** The waiting jobs in queue order: each one's id, and the deliveries it holds. */
+  const waitingJobs = async (q: ShardedQueue<DeliveriesJob>) =>
+    (await q.getJobs(["waiting"], 0, -1, true)).map((j) => ({
+      id: j.id,
+      deliveries: deliveriesOf(j.data).map((d) => d.deliveryId),
+    }));
+  /** Every waiting delivery, in queue order (batch jobs opened). */
+  const waitingIds = async (q: ShardedQueue<DeliveriesJob>) =>
+    (await waitingJobs(q)).flatMap((j) => j.deliveries);
+  const range = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => `d-${from + i}`);
 
-  it("queues every entry in the order it was acknowledged, each under its delivery id, and empties the intake", async () => {
+  it("queues every entry in the order it was acknowledged, a batch's in one job, and empties the intake", async () => {
     const { keys, deliveries, pump, push } = setUp();
     await push(...Array.from({ length: 250 }, (_, n) => ({ job: job(n) })));
-    // Three batches of at most 100.
+    // Three batches of at most 100, one job each, named after their first and last deliveries.
     expect(await pump().drain()).toBe(250);
-    expect(await waitingIds(deliveries)).toEqual(Array.from({ length: 250 }, (_, n) => `d-${n}`));
-    const first = await deliveries.getJob("d-0");
-    expect(first?.name).toBe("chatthread-crud");
-    expect(first?.data).toEqual(job(0));
+    expect(await waitingJobs(deliveries)).toEqual([
+      { id: "batch|d-0|d-99|100", deliveries: range(0, 100) },
+      { id: "batch|d-100|d-199|100", deliveries: range(100, 200) },
+      { id: "batch|d-200|d-249|50", deliveries: range(200, 250) },
+    ]);
+    const first = await deliveries.getJob("batch|d-0|d-99|100");
+    expect(first?.name).toBe("batch");
+    expect(first?.data).toEqual({ batch: Array.from({ length: 100 }, (_, n) => job(n)) });
     expect(await redis.llen(keys.intake)).toBe(0);
     expect(await redis.llen(keys.intakeMoving)).toBe(0);
+  });
+
+  it("a delivery alone in its batch gets a job of its own, under its delivery id", async () => {
+    const { deliveries, pump, push } = setUp();
+    await push({ job: job(1) });
+    await pump().drain();
+    const only = await deliveries.getJob("d-1");
+    expect(only?.name).toBe("chatthread-crud");
+    expect(only?.data).toEqual(job(1));
   });
 
   it("keeps each thread's order across shards", async () => {
@@ -111,27 +138,32 @@ describe("the intake pump", () => {
     await push(...Array.from({ length: 60 }, (_, n) => ({ job: job(n, `thread-${n % 7}`) })));
     await pump().drain();
     const jobs = await deliveries.getJobs(["waiting"], 0, -1, true);
-    expect(jobs).toHaveLength(60);
+    // One job per shard that got any: a batch holds one shard's deliveries.
+    expect(new Set(jobs.map((j) => j.queueName)).size).toBe(jobs.length);
+    const queued = jobs.flatMap((j) => deliveriesOf(j.data).map((d) => ({ d, shard: j.queueName })));
+    expect(queued).toHaveLength(60);
     for (let t = 0; t < 7; t++) {
-      const ofThread = jobs.filter((j) => j.data.event.payload.threadId === `thread-${t}`);
+      const ofThread = queued.filter(({ d }) => d.event.payload.threadId === `thread-${t}`);
       // One shard per thread, and within it the order of acknowledgement.
-      expect(new Set(ofThread.map((j) => j.queueName)).size).toBe(1);
-      expect(ofThread.map((j) => Number(j.id?.slice(2)))).toEqual(
-        [...ofThread.map((j) => Number(j.id?.slice(2)))].sort((a, b) => a - b),
-      );
+      expect(new Set(ofThread.map((q) => q.shard)).size).toBe(1);
+      const order = ofThread.map(({ d }) => Number(d.deliveryId.slice(2)));
+      expect(order).toEqual([...order].sort((a, b) => a - b));
     }
   });
 
-  it("a batch left in flight by a killed pump is queued first by the next, once, before newer entries", async () => {
+  it("a batch left in flight by a killed pump is queued first by the next, as the same job, once, before newer entries", async () => {
     const { keys, deliveries, pump, push } = setUp();
     // What a pump killed between moving a batch and its next step leaves: the batch list, and
-    // some of its jobs already queued.
+    // its job already queued.
     await redis.rpush(keys.intakeMoving, ...[0, 1, 2].map((n) => JSON.stringify({ job: job(n) })));
-    await deliveries.add("chatthread-crud", job(0), { jobId: "d-0" });
+    await deliveries.add("batch", { batch: [0, 1, 2].map((n) => job(n)) }, { jobId: "batch|d-0|d-2|3" });
     await push({ job: job(3) }, { job: job(4) });
     expect(await pump().drain()).toBe(5);
-    expect(await waitingIds(deliveries)).toEqual(["d-0", "d-1", "d-2", "d-3", "d-4"]);
-    expect(await deliveries.getJobCounts("waiting")).toEqual({ waiting: 5 });
+    // Not filled up with newer entries first: the same batch makes the same job, a no-op.
+    expect(await waitingJobs(deliveries)).toEqual([
+      { id: "batch|d-0|d-2|3", deliveries: ["d-0", "d-1", "d-2"] },
+      { id: "batch|d-3|d-4|2", deliveries: ["d-3", "d-4"] },
+    ]);
   });
 
   it("stamps a workspace's entries with it, in order with the rest", async () => {
@@ -143,8 +175,12 @@ describe("the intake pump", () => {
       { job: job(4) },
     );
     await pump().drain();
-    expect(await waitingIds(deliveries)).toEqual(["d-1", "w|T1|d-2", "w|T1|d-3", "d-4"]);
-    expect((await deliveries.getJob("w|T1|d-2"))?.data).toMatchObject({ workspaceId: "T1" });
+    expect(await waitingJobs(deliveries)).toEqual([
+      { id: "d-1", deliveries: ["d-1"] },
+      { id: "w|T1|batch|d-2|d-3|2", deliveries: ["d-2", "d-3"] },
+      { id: "d-4", deliveries: ["d-4"] },
+    ]);
+    expect((await deliveries.getJob("w|T1|batch|d-2|d-3|2"))?.data).toMatchObject({ workspaceId: "T1" });
   });
 
   it("drops an entry that is not JSON and queues the rest", async () => {
@@ -236,20 +272,22 @@ describe("the intake pump", () => {
         await gate;
         return deliveries.addBulk(jobs);
       },
+      shardIndexOf: (data: DeliveriesJob) => deliveries.shardIndexOf(data),
     };
     const a = pump({ deliveriesFor: () => slow });
     await push({ job: job(1) }, { job: job(2) });
     const draining = a.drain();
     while ((await redis.llen(keys.intakeMoving)) < 2) await new Promise((r) => setTimeout(r, 5));
     // Meanwhile B led: queued 1 and 2, took 3 and 4 and stalled in turn; its lease ran out.
-    await deliveries.addBulk(
-      [1, 2].map((n) => ({ name: "chatthread-crud", data: job(n), opts: { jobId: `d-${n}` } })),
-    );
+    await deliveries.add("batch", { batch: [job(1), job(2)] }, { jobId: "batch|d-1|d-2|2" });
     await redis.del(keys.intakeMoving, keys.intakeLease);
     await redis.rpush(keys.intakeMoving, JSON.stringify({ job: job(3) }), JSON.stringify({ job: job(4) }));
     release();
     expect(await draining).toBe(4);
-    expect(await waitingIds(deliveries)).toEqual(["d-1", "d-2", "d-3", "d-4"]);
+    expect(await waitingJobs(deliveries)).toEqual([
+      { id: "batch|d-1|d-2|2", deliveries: ["d-1", "d-2"] },
+      { id: "batch|d-3|d-4|2", deliveries: ["d-3", "d-4"] },
+    ]);
     expect(await redis.llen(keys.intakeMoving)).toBe(0);
   });
 
@@ -328,7 +366,11 @@ describe("the intake pump", () => {
       unfollowed: metrics.unfollowedDeliveries,
     });
     expect(await p.drain()).toBe(7);
-    expect(await waitingIds(deliveries)).toEqual(["d-2", "m-8", "w|T1|d-5", "d-7"]);
+    expect(await waitingJobs(deliveries)).toEqual([
+      { id: "batch|d-2|m-8|2", deliveries: ["d-2", "m-8"] },
+      { id: "w|T1|d-5", deliveries: ["d-5"] },
+      { id: "d-7", deliveries: ["d-7"] },
+    ]);
     expect(asked.sort()).toEqual(["-/g-followed", "-/g-nobody", "T1/g-followed"]);
     expect((await metrics.unfollowedDeliveries.get()).values[0]?.value).toBe(3);
   });
@@ -350,7 +392,11 @@ describe("the intake pump", () => {
     );
     const p = pump({ followed: groupFollowed(redis, prefix, { multiWorkspace: true }) });
     expect(await p.drain()).toBe(4);
-    expect(await waitingIds(deliveries)).toEqual(["w|T1|d-1", "w|T2|d-3", "d-4"]);
+    expect(await waitingJobs(deliveries)).toEqual([
+      { id: "w|T1|d-1", deliveries: ["d-1"] },
+      { id: "w|T2|d-3", deliveries: ["d-3"] },
+      { id: "d-4", deliveries: ["d-4"] },
+    ]);
   });
 
   it("close() waits at most its bound for a step that does not finish, and the batch stays for the next pump", async () => {

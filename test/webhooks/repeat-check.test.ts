@@ -63,7 +63,7 @@ describe("repeats: dropped by the receiver's script, and by the first step of jo
     const isRepeat = repeatCheck(redis, r.keys);
     const first = await r.ingest.ingest(THREAD, new Date("2026-11-20T10:00:00.000Z"));
     expect(await intake.drain()).toBe(1);
-    const job = await intake.deliveries.getJob(first.deliveryId);
+    const job = await intake.single(first.deliveryId);
     expect(job?.data.receivedAt).toBe("2026-11-20T10:00:00.000Z");
     expect(job?.data.deduplicated).toBe(true);
     // The first receipt goes ahead, on its first attempt and on any retry.
@@ -74,7 +74,7 @@ describe("repeats: dropped by the receiver's script, and by the first step of jo
     expect(again.outcome).toBe("duplicate");
     expect(await intake.entries()).toEqual([]);
     expect(await intake.drain()).toBe(0);
-    expect(await intake.deliveries.getJob(first.deliveryId)).toBeUndefined();
+    expect(await intake.single(first.deliveryId)).toBeUndefined();
     // A job an older version queued for this repeat is told so by its first step.
     expect(await isRepeat(first.deliveryId, "2026-11-21T09:00:00.000Z")).toBe(true);
   });
@@ -118,10 +118,10 @@ describe("repeats: dropped by the receiver's script, and by the first step of jo
     const counted = { kind: "message", groupId, cards: { counts: 0, replies: 0 } };
 
     // Queued by the receiver's script: the marker was checked there, so the step does not ask.
-    const job = await intake.deliveries.getJob(first.deliveryId);
+    const job = await intake.single(first.deliveryId);
     expect(job?.data.deduplicated).toBe(true);
     if (!job) throw new Error("no job");
-    expect(await processDelivery(job, deps)).toEqual(counted);
+    expect(await processDelivery(job.data, deps)).toEqual(counted);
     expect(asked).toEqual([]);
     await job.remove();
 
@@ -130,12 +130,14 @@ describe("repeats: dropped by the receiver's script, and by the first step of jo
     const oldJob = async (data: DeliveryJob) => {
       const added = await intake.deliveries.add(data.event.webhookType, data, { jobId: data.deliveryId });
       await added.remove();
-      return added;
+      return { data };
     };
-    expect(await processDelivery(await oldJob({ ...old, receivedAt: laterAt }), deps)).toEqual({
+    expect(await processDelivery((await oldJob({ ...old, receivedAt: laterAt })).data, deps)).toEqual({
       kind: "repeat",
     });
-    expect(await processDelivery(await oldJob({ ...old, receivedAt: firstAt }), deps)).toEqual(counted);
+    expect(await processDelivery((await oldJob({ ...old, receivedAt: firstAt })).data, deps)).toEqual(
+      counted,
+    );
     expect(asked).toEqual([`${first.deliveryId} ${laterAt}`, `${first.deliveryId} ${firstAt}`]);
   });
 });
