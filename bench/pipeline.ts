@@ -24,7 +24,7 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { Redis } from "ioredis";
 import { Pool } from "undici";
-import { startEmulator, SEED, threadEvent } from "../dev/emulator/index.js";
+import { startEmulator, SEED } from "../dev/emulator/index.js";
 import { startSlackStandIn } from "../dev/slack-standin/server.js";
 import { dropPrefix, freePort, redisServerInstalled, startThrowawayRedis } from "../dev/local-redis.js";
 import { PENDING_EMOJI } from "../src/domain/sentiment.js";
@@ -40,6 +40,7 @@ import {
   ioCalls,
   netInputBytes,
   rssMb,
+  sendEnrichments,
   spawnReady,
   startedInMs,
   startFlags,
@@ -482,27 +483,8 @@ async function main(): Promise<void> {
     await sleep(1_000);
     const sampler = rssSampler(pid);
     const pool = new Pool(`http://127.0.0.1:${port}`, { connections: 20 });
-    // Sends `n` enrichments of new threads of the group, 20 in flight.
-    const sendBurst = async (n: number): Promise<void> => {
-      let next = 0;
-      await Promise.all(
-        Array.from({ length: 20 }, async () => {
-          for (;;) {
-            if (next++ >= n) break;
-            // Enriched now: the newest-first listing shows it on top, and pushes the earlier
-            // ones of the burst down a place each, as a real burst does.
-            const thread = emulator.store.addThread(groupId);
-            const res = await pool.request({
-              method: "POST",
-              path: `/webhooks/insight/${SECRET}`,
-              headers: { "content-type": "application/json" },
-              body: JSON.stringify(threadEvent("updated", group, thread, new Date())),
-            });
-            await res.body.dump();
-          }
-        }),
-      );
-    };
+    const sendBurst = (n: number) =>
+      sendEnrichments({ pool, path: `/webhooks/insight/${SECRET}`, store: emulator.store, group, n });
     const pending = `${PENDING_EMOJI} pending`;
     const enriched = () =>
       slack.messages(CHANNEL).filter((m) => !JSON.stringify(m.blocks ?? []).includes(pending)).length;

@@ -7,6 +7,10 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { Redis } from "ioredis";
+import type { Pool } from "undici";
+import { threadEvent } from "../dev/emulator/index.js";
+import type { EmulatorStore } from "../dev/emulator/store.js";
+import type { EmulatedGroup } from "../dev/emulator/types.js";
 import ts from "typescript";
 import type { bundle as bundleApp } from "../scripts/build.js";
 
@@ -213,4 +217,33 @@ export function compiledTarget(source: string): string {
   const out = join("bench/out", basename(source).replace(/\.ts$/, ".mjs"));
   writeFileSync(out, outputText);
   return out;
+}
+
+/**
+ * A burst: `n` enrichments of new threads of one group sent to an app's webhook URL, 20 in
+ * flight. Each thread is added to the emulator as it is sent, so the newest-first listing pushes
+ * the earlier ones of the burst down a place each, as a real burst does.
+ */
+export async function sendEnrichments(o: {
+  pool: Pool;
+  path: string;
+  store: EmulatorStore;
+  group: EmulatedGroup;
+  n: number;
+}): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: 20 }, async () => {
+      while (next++ < o.n) {
+        const thread = o.store.addThread(o.group._id);
+        const res = await o.pool.request({
+          method: "POST",
+          path: o.path,
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify(threadEvent("updated", o.group, thread, new Date())),
+        });
+        await res.body.dump();
+      }
+    }),
+  );
 }

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { Redis } from "ioredis";
 import { Pool } from "undici";
-import { startEmulator, SEED, threadEvent } from "../dev/emulator/index.js";
+import { startEmulator, SEED } from "../dev/emulator/index.js";
 import { startLocalRedisCluster } from "../dev/local-redis-cluster.js";
 import { freePort, startThrowawayRedis } from "../dev/local-redis.js";
 import { startSlackStandIn } from "../dev/slack-standin/server.js";
@@ -18,7 +18,7 @@ import { silentLogger } from "../src/log.js";
 import { stateKeys } from "../src/store/keys.js";
 import { createRedis } from "../src/store/redis.js";
 import { SubscriptionStore } from "../src/store/subscriptions.js";
-import { commandCalls, cpuMs, rssMb, spawnReady, stopChild } from "./processes.js";
+import { commandCalls, cpuMs, rssMb, sendEnrichments, spawnReady, stopChild } from "./processes.js";
 
 const spawnApp = (env: NodeJS.ProcessEnv) =>
   spawnReady(["test/helpers/app-process.ts"], { env, tsx: true, timeoutMs: 60_000 });
@@ -108,21 +108,13 @@ async function main(): Promise<void> {
       const cpu0 = [web, ...workers].map((c) => cpuMs(c.pid ?? 0));
       const pool = new Pool(`http://127.0.0.1:${port}`, { connections: 20 });
       const started = performance.now();
-      let next = 0;
-      await Promise.all(
-        Array.from({ length: 20 }, async () => {
-          while (next++ < DELIVERIES) {
-            const thread = emulator.store.addThread(groupId);
-            const res = await pool.request({
-              method: "POST",
-              path: `/webhooks/insight/${SECRET}`,
-              headers: { "content-type": "application/json" },
-              body: JSON.stringify(threadEvent("updated", group, thread, new Date())),
-            });
-            await res.body.dump();
-          }
-        }),
-      );
+      await sendEnrichments({
+        pool,
+        path: `/webhooks/insight/${SECRET}`,
+        store: emulator.store,
+        group,
+        n: DELIVERIES,
+      });
       const deadline = performance.now() + 120_000;
       while (slack.posts().length < DELIVERIES && performance.now() < deadline) await sleep(100);
       const seconds = (performance.now() - started) / 1000;

@@ -8,21 +8,12 @@ import {
   FAST_TUNING,
   spawnAppProcess,
   startHarness,
-  TEST_CHANNEL,
   type Harness,
 } from "../helpers/app-harness.js";
+import { follow, waitUntil } from "../reconcile/support.js";
 
 const GROUP = SEED.groups.support;
 const THREADS = 30;
-
-/** Resolves once `probe` holds; fails after `timeoutMs`. */
-async function until(probe: () => Promise<boolean>, timeoutMs: number): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!(await probe())) {
-    if (Date.now() > end) throw new Error(`not within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 // Deliveries acknowledged while no worker runs wait in the intake; the worker's pump then moves
 // them 100 at a time, each batch into one job (jobs/intake-pump.ts, jobs/process-batch.ts).
@@ -32,15 +23,7 @@ describe("relay: deliveries acknowledged together go through one batch job", () 
   beforeAll(async () => {
     h = await startHarness({ env: { ROLE: "web" } });
     // No worker in this process: subscribe through the store directly.
-    await h.services.subscriptions.put({
-      channelId: TEST_CHANNEL,
-      groupId: GROUP,
-      groupName: "Lumen DB Support",
-      communityId: SEED.communities.primary,
-      filters: {},
-      createdBy: "U0TEST",
-      createdAt: new Date().toISOString(),
-    });
+    await follow(h, GROUP);
   });
   beforeEach(async () => {
     // Each test counts its own batch job.
@@ -68,7 +51,9 @@ describe("relay: deliveries acknowledged together go through one batch job", () 
         h.emulator.createThread(GROUP, { title: `${title} ${i}`, sentiment: "positive" }),
       ),
     );
-    await until(async () => (await intakeLength(h.services.redis, h.services.keys)) >= THREADS, 10_000);
+    expect(
+      await waitUntil(async () => (await intakeLength(h.services.redis, h.services.keys)) >= THREADS),
+    ).toBe(true);
     return threads.map((t) => t.thread);
   };
 
@@ -105,7 +90,7 @@ describe("relay: deliveries acknowledged together go through one batch job", () 
     await h.slack.waitFor(() => threads.every((t) => digestsOf(h, t.id).length > 0), { timeoutMs: 30_000 });
     // The batch ran again after its lock expired: wait for it to finish before counting.
     const completed = async () => (await h.services.queues.deliveries.getJobCounts("completed")).completed;
-    await until(async () => (await completed()) === 1, 15_000);
+    expect(await waitUntil(async () => (await completed()) === 1, 15_000)).toBe(true);
     await new Promise((r) => setTimeout(r, 500));
     for (const t of threads) expect(digestsOf(h, t.id)).toHaveLength(1);
   }, 60_000);

@@ -12,6 +12,7 @@ import {
   type Harness,
 } from "../helpers/app-harness.js";
 import { startOwnRedis, type OwnRedis } from "../helpers/redis-server.js";
+import { follow } from "../reconcile/support.js";
 import { postSigned, slashCommandBody } from "../helpers/slack-signing.js";
 
 const GROUP = SEED.groups.support;
@@ -157,15 +158,7 @@ describe("a worker dies mid-job", () => {
   beforeAll(async () => {
     h = await startHarness({ env: { ROLE: "web" } });
     // No worker in this process: subscribe through the store directly.
-    await h.services.subscriptions.put({
-      channelId: TEST_CHANNEL,
-      groupId: GROUP,
-      groupName: "Lumen DB Support",
-      communityId: SEED.communities.primary,
-      filters: {},
-      createdBy: "U0TEST",
-      createdAt: new Date().toISOString(),
-    });
+    await follow(h, GROUP);
   });
   afterEach(() => {
     for (const c of children) c.kill("SIGKILL");
