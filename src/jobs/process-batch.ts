@@ -17,6 +17,8 @@ export interface DeliveryBatchResult {
   deliveries: number;
   /** Failed here and queued again, each as a job of its own. */
   requeued: number;
+  /** The batch ran again, so it was not processed: every delivery went as a job of its own. */
+  split?: true;
 }
 
 /**
@@ -53,4 +55,30 @@ export async function processDeliveryBatch(
     ),
   );
   return { deliveries: batch.length, requeued: failed.length };
+}
+
+/**
+ * A batch job that runs a second time: its worker stopped or died mid-batch (the lock expired) or
+ * the batch failed. Its deliveries are queued again, in order, each as a job of its own (its
+ * delivery id as job id, the queue's attempts), and the batch ends at once. BullMQ fails a job
+ * that stalls a second time without running it, and a batch of a hundred deliveries may be cut
+ * short again (a rolling restart): jobs of one delivery are as short as they were before
+ * batches. Deliveries the first run had finished run again, which their idempotency absorbs
+ * (card versions), as for any job run twice.
+ */
+export async function splitDeliveryBatch(
+  batch: DeliveryJob[],
+  deps: Pick<DeliveryBatchDeps, "deliveriesQueue" | "logger">,
+  batchId: string | undefined,
+): Promise<DeliveryBatchResult> {
+  const queue = deps.deliveriesQueue();
+  deps.logger.info(
+    { jobId: batchId, deliveries: batch.length },
+    "batch of deliveries runs again; each delivery goes as a job of its own",
+  );
+  // One after another: the queue keeps them in the batch's order.
+  for (const delivery of batch) {
+    await queue.add(delivery.event.webhookType, delivery, { jobId: delivery.deliveryId });
+  }
+  return { deliveries: batch.length, requeued: batch.length, split: true };
 }

@@ -1,8 +1,8 @@
 import type { Job } from "bullmq";
-import pLimit from "p-limit";
 import type { Feature } from "../feature.js";
 import type { DeliveryHealthStore } from "../store/delivery-health.js";
-import { processDeliveryBatch } from "./process-batch.js";
+import { limitPerQueue } from "./limit-per-queue.js";
+import { processDeliveryBatch, splitDeliveryBatch } from "./process-batch.js";
 import { processDelivery, type ProcessDeliveryDeps } from "./process-delivery.js";
 import {
   cappedBackoff,
@@ -63,23 +63,26 @@ export function relayFeature<Command>(deps: RelayFeatureDeps): Feature<Command> 
     messages: deps.messages,
     ...(deps.isRepeat ? { isRepeat: deps.isRepeat } : {}),
   };
-  // Deliveries in flight at once, in jobs of one delivery and in batch jobs alike: a batch is
-  // one job to BullMQ, and fifty batches at once must not make thousands of Slack calls at once.
-  const inFlight = pLimit(c.deliveries ?? 50);
-  const processOne = (delivery: DeliveryJob) => inFlight(() => processDelivery(delivery, processing));
+  // Deliveries in flight at once in each shard's worker, in jobs of one delivery and in batch
+  // jobs alike (as fifty jobs of one delivery were): a batch is one job to BullMQ, and fifty
+  // batches at once must not make thousands of Slack calls at once.
+  const inFlight = limitPerQueue(c.deliveries ?? 50);
+  const processIn = (queue: string) => (delivery: DeliveryJob) =>
+    inFlight(queue)(() => processDelivery(delivery, processing));
   return {
     name: "relay",
     workers: [
       {
         queue: QUEUE_NAMES.deliveries,
-        processor: (job: Job<DeliveriesJob>) =>
-          isDeliveryBatch(job.data)
-            ? processDeliveryBatch(job.data.batch, {
-                process: processOne,
-                deliveriesQueue: deps.deliveriesQueue,
-                logger: deps.route.logger,
-              })
-            : processOne(job.data),
+        processor: (job: Job<DeliveriesJob>) => {
+          const process = processIn(job.queueName);
+          if (!isDeliveryBatch(job.data)) return process(job.data);
+          const batchDeps = { process, deliveriesQueue: deps.deliveriesQueue, logger: deps.route.logger };
+          // Its second run (a stall, a failure): split, so that no batch is ever cut short twice.
+          return job.attemptsStarted > 1
+            ? splitDeliveryBatch(job.data.batch, batchDeps, job.id)
+            : processDeliveryBatch(job.data.batch, batchDeps);
+        },
         // A delivery's job also sends its card (send-now.ts): it mostly waits on Slack and Redis.
         // Fifty at once keep a burst moving (bench:pipeline: every card with its sentiment in
         // half the time of ten, for no more CPU a digest) and their store commands share writes.

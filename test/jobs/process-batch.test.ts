@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { batchJobs } from "../../src/jobs/intake-pump.js";
-import { processDeliveryBatch, REQUEUE_DELAY_MS } from "../../src/jobs/process-batch.js";
+import { processDeliveryBatch, REQUEUE_DELAY_MS, splitDeliveryBatch } from "../../src/jobs/process-batch.js";
 import type { DeliveryResult } from "../../src/jobs/process-delivery.js";
 import { deliveriesQueue, type DeliveryJob } from "../../src/jobs/queues.js";
 import { createLogger, silentLogger } from "../../src/log.js";
@@ -156,5 +156,40 @@ describe("processDeliveryBatch", () => {
         logger: silentLogger,
       }),
     ).rejects.toThrow("Redis unavailable");
+  });
+
+  it("a batch that runs again is split: each delivery goes in order as a job of its own, none twice", async () => {
+    // One of them already has a job of its own (it had failed in the first run and gone again).
+    await queue.add("chatthread-crud", delivery(32), { jobId: "d-32", delay: REQUEUE_DELAY_MS });
+    const lines: string[] = [];
+    const logger = createLogger({
+      level: "info",
+      destination: new Writable({
+        write(chunk: Buffer, _enc, cb) {
+          lines.push(chunk.toString("utf8"));
+          cb();
+        },
+      }),
+    });
+    const batch = [delivery(31), delivery(32), delivery(33)];
+    const result = await splitDeliveryBatch(
+      batch,
+      { deliveriesQueue: () => queue, logger },
+      "batch|d-31|d-33|3",
+    );
+    expect(result).toEqual({ deliveries: 3, requeued: 3, split: true });
+    const waiting = await queue.getJobs(["waiting"]);
+    // Oldest first: the batch's order.
+    expect(waiting.map((j) => j.id).reverse()).toEqual(["d-31", "d-33"]);
+    for (const j of waiting) {
+      expect(j.name).toBe("chatthread-crud");
+      expect(j.opts.attempts).toBe(8);
+    }
+    expect((await queue.getJob("d-31"))?.data).toEqual(delivery(31));
+    // The one already queued keeps its job (and its delay): not queued twice.
+    expect(await (await queue.getJob("d-32"))?.getState()).toBe("delayed");
+    const [line] = lines.map((l) => JSON.parse(l) as { msg: string; jobId: string; deliveries: number });
+    expect(line).toMatchObject({ jobId: "batch|d-31|d-33|3", deliveries: 3 });
+    expect(line?.msg).toContain("each delivery goes as a job of its own");
   });
 });

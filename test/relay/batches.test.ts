@@ -75,7 +75,7 @@ describe("relay: deliveries acknowledged together go through one batch job", () 
     expect(done[0]?.returnvalue).toEqual({ deliveries: THREADS, requeued: 0 });
   }, 40_000);
 
-  it("SIGKILL while one card of the batch is on its way: the next worker runs the batch again and no card is posted twice", async () => {
+  it("SIGKILL while one card of the batch is on its way: the next worker splits the batch, each delivery runs again alone, and no card is posted twice", async () => {
     const threads = await burst("Killed batch");
     h.slack.fail.hang("chat.postMessage", { count: 1 });
     const first = await startWorker();
@@ -88,9 +88,20 @@ describe("relay: deliveries acknowledged together go through one batch job", () 
     h.slack.fail.dropHung();
     await startWorker();
     await h.slack.waitFor(() => threads.every((t) => digestsOf(h, t.id).length > 0), { timeoutMs: 30_000 });
-    // The batch ran again after its lock expired: wait for it to finish before counting.
+    // The batch ran again after its lock expired, as jobs of one delivery each (a batch is never
+    // cut short twice): wait for all of them to finish before counting.
     const completed = async () => (await h.services.queues.deliveries.getJobCounts("completed")).completed;
-    expect(await waitUntil(async () => (await completed()) === 1, 15_000)).toBe(true);
+    expect(await waitUntil(async () => (await completed()) === 1 + THREADS, 15_000)).toBe(true);
+    const done = await h.services.queues.deliveries.getJobs(["completed"]);
+    const batch = done.find((j) => j.name === "batch");
+    expect(batch?.returnvalue).toEqual({ deliveries: THREADS, requeued: THREADS, split: true });
+    expect(batch?.attemptsStarted).toBe(2);
+    const alone = done.filter((j) => j.name !== "batch").map((j) => j.id);
+    expect([...alone].sort()).toEqual(
+      deliveriesOf(batch?.data ?? { batch: [] })
+        .map((d) => d.deliveryId)
+        .sort(),
+    );
     await new Promise((r) => setTimeout(r, 500));
     for (const t of threads) expect(digestsOf(h, t.id)).toHaveLength(1);
   }, 60_000);
