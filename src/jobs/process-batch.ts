@@ -61,7 +61,7 @@ export async function processDeliveryBatch(
  * A batch job that runs a second time: its worker stopped or died mid-batch (the lock expired) or
  * the batch failed. Its deliveries are queued again, in order, each as a job of its own (its
  * delivery id as job id, the queue's attempts), and the batch ends at once. BullMQ fails a job
- * that stalls a second time without running it, and a batch of a hundred deliveries may be cut
+ * that stalls a second time without running it, and a batch of twenty deliveries may be cut
  * short again (a rolling restart): jobs of one delivery are as short as they were before
  * batches. Deliveries the first run had finished run again, which their idempotency absorbs
  * (card versions), as for any job run twice.

@@ -1,5 +1,11 @@
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { countingIntake, intakeLength, IntakePump, type IntakePumpDeps } from "../../src/jobs/intake-pump.js";
+import {
+  countingIntake,
+  intakeLength,
+  IntakePump,
+  MAX_BATCH_JOB,
+  type IntakePumpDeps,
+} from "../../src/jobs/intake-pump.js";
 import {
   deliveriesOf,
   deliveriesQueue,
@@ -107,19 +113,24 @@ describe("the intake pump", () => {
     (await waitingJobs(q)).flatMap((j) => j.deliveries);
   const range = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => `d-${from + i}`);
 
-  it("queues every entry in the order it was acknowledged, a batch's in one job, and empties the intake", async () => {
+  it("queues every entry in the order it was acknowledged, a batch's in jobs of at most twenty, and empties the intake", async () => {
     const { keys, deliveries, pump, push } = setUp();
     await push(...Array.from({ length: 250 }, (_, n) => ({ job: job(n) })));
-    // Three batches of at most 100, one job each, named after their first and last deliveries.
+    // Three batches of at most 100, in jobs of at most 20, named after their first and last deliveries.
     expect(await pump().drain()).toBe(250);
-    expect(await waitingJobs(deliveries)).toEqual([
-      { id: "batch|d-0|d-99|100", deliveries: range(0, 100) },
-      { id: "batch|d-100|d-199|100", deliveries: range(100, 200) },
-      { id: "batch|d-200|d-249|50", deliveries: range(200, 250) },
+    const chunks = Array.from({ length: 13 }, (_, i) => [
+      i * MAX_BATCH_JOB,
+      Math.min(250, (i + 1) * MAX_BATCH_JOB),
     ]);
-    const first = await deliveries.getJob("batch|d-0|d-99|100");
+    expect(await waitingJobs(deliveries)).toEqual(
+      chunks.map(([from = 0, to = 0]) => ({
+        id: `batch|d-${from}|d-${to - 1}|${to - from}`,
+        deliveries: range(from, to),
+      })),
+    );
+    const first = await deliveries.getJob("batch|d-0|d-19|20");
     expect(first?.name).toBe("batch");
-    expect(first?.data).toEqual({ batch: Array.from({ length: 100 }, (_, n) => job(n)) });
+    expect(first?.data).toEqual({ batch: Array.from({ length: MAX_BATCH_JOB }, (_, n) => job(n)) });
     expect(await redis.llen(keys.intake)).toBe(0);
     expect(await redis.llen(keys.intakeMoving)).toBe(0);
   });
@@ -138,8 +149,8 @@ describe("the intake pump", () => {
     await push(...Array.from({ length: 60 }, (_, n) => ({ job: job(n, `thread-${n % 7}`) })));
     await pump().drain();
     const jobs = await deliveries.getJobs(["waiting"], 0, -1, true);
-    // One job per shard that got any: a batch holds one shard's deliveries.
-    expect(new Set(jobs.map((j) => j.queueName)).size).toBe(jobs.length);
+    // A job holds one shard's deliveries (it is in that shard's queue), at most twenty.
+    for (const j of jobs) expect(deliveriesOf(j.data).length).toBeLessThanOrEqual(MAX_BATCH_JOB);
     const queued = jobs.flatMap((j) => deliveriesOf(j.data).map((d) => ({ d, shard: j.queueName })));
     expect(queued).toHaveLength(60);
     for (let t = 0; t < 7; t++) {

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from "vitest";
-import { batchJobs } from "../../src/jobs/intake-pump.js";
+import { batchJobs, MAX_BATCH_JOB } from "../../src/jobs/intake-pump.js";
 import { processDeliveryBatch, REQUEUE_DELAY_MS, splitDeliveryBatch } from "../../src/jobs/process-batch.js";
 import type { DeliveryResult } from "../../src/jobs/process-delivery.js";
 import { deliveriesQueue, type DeliveryJob } from "../../src/jobs/queues.js";
@@ -62,6 +62,13 @@ describe("batchJobs: a run of the intake's deliveries as jobs", () => {
     const jobs = batchJobs(run, shard);
     expect(jobs.map((j) => j.opts.jobId)).toEqual(["batch|d-1|d-5|3", "batch|d-2|d-4|2"]);
     expect(jobs[0]?.data).toEqual({ batch: [run[0], run[2], run[4]] });
+  });
+
+  it(`puts at most ${MAX_BATCH_JOB} deliveries in a job: a shard's 41 go as 20, 20 and one alone`, () => {
+    const run = Array.from({ length: 41 }, (_, i) => delivery(i + 1));
+    const jobs = batchJobs(run, oneShard);
+    expect(jobs.map((j) => j.opts.jobId)).toEqual(["batch|d-1|d-20|20", "batch|d-21|d-40|20", "d-41"]);
+    expect(jobs.flatMap((j) => ("batch" in j.data ? j.data.batch : [j.data]))).toEqual(run);
   });
 
   it("keeps one copy of a delivery that is in the run twice; one left is a job of its own", () => {

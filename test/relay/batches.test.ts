@@ -1,7 +1,7 @@
 import type { ChildProcess } from "node:child_process";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { SEED } from "../../dev/emulator/index.js";
-import { intakeLength } from "../../src/jobs/intake-pump.js";
+import { intakeLength, MAX_BATCH_JOB } from "../../src/jobs/intake-pump.js";
 import { deliveriesOf } from "../../src/jobs/queues.js";
 import {
   digestsOf,
@@ -16,8 +16,8 @@ const GROUP = SEED.groups.support;
 const THREADS = 30;
 
 // Deliveries acknowledged while no worker runs wait in the intake; the worker's pump then moves
-// them 100 at a time, each batch into one job (jobs/intake-pump.ts, jobs/process-batch.ts).
-describe("relay: deliveries acknowledged together go through one batch job", () => {
+// them 100 at a time, each batch into jobs of up to 20 (jobs/intake-pump.ts, jobs/process-batch.ts).
+describe("relay: deliveries acknowledged together go through batch jobs", () => {
   let h: Harness;
   const children: ChildProcess[] = [];
   beforeAll(async () => {
@@ -57,7 +57,7 @@ describe("relay: deliveries acknowledged together go through one batch job", () 
     return threads.map((t) => t.thread);
   };
 
-  it("thirty deliveries waiting become one job, and each card is posted once, with its sentiment", async () => {
+  it("thirty deliveries waiting become two batch jobs (twenty and ten), and each card is posted once, with its sentiment", async () => {
     const threads = await burst("Batched");
     await startWorker();
     await h.slack.waitFor(() => threads.every((t) => digestsOf(h, t.id).length > 0), { timeoutMs: 15_000 });
@@ -68,11 +68,14 @@ describe("relay: deliveries acknowledged together go through one batch job", () 
       expect(JSON.stringify(cards[0]?.blocks)).toContain("Positive");
     }
     const done = await h.services.queues.deliveries.getJobs(["completed"]);
-    expect(done.map((j) => j.name)).toEqual(["batch"]);
-    // In the order they were acknowledged, which the concurrent sends need not keep.
+    expect(done.map((j) => j.name)).toEqual(["batch", "batch"]);
+    const sizes = done.map((j) => deliveriesOf(j.data).length).sort((a, b) => b - a);
+    expect(sizes).toEqual([MAX_BATCH_JOB, THREADS - MAX_BATCH_JOB]);
     const queued = done.flatMap((j) => deliveriesOf(j.data)).map((d) => d.event.payload.threadId);
     expect([...queued].sort()).toEqual(threads.map((t) => t.id).sort());
-    expect(done[0]?.returnvalue).toEqual({ deliveries: THREADS, requeued: 0 });
+    for (const j of done) {
+      expect(j.returnvalue).toEqual({ deliveries: deliveriesOf(j.data).length, requeued: 0 });
+    }
   }, 40_000);
 
   it("SIGKILL while one card of the batch is on its way: the next worker splits the batch, each delivery runs again alone, and no card is posted twice", async () => {
@@ -88,20 +91,20 @@ describe("relay: deliveries acknowledged together go through one batch job", () 
     h.slack.fail.dropHung();
     await startWorker();
     await h.slack.waitFor(() => threads.every((t) => digestsOf(h, t.id).length > 0), { timeoutMs: 30_000 });
-    // The batch ran again after its lock expired, as jobs of one delivery each (a batch is never
-    // cut short twice): wait for all of them to finish before counting.
-    const completed = async () => (await h.services.queues.deliveries.getJobCounts("completed")).completed;
-    expect(await waitUntil(async () => (await completed()) === 1 + THREADS, 15_000)).toBe(true);
-    const done = await h.services.queues.deliveries.getJobs(["completed"]);
-    const batch = done.find((j) => j.name === "batch");
-    expect(batch?.returnvalue).toEqual({ deliveries: THREADS, requeued: THREADS, split: true });
-    expect(batch?.attemptsStarted).toBe(2);
-    const alone = done.filter((j) => j.name !== "batch").map((j) => j.id);
-    expect([...alone].sort()).toEqual(
-      deliveriesOf(batch?.data ?? { batch: [] })
-        .map((d) => d.deliveryId)
-        .sort(),
-    );
+    // The batch of the hung card ran again after its lock expired, as jobs of one delivery each
+    // (a batch is never cut short twice): wait for all of them to finish before counting.
+    const split = async () => {
+      const done = await h.services.queues.deliveries.getJobs(["completed"]);
+      const batch = done.find((j) => j.name === "batch" && j.attemptsStarted === 2);
+      const alone = new Set(done.filter((j) => j.name !== "batch").map((j) => j.id));
+      const ids = deliveriesOf(batch?.data ?? { batch: [] }).map((d) => d.deliveryId);
+      return batch && ids.every((id) => alone.has(id))
+        ? { result: batch.returnvalue as unknown, size: ids.length }
+        : undefined;
+    };
+    expect(await waitUntil(async () => (await split()) !== undefined, 15_000)).toBe(true);
+    const ran = await split();
+    expect(ran?.result).toEqual({ deliveries: ran?.size, requeued: ran?.size, split: true });
     await new Promise((r) => setTimeout(r, 500));
     for (const t of threads) expect(digestsOf(h, t.id)).toHaveLength(1);
   }, 60_000);
