@@ -3,7 +3,7 @@ import { batchJobs, MAX_BATCH_JOB } from "../../src/jobs/intake-pump.js";
 import { processDeliveryBatch, REQUEUE_DELAY_MS, splitDeliveryBatch } from "../../src/jobs/process-batch.js";
 import type { DeliveryResult } from "../../src/jobs/process-delivery.js";
 import { deliveriesQueue, type DeliveryJob } from "../../src/jobs/queues.js";
-import { createLogger, silentLogger } from "../../src/log.js";
+import { createLogger, silentLogger, type Logger } from "../../src/log.js";
 import { createRedis } from "../../src/store/redis.js";
 import { dropPrefix, testRedisUrl, uniquePrefix } from "../helpers/redis.js";
 import { Writable } from "node:stream";
@@ -81,6 +81,18 @@ describe("batchJobs: a run of the intake's deliveries as jobs", () => {
   });
 });
 
+/** A logger whose lines the test reads. */
+function capturedLogger(level: "info" | "warn"): { lines: string[]; logger: Logger } {
+  const lines: string[] = [];
+  const destination = new Writable({
+    write(chunk: Buffer, _enc, cb) {
+      lines.push(chunk.toString("utf8"));
+      cb();
+    },
+  });
+  return { lines, logger: createLogger({ level, destination }) };
+}
+
 describe("processDeliveryBatch", () => {
   const redis = createRedis(testRedisUrl(), "shared", silentLogger);
   const prefix = uniquePrefix("batch");
@@ -113,16 +125,7 @@ describe("processDeliveryBatch", () => {
   });
 
   it("a delivery that fails goes again as a job of its own, delayed; the others are done and the batch succeeds", async () => {
-    const lines: string[] = [];
-    const logger = createLogger({
-      level: "warn",
-      destination: new Writable({
-        write(chunk: Buffer, _enc, cb) {
-          lines.push(chunk.toString("utf8"));
-          cb();
-        },
-      }),
-    });
+    const { lines, logger } = capturedLogger("warn");
     const done: string[] = [];
     const result = await processDeliveryBatch([delivery(11), delivery(12), delivery(13)], {
       process: async (d) => {
@@ -168,16 +171,7 @@ describe("processDeliveryBatch", () => {
   it("a batch that runs again is split: each delivery goes in order as a job of its own, none twice", async () => {
     // One of them already has a job of its own (it had failed in the first run and gone again).
     await queue.add("chatthread-crud", delivery(32), { jobId: "d-32", delay: REQUEUE_DELAY_MS });
-    const lines: string[] = [];
-    const logger = createLogger({
-      level: "info",
-      destination: new Writable({
-        write(chunk: Buffer, _enc, cb) {
-          lines.push(chunk.toString("utf8"));
-          cb();
-        },
-      }),
-    });
+    const { lines, logger } = capturedLogger("info");
     const batch = [delivery(31), delivery(32), delivery(33)];
     const result = await splitDeliveryBatch(
       batch,
