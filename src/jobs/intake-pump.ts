@@ -6,7 +6,7 @@ import type { StateKeys } from "../store/keys.js";
 import { luaScript } from "../store/lua-script.js";
 import { withTimeout, type RedisClient } from "../store/redis.js";
 import type { IntakeItem } from "../webhooks/delivery-recorder.js";
-import { jobId, type DeliveriesJob, type DeliveryJob } from "./queues.js";
+import { jobId, jobOfOwn, type DeliveriesJob, type DeliveryJob } from "./queues.js";
 
 /** What the pump adds jobs through: the deliveries queue, or a workspace's stamped view of it. */
 export interface IntakeProducer {
@@ -329,7 +329,7 @@ export function batchJobs(
     const [first] = batch;
     const last = batch.at(-1);
     if (batch.length === 1 && first) {
-      return { name: first.event.webhookType, data: first, opts: { jobId: first.deliveryId } };
+      return jobOfOwn(first);
     }
     return {
       name: BATCH_JOB_NAME,

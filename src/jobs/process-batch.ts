@@ -1,6 +1,6 @@
 import type { Logger } from "../log.js";
 import type { DeliveryResult } from "./process-delivery.js";
-import type { DeliveriesJob, DeliveryJob, Producer } from "./queues.js";
+import { jobOfOwn, type DeliveriesJob, type DeliveryJob, type Producer } from "./queues.js";
 
 /** A delivery that failed in its batch waits this long before its own job tries it again. */
 export const REQUEUE_DELAY_MS = 1_000;
@@ -47,12 +47,10 @@ export async function processDeliveryBatch(
   );
   const queue = deps.deliveriesQueue();
   await Promise.all(
-    failed.map(({ delivery }) =>
-      queue.add(delivery.event.webhookType, delivery, {
-        jobId: delivery.deliveryId,
-        delay: REQUEUE_DELAY_MS,
-      }),
-    ),
+    failed.map(({ delivery }) => {
+      const own = jobOfOwn(delivery);
+      return queue.add(own.name, own.data, { ...own.opts, delay: REQUEUE_DELAY_MS });
+    }),
   );
   return { deliveries: batch.length, requeued: failed.length };
 }
@@ -78,7 +76,8 @@ export async function splitDeliveryBatch(
   );
   // One after another: the queue keeps them in the batch's order.
   for (const delivery of batch) {
-    await queue.add(delivery.event.webhookType, delivery, { jobId: delivery.deliveryId });
+    const own = jobOfOwn(delivery);
+    await queue.add(own.name, own.data, own.opts);
   }
   return { deliveries: batch.length, requeued: batch.length, split: true };
 }

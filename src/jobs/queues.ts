@@ -41,6 +41,16 @@ export type DeliveriesJob = DeliveryJob | DeliveryBatchJob;
 
 export const isDeliveryBatch = (data: DeliveriesJob): data is DeliveryBatchJob => "batch" in data;
 
+/**
+ * A delivery's job of its own: named after its webhook type, its delivery id as job id, so that
+ * queueing it again while its job is kept is a no-op.
+ */
+export const jobOfOwn = (delivery: DeliveryJob): { name: string; data: DeliveryJob; opts: JobsOptions } => ({
+  name: delivery.event.webhookType,
+  data: delivery,
+  opts: { jobId: delivery.deliveryId },
+});
+
 /** The deliveries a job of the deliveries queue holds, in order. */
 export const deliveriesOf = (data: DeliveriesJob): DeliveryJob[] =>
   isDeliveryBatch(data) ? data.batch : [data];
