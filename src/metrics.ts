@@ -12,8 +12,14 @@ export function createMetrics(opts: { defaultMetrics?: boolean } = {}) {
     registry,
     deliveries: new Counter({
       name: "insight_relay_webhook_deliveries_total",
-      help: "Webhook deliveries received, by webhook type and outcome (queued, duplicate, dead_letter, spooled)",
+      help: "Webhook deliveries classified by the intake pump, by webhook type and outcome (queued, duplicate, dead_letter)",
       labelNames: ["type", "outcome"] as const,
+      registers: r,
+    }),
+    acks: new Counter({
+      name: "insight_relay_webhook_acks_total",
+      help: "Webhook deliveries acknowledged, by where they were kept (recorded: in Redis; spooled: on local disk)",
+      labelNames: ["outcome"] as const,
       registers: r,
     }),
     wrongSecrets: new Counter({

@@ -27,6 +27,7 @@ import { stampQueue } from "../workspaces/stamped-queue.js";
 import {
   connectDeps,
   groupFollowed,
+  receiptBooks,
   lifecycleDeps,
   multiWorkspaces,
   workspaceIngests,
@@ -118,6 +119,8 @@ export async function startRoles(s: Services, given?: readonly Feature<Subcomman
         keys: s.keys,
         deliveriesFor: (workspaceId) =>
           workspaceId ? stampQueue(s.queues.deliveries, workspaceId) : s.queues.deliveries,
+        receiptsFor: receiptBooks(s.redis, config.redis.prefix),
+        metrics: s.metrics,
         followed: groupFollowed(s.redis, config.redis.prefix, { multiWorkspace: Boolean(workspaces) }),
         unfollowed: s.metrics.unfollowedDeliveries,
         logger,

@@ -6,6 +6,7 @@ import { SubscriptionStore } from "../store/subscriptions.js";
 import { stateKeys, workspacePrefix, workspaceStateKeys } from "../store/keys.js";
 import { isCluster, withTimeout, type RedisClient } from "../store/redis.js";
 import type { Receiver } from "../webhooks/create-receiver.js";
+import type { ReceiptBook } from "../jobs/record-receipts.js";
 import { DeliveryRecorder } from "../webhooks/delivery-recorder.js";
 import { DeliveryIngest } from "../webhooks/ingest.js";
 import { Spool } from "../webhooks/spool.js";
@@ -73,6 +74,26 @@ export function groupFollowed(
   };
 }
 
+/**
+ * Where the intake pump records a delivery's receipt: under its workspace's prefix (its own
+ * de-duplication, health and dead letters), or the deployment's for a delivery without one.
+ */
+export function receiptBooks(redis: RedisClient, prefix: string): (workspaceId: string | undefined) => ReceiptBook {
+  const cluster = isCluster(redis);
+  const books = new Map<string | undefined, ReceiptBook>();
+  return (workspaceId) => {
+    let book = books.get(workspaceId);
+    if (!book) {
+      const keys = workspaceId
+        ? workspaceStateKeys(prefix, workspaceId, { cluster })
+        : stateKeys(prefix, { cluster });
+      book = { keys, health: new DeliveryHealthStore(redis, keys) };
+      books.set(workspaceId, book);
+    }
+    return book;
+  };
+}
+
 /** How long a secret lookup may take before the delivery is kept unrouted instead. */
 const LOOKUP_TIMEOUT_MS = 1_000;
 
@@ -102,11 +123,9 @@ export function workspaceIngests(
   const ingestOf = (id: string): DeliveryIngest => {
     let ingest = byWorkspace.get(id);
     if (!ingest) {
-      const keys = workspaceStateKeys(s.config.redis.prefix, id, { cluster: isCluster(receiver.redis) });
-      const health = new DeliveryHealthStore(receiver.redis, keys);
-      // One intake for the deployment: the pump stamps each job with its workspace.
-      const intake = { key: receiver.keys.intake, workspaceId: id };
-      const recorder = new DeliveryRecorder(receiver.redis, keys, intake, health, s.metrics, s.logger);
+      // One intake for the deployment: the pump records each receipt under the workspace's
+      // prefix and stamps its job with the workspace.
+      const recorder = new DeliveryRecorder(receiver.redis, { key: receiver.keys.intake, workspaceId: id });
       ingest = new DeliveryIngest(
         recorder,
         new Spool(join(s.config.spoolDir, "w", id), s.logger),

@@ -5,8 +5,10 @@ import type { Metrics } from "../metrics.js";
 import type { StateKeys } from "../store/keys.js";
 import { luaScript } from "../store/lua-script.js";
 import { withTimeout, type RedisClient } from "../store/redis.js";
-import type { IntakeItem } from "../webhooks/delivery-recorder.js";
+import { classifyDelivery } from "../webhooks/classify-delivery.js";
+import { parseIntakeEntry, type IntakeEntry, type ReceivedEntry } from "../webhooks/intake-entry.js";
 import { jobId, jobOfOwn, type DeliveriesJob, type DeliveryJob } from "./queues.js";
+import { recordReceipts, type ReceiptBook } from "./record-receipts.js";
 
 /** What the pump adds jobs through: the deliveries queue, or a workspace's stamped view of it. */
 export interface IntakeProducer {
@@ -14,6 +16,12 @@ export interface IntakeProducer {
   addBulk(jobs: { name: string; data: DeliveriesJob; opts?: JobsOptions }[]): Promise<unknown>;
   /** The shard a delivery goes to: a batch job holds one shard's deliveries. */
   shardIndexOf(data: DeliveriesJob): number;
+}
+
+/** A delivery on its way to becoming a job: its receipt recorded. */
+interface Admitted {
+  job: DeliveryJob;
+  workspaceId?: string | undefined;
 }
 
 /** The job name of a batch (a single delivery's job is named after its webhook type). */
@@ -26,6 +34,10 @@ export interface IntakePumpDeps {
   blocking: RedisClient;
   keys: Pick<StateKeys, "intake" | "intakeMoving" | "intakeLease">;
   deliveriesFor: (workspaceId: string | undefined) => IntakeProducer;
+  /** Where the receipts of a workspace's deliveries are recorded (de-duplication, health, dead letters). */
+  receiptsFor: (workspaceId: string | undefined) => ReceiptBook;
+  /** Counts deliveries by outcome (queued, duplicate, dead_letter) and dead letters by reason. */
+  metrics?: Pick<Metrics, "deliveries" | "deadLetters">;
   /**
    * Whether any channel of the workspace follows the group. A delivery of a group nobody
    * follows would be routed to no channel: it is dropped here instead of becoming a job.
@@ -79,24 +91,12 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) 
 return 0
 `);
 
-/** An intake entry as the receiver writes it; anything else is dropped, not retried forever. */
-function parseItem(raw: string): IntakeItem | undefined {
-  try {
-    const item = JSON.parse(raw) as Partial<IntakeItem> | null;
-    const job = item?.job;
-    if (!job || typeof job.deliveryId !== "string" || typeof job.event?.webhookType !== "string")
-      return undefined;
-    if (item.workspaceId !== undefined && typeof item.workspaceId !== "string") return undefined;
-    return item as IntakeItem;
-  } catch {
-    return undefined;
-  }
-}
-
 /**
  * Moves acknowledged deliveries from the intake list (webhooks/delivery-recorder.ts) into the
- * deliveries queue, oldest first, in batches: the receiver's acknowledgement is then one small
- * script, and BullMQ's add is paid here, a batch at a time. One pump leads at a time across
+ * deliveries queue, oldest first, in batches: the receiver's acknowledgement is then one RPUSH,
+ * and the rest is paid here, a batch at a time: each delivery is classified, its receipt
+ * recorded (jobs/record-receipts.ts: a repeat within 7 days goes no further, an invalid one
+ * becomes a dead letter) and BullMQ's add made. One pump leads at a time across
  * every process (a lease, checked by every step that moves entries), so the queue receives
  * deliveries in the order they were acknowledged. A batch's deliveries of one shard go in one
  * job (one delivery alone: a job of its own), whose id is made of its first and last delivery
@@ -173,17 +173,18 @@ export class IntakePump {
    * batch, sent in one write): a job would only find no channel to route them to.
    */
   private async queue(items: string[]): Promise<void> {
-    const parsed = items.map((raw) => {
-      const item = parseItem(raw);
+    const entries = items.map((raw) => {
+      const entry = parseIntakeEntry(raw);
       // Only the receiver writes here; an entry it did not write is dropped, not retried forever.
-      if (!item)
+      if (!entry)
         this.deps.logger.error({ entry: raw.slice(0, 200) }, "intake entry is not a delivery; dropped");
-      return item;
+      return entry;
     });
-    const wanted = await this.wanted(parsed);
+    const admitted = await this.admit(entries);
+    const wanted = await this.wanted(admitted);
     const runs: { workspaceId: string | undefined; jobs: DeliveryJob[] }[] = [];
     let unfollowed = 0;
-    parsed.forEach((item, i) => {
+    admitted.forEach((item, i) => {
       if (!item) return;
       if (!wanted[i]) {
         unfollowed++;
@@ -207,8 +208,42 @@ export class IntakePump {
     if (unfollowed > 0) this.deps.unfollowed?.inc(unfollowed);
   }
 
+  /**
+   * Each entry's job, once its receipt is recorded (one script per workspace of the batch);
+   * undefined for a repeat, a dead letter or an entry that is not a delivery.
+   */
+  private async admit(entries: (IntakeEntry | undefined)[]): Promise<(Admitted | undefined)[]> {
+    const out: (Admitted | undefined)[] = entries.map((e) =>
+      e?.kind === "recorded" ? { job: e.job, workspaceId: e.workspaceId } : undefined,
+    );
+    const byWorkspace = new Map<string | undefined, { at: number; entry: ReceivedEntry }[]>();
+    entries.forEach((entry, at) => {
+      if (entry?.kind !== "received") return;
+      const same = byWorkspace.get(entry.workspaceId);
+      if (same) same.push({ at, entry });
+      else byWorkspace.set(entry.workspaceId, [{ at, entry }]);
+    });
+    for (const [workspaceId, received] of byWorkspace) {
+      const receipts = received.map(({ entry }) => ({
+        c: classifyDelivery(entry.body),
+        receivedAt: entry.receivedAt,
+        body: entry.body,
+      }));
+      const goes = await recordReceipts(this.deps.redis, this.deps.receiptsFor(workspaceId), receipts, {
+        logger: this.deps.logger,
+        ...(this.deps.metrics ? { metrics: this.deps.metrics } : {}),
+      });
+      receipts.forEach(({ c, receivedAt }, i) => {
+        const at = received[i]?.at;
+        if (!goes[i] || c.kind !== "valid" || at === undefined) return;
+        out[at] = { job: { deliveryId: c.deliveryId, receivedAt, event: c.event, deduplicated: true }, workspaceId };
+      });
+    }
+    return out;
+  }
+
   /** For each entry, whether it needs a job: false for a delivery of a group nobody follows. */
-  private async wanted(items: (IntakeItem | undefined)[]): Promise<boolean[]> {
+  private async wanted(items: (Admitted | undefined)[]): Promise<boolean[]> {
     const { followed } = this.deps;
     if (!followed) return items.map(() => true);
     const asked = new Map<string, Promise<boolean>>();
@@ -366,12 +401,14 @@ export async function intakeHead(
     redis.lindex(keys.intakeMoving, 0),
     redis.lindex(keys.intake, 0),
   ]);
-  const head = (parseItem(inFlight ?? "") ?? parseItem(next ?? ""))?.job;
-  const receivedAtMs = head ? Date.parse(head.receivedAt) : Number.NaN;
-  return {
-    waiting,
-    ...(head && !Number.isNaN(receivedAtMs) ? { oldest: { deliveryId: head.deliveryId, receivedAtMs } } : {}),
-  };
+  const entry = parseIntakeEntry(inFlight ?? "") ?? parseIntakeEntry(next ?? "");
+  if (!entry) return { waiting };
+  const { deliveryId, receivedAt } =
+    entry.kind === "recorded"
+      ? entry.job
+      : { deliveryId: classifyDelivery(entry.body).deliveryId, receivedAt: entry.receivedAt };
+  const receivedAtMs = Date.parse(receivedAt);
+  return { waiting, ...(!Number.isNaN(receivedAtMs) ? { oldest: { deliveryId, receivedAtMs } } : {}) };
 }
 
 type DepthReader = Pick<Queue, "name" | "getJobCounts" | "getWorkersCount">;

@@ -42,15 +42,7 @@ export function createReceiver(p: ReceiverParts): Receiver {
   const layout = p.layout ?? SINGLE_REDIS;
   const keys = stateKeys(p.prefix, { cluster: layout.cluster });
   const health = p.health ?? new DeliveryHealthStore(p.redis, keys);
-  const recorder = new DeliveryRecorder(
-    p.redis,
-    keys,
-    { key: keys.intake },
-    health,
-    p.metrics,
-    p.logger,
-    p.recordTimeoutMs ?? 1_000,
-  );
+  const recorder = new DeliveryRecorder(p.redis, { key: keys.intake }, p.recordTimeoutMs ?? 1_000);
   const ingest = new DeliveryIngest(recorder, p.spool, p.logger, p.metrics);
   return {
     redis: p.redis,

@@ -1,14 +1,14 @@
 import type { Logger } from "../log.js";
 import type { Metrics } from "../metrics.js";
-import { classifyDelivery } from "./classify-delivery.js";
-import type { DeliveryRecorder, RecordOutcome } from "./delivery-recorder.js";
+import type { DeliveryRecorder } from "./delivery-recorder.js";
 import type { Spool } from "./spool.js";
 
-export type IngestOutcome = RecordOutcome | "spooled";
+/** `recorded`: in the intake list (the pump classifies it); `spooled`: on local disk until Redis is back. */
+export type IngestOutcome = "recorded" | "spooled";
 
 /**
- * The receiver's decision path, free of HTTP: classify, record in Redis, or append to the
- * spool when Redis is down or slow. Throws only when neither Redis nor the disk took it.
+ * The receiver's decision path, free of HTTP: record in Redis, or append to the spool when
+ * Redis is down or slow. Throws only when neither Redis nor the disk took it.
  */
 export class DeliveryIngest {
   private replaying: Promise<void> | undefined;
@@ -23,24 +23,22 @@ export class DeliveryIngest {
   async ingest(
     rawBody: string,
     receivedAt = new Date(),
-  ): Promise<{ outcome: IngestOutcome; deliveryId: string }> {
-    const c = classifyDelivery(rawBody);
+  ): Promise<{ outcome: IngestOutcome }> {
     // Redis known to be down, or spooled deliveries still waiting: spool, to keep order.
     if (this.recorder.available && this.spool.pending === 0) {
       try {
-        return { outcome: await this.recorder.record(c, rawBody, receivedAt), deliveryId: c.deliveryId };
+        await this.recorder.record(rawBody, receivedAt);
+        this.metrics?.acks.inc({ outcome: "recorded" });
+        return { outcome: "recorded" };
       } catch (err) {
-        this.logger.warn({ deliveryId: c.deliveryId, err }, "Redis unavailable; spooling delivery");
+        this.logger.warn({ err }, "Redis unavailable; spooling delivery");
       }
     }
     this.spool.append({ receivedAt: receivedAt.toISOString(), body: rawBody });
-    this.metrics?.deliveries.inc({
-      type: c.kind === "valid" ? c.event.webhookType : "other",
-      outcome: "spooled",
-    });
+    this.metrics?.acks.inc({ outcome: "spooled" });
     this.metrics?.spoolSize.set(this.spool.pending);
     this.replaySoon();
-    return { outcome: "spooled", deliveryId: c.deliveryId };
+    return { outcome: "spooled" };
   }
 
   /** Replays the spool into Redis (idempotent; safe to call any time). */
@@ -50,9 +48,7 @@ export class DeliveryIngest {
     this.replaying ??= (async () => {
       if (this.recorder.available) {
         const r = await this.spool.replay(async (d) => {
-          await this.recorder.record(classifyDelivery(d.body), d.body, new Date(d.receivedAt), {
-            fromSpool: true,
-          });
+          await this.recorder.record(d.body, new Date(d.receivedAt));
         });
         this.metrics?.spoolSize.set(this.spool.pending);
         if (!r.failed && !this.spool.hasSegments()) return;

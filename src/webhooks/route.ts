@@ -17,6 +17,8 @@ const MAX_WAITING = 1_000;
 // Case-insensitive like Express's routing; one path segment after the prefix.
 const ROUTE = /^\/webhooks\/insight\/([^/?#]*)\/?(?:\?.*)?$/i;
 const PLAIN_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+const RECORDED = JSON.stringify({ ok: true, outcome: "recorded" });
+const SPOOLED = JSON.stringify({ ok: true, outcome: "spooled" });
 
 /** A request handler that answers the Insight webhook route and declines everything else. */
 export type NodeHandler = (req: IncomingMessage, res: ServerResponse) => boolean;
@@ -104,10 +106,10 @@ export function webhookHandler(opts: {
     if (!raw) return refuse(res, 413);
     const started = process.hrtime.bigint();
     try {
-      const { outcome, deliveryId } = await ingest.ingest(raw.toString("utf8"));
-      send(res, 200, JSON.stringify({ ok: true, outcome, deliveryId }));
+      const { outcome } = await ingest.ingest(raw.toString("utf8"));
+      send(res, 200, outcome === "recorded" ? RECORDED : SPOOLED);
       // Accepted deliveries are counted in metrics; a line each is for debugging only.
-      opts.logger.debug({ reqId, deliveryId, outcome }, "webhook delivery");
+      opts.logger.debug({ reqId, outcome }, "webhook delivery");
     } catch (err) {
       opts.logger.error({ reqId, err }, "webhook delivery could not be recorded in Redis nor spooled");
       send(res, 503, JSON.stringify({ ok: false }));

@@ -8,7 +8,7 @@ import { Spool, type SpooledDelivery } from "./spool.js";
 
 /** What the webhook route hands a delivery to: a workspace's ingest, or the unrouted spool. */
 export interface WebhookIngest {
-  ingest(rawBody: string, receivedAt?: Date): Promise<{ outcome: IngestOutcome; deliveryId: string }>;
+  ingest(rawBody: string, receivedAt?: Date): Promise<{ outcome: IngestOutcome }>;
 }
 
 export interface UnroutedDeps {
@@ -57,7 +57,7 @@ export class UnroutedDeliveries {
     secretHash: string,
     rawBody: string,
     receivedAt = new Date(),
-  ): { outcome: IngestOutcome; deliveryId: string } {
+  ): { outcome: IngestOutcome } {
     if (!HASH.test(secretHash)) throw new Error("not a secret hash");
     const size = Buffer.byteLength(rawBody);
     let entry = this.spools.get(secretHash);
@@ -72,13 +72,9 @@ export class UnroutedDeliveries {
     entry.spool.append({ receivedAt: receivedAt.toISOString(), body: rawBody });
     entry.bytes += size;
     this.bytes += size;
-    const c = classifyDelivery(rawBody);
-    this.deps.metrics?.deliveries.inc({
-      type: c.kind === "valid" ? c.event.webhookType : "other",
-      outcome: "spooled",
-    });
+    this.deps.metrics?.acks.inc({ outcome: "spooled" });
     this.replaySoon();
-    return { outcome: "spooled", deliveryId: c.deliveryId };
+    return { outcome: "spooled" };
   }
 
   /** Whether anything waits (this process's or a previous one's). */

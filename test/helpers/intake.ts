@@ -1,6 +1,7 @@
 // The deliveries queue as the worker role fills it: the receiver appends each acknowledged
-// delivery to the intake list (webhooks/delivery-recorder.ts), and a real IntakePump moves it
-// into the deliveries queue (jobs/intake-pump.ts). Tests read the queue after `drain()`.
+// delivery to the intake list as received (webhooks/delivery-recorder.ts), and a real IntakePump
+// records its receipt and moves it into the deliveries queue (jobs/intake-pump.ts). Tests read
+// the queue, the dead letters and the markers after `drain()`.
 import type { Job } from "bullmq";
 import { IntakePump } from "../../src/jobs/intake-pump.js";
 import {
@@ -14,9 +15,11 @@ import {
   type ShardedQueue,
 } from "../../src/jobs/queues.js";
 import { silentLogger } from "../../src/log.js";
+import type { Metrics } from "../../src/metrics.js";
 import { stateKeys } from "../../src/store/keys.js";
 import { isCluster, type RedisClient } from "../../src/store/redis.js";
-import type { IntakeItem } from "../../src/webhooks/delivery-recorder.js";
+import { receiptBooks } from "../../src/compose/workspace-wiring.js";
+import { parseIntakeEntry, type IntakeEntry } from "../../src/webhooks/intake-entry.js";
 
 export interface Intake {
   /** The deliveries queue (every shard of the layout) that `drain` fills. */
@@ -31,13 +34,19 @@ export interface Intake {
    */
   drain(): Promise<number>;
   /** The intake's entries not yet moved by a pump, oldest first. */
-  entries(): Promise<IntakeItem[]>;
+  entries(): Promise<IntakeEntry[]>;
   /** Closes the deliveries queue (the connection is the caller's). */
   close(): Promise<void>;
 }
 
 /** The intake of the receiver under `prefix`, and the deliveries queue a pump moves it into. */
-export function openIntake(o: { redis: RedisClient; prefix: string; layout?: QueueLayout }): Intake {
+export function openIntake(o: {
+  redis: RedisClient;
+  prefix: string;
+  layout?: QueueLayout;
+  /** Where the pump counts deliveries by outcome and dead letters by reason. */
+  metrics?: Metrics;
+}): Intake {
   const layout = o.layout ?? SINGLE_REDIS;
   const keys = stateKeys(o.prefix, { cluster: layout.cluster });
   const deliveries = deliveriesQueue(o.redis, o.prefix, layout, silentLogger);
@@ -60,6 +69,8 @@ export function openIntake(o: { redis: RedisClient; prefix: string; layout?: Que
         blocking,
         keys,
         deliveriesFor: () => deliveries,
+        receiptsFor: receiptBooks(o.redis, o.prefix),
+        ...(o.metrics ? { metrics: o.metrics } : {}),
         logger: silentLogger,
       });
       try {
@@ -71,7 +82,7 @@ export function openIntake(o: { redis: RedisClient; prefix: string; layout?: Que
       }
     },
     entries: async () =>
-      (await o.redis.lrange(keys.intake, 0, -1)).map((raw) => JSON.parse(raw) as IntakeItem),
+      (await o.redis.lrange(keys.intake, 0, -1)).flatMap((raw) => parseIntakeEntry(raw) ?? []),
     close: () => deliveries.close(),
   };
 }
