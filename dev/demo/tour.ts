@@ -275,7 +275,8 @@ export async function runTour(o: TourOptions): Promise<TourResult> {
         `${JSON.stringify({ method: "response_url", id: r.id, ...(r.body as object) })}\n`,
       );
     }
-    const delivered = await metricSum(ctx, {});
+    const acks = await ctx.services.metrics.acks.get();
+    const delivered = acks.values.reduce((n, v) => n + v.value, 0);
     const queued = await metricSum(ctx, { outcome: "queued" });
     const posts = slack.posts().length;
     const edits = slack.posts("chat.update").length;

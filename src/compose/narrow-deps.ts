@@ -16,6 +16,8 @@ import type { DigestFlushDeps } from "../digest/flush.js";
 import type { DigestCommandDeps } from "../slack/commands/digest.js";
 import { jobId, QUEUE_NAMES } from "../jobs/queues.js";
 import { countingIntake, intakeLength } from "../jobs/intake-pump.js";
+import { stateKeys } from "../store/keys.js";
+import { isCluster } from "../store/redis.js";
 import type { AlertsEvalDeps } from "../alerts/evaluate.js";
 import type { AlertsCommandDeps } from "../slack/commands/alerts.js";
 
@@ -211,6 +213,8 @@ export function reconcilerDeps(s: Services): ReconcilerDeps {
     insight: s.insight.client,
     refs: s.refs,
     health: s.health,
+    // The deployment's own intake, also for a workspace's reconciler: there is one.
+    intake: stateKeys(s.config.redis.prefix, { cluster: isCluster(s.redis) }),
     ops: s.ops,
     route,
     reportInsightError: s.reportInsightError,

@@ -383,6 +383,26 @@ export async function intakeLength(
   return waiting + moving;
 }
 
+/**
+ * The receipt time (ms) of the newest delivery acknowledged whose receipt the pump has not
+ * recorded yet; undefined when there is none. Read in the order an entry moves (the intake,
+ * then the batch in flight) so that one on its way is seen in one of them, or, read after
+ * this, in the receipts.
+ */
+export async function newestPendingMs(
+  redis: Pick<RedisClient, "lindex">,
+  keys: Pick<StateKeys, "intake" | "intakeMoving">,
+): Promise<number | undefined> {
+  const waiting = await redis.lindex(keys.intake, -1);
+  const moving = await redis.lindex(keys.intakeMoving, -1);
+  const times = [waiting, moving].flatMap((raw) => {
+    const entry = raw ? parseIntakeEntry(raw) : undefined;
+    const t = entry ? Date.parse(entry.kind === "received" ? entry.receivedAt : entry.job.receivedAt) : NaN;
+    return Number.isNaN(t) ? [] : [t];
+  });
+  return times.length > 0 ? Math.max(...times) : undefined;
+}
+
 /** The delivery at the head of the intake (the batch in flight first): the next one the pump moves. */
 export interface IntakeHead {
   /** Deliveries acknowledged and not yet in the deliveries queue. */

@@ -2,6 +2,7 @@ import { isInsightError } from "../insight/errors.js";
 import { threadEventSchema, type Thread, type ThreadEvent } from "../insight/schemas.js";
 import { matchesFilters } from "../domain/filters.js";
 import { buildThreadDigest } from "../domain/thread-digest.js";
+import { newestPendingMs } from "../jobs/intake-pump.js";
 import { routeThreadEvent, type RouteDeps } from "../jobs/route-thread-event.js";
 import { debugOnFailure } from "../log.js";
 import type { RedisClient as Redis } from "../store/redis.js";
@@ -44,6 +45,11 @@ export interface ReconcilerDeps {
   insight: Pick<InsightClient, "listThreads">;
   refs: Pick<MessageRefStore, "get">;
   health: Pick<DeliveryHealthStore, "lastDeliveries" | "lastThreadDeliveries">;
+  /**
+   * The deployment's intake: deliveries acknowledged whose receipt the intake pump has not
+   * recorded yet count as deliveries of every community (they may be any one's).
+   */
+  intake: Pick<StateKeys, "intake" | "intakeMoving">;
   ops: Pick<OpsNotifier, "open" | "alert" | "resolve">;
   /** The digest path changes go through, as webhooks do (its lookup is the reconciler's own). */
   route: Omit<RouteDeps, "lookup">;
@@ -109,6 +115,8 @@ const TEN_YEARS_S = 10 * 365 * 86_400;
 interface DeliveryClock {
   any: number | undefined;
   byCommunity: Map<string, number>;
+  /** The newest delivery not classified yet (in the intake), whatever its community. */
+  pending: number | undefined;
 }
 
 /**
@@ -117,8 +125,10 @@ interface DeliveryClock {
  */
 const communityOf = (subs: Subscription[]): string => subs.find((s) => s.communityId)?.communityId ?? "";
 
-const lastDeliveryFor = (clock: DeliveryClock, community: string): number | undefined =>
-  lastDeliveryOf(community, clock.any, clock.byCommunity);
+const lastDeliveryFor = (clock: DeliveryClock, community: string): number | undefined => {
+  const known = lastDeliveryOf(community, clock.any, clock.byCommunity);
+  return clock.pending === undefined || (known !== undefined && known >= clock.pending) ? known : clock.pending;
+};
 
 /** What one community's silent changes add up to in a run. */
 interface CommunityTally {
@@ -390,12 +400,14 @@ export class Reconciler {
 
   private async deliveryClock(): Promise<DeliveryClock> {
     const { health } = this.deps;
+    // The intake first: an entry leaves it only once its receipt is recorded.
+    const pending = await newestPendingMs(this.deps.redis, this.deps.intake);
     const [last, byCommunity] = await Promise.all([health.lastDeliveries(), health.lastThreadDeliveries()]);
     const ms = (at: string | undefined) => {
       const t = at ? Date.parse(at) : NaN;
       return Number.isNaN(t) ? undefined : t;
     };
-    const clock: DeliveryClock = { any: ms(last["chatthread-crud"]), byCommunity: new Map() };
+    const clock: DeliveryClock = { any: ms(last["chatthread-crud"]), byCommunity: new Map(), pending };
     for (const [community, at] of Object.entries(byCommunity)) {
       const t = ms(at);
       if (t !== undefined) clock.byCommunity.set(community, t);

@@ -12,6 +12,7 @@ import { gatherStatus } from "../../src/status/gather-status.js";
 import { Spool } from "../../src/webhooks/spool.js";
 import { freePort } from "../helpers/global-redis.js";
 import { startHarness, TEST_CHANNEL, type Harness } from "../helpers/app-harness.js";
+import { waitUntil } from "../reconcile/support.js";
 
 describe("gatherStatus", () => {
   let h: Harness;
@@ -28,6 +29,8 @@ describe("gatherStatus", () => {
     });
     await h.slack.waitFor(() => h.slack.messages(TEST_CHANNEL)[0]);
     expect((await h.deliver("{not json")).status).toBe(200);
+    // Kept as a dead letter by the intake pump once it has classified it.
+    expect(await waitUntil(async () => (await h.services.health.deadLetterCounts()).total === 1)).toBe(true);
     new Spool(h.config.spoolDir, silentLogger).append({ receivedAt: new Date().toISOString(), body: "{}" });
     await h.services.subscriptions.put({
       channelId: "C0ARCHIVED",
