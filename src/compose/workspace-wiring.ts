@@ -78,7 +78,10 @@ export function groupFollowed(
  * Where the intake pump records a delivery's receipt: under its workspace's prefix (its own
  * de-duplication, health and dead letters), or the deployment's for a delivery without one.
  */
-export function receiptBooks(redis: RedisClient, prefix: string): (workspaceId: string | undefined) => ReceiptBook {
+export function receiptBooks(
+  redis: RedisClient,
+  prefix: string,
+): (workspaceId: string | undefined) => ReceiptBook {
   const cluster = isCluster(redis);
   const books = new Map<string | undefined, ReceiptBook>();
   return (workspaceId) => {

@@ -236,7 +236,10 @@ export class IntakePump {
       receipts.forEach(({ c, receivedAt }, i) => {
         const at = received[i]?.at;
         if (!goes[i] || c.kind !== "valid" || at === undefined) return;
-        out[at] = { job: { deliveryId: c.deliveryId, receivedAt, event: c.event, deduplicated: true }, workspaceId };
+        out[at] = {
+          job: { deliveryId: c.deliveryId, receivedAt, event: c.event, deduplicated: true },
+          workspaceId,
+        };
       });
     }
     return out;

@@ -127,7 +127,9 @@ const communityOf = (subs: Subscription[]): string => subs.find((s) => s.communi
 
 const lastDeliveryFor = (clock: DeliveryClock, community: string): number | undefined => {
   const known = lastDeliveryOf(community, clock.any, clock.byCommunity);
-  return clock.pending === undefined || (known !== undefined && known >= clock.pending) ? known : clock.pending;
+  return clock.pending === undefined || (known !== undefined && known >= clock.pending)
+    ? known
+    : clock.pending;
 };
 
 /** What one community's silent changes add up to in a run. */

@@ -20,10 +20,7 @@ export class DeliveryIngest {
     private readonly metrics?: Metrics,
   ) {}
 
-  async ingest(
-    rawBody: string,
-    receivedAt = new Date(),
-  ): Promise<{ outcome: IngestOutcome }> {
+  async ingest(rawBody: string, receivedAt = new Date()): Promise<{ outcome: IngestOutcome }> {
     // Redis known to be down, or spooled deliveries still waiting: spool, to keep order.
     if (this.recorder.available && this.spool.pending === 0) {
       try {

@@ -2,7 +2,6 @@ import { readdirSync, rmdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Logger } from "../log.js";
 import type { Metrics } from "../metrics.js";
-import { classifyDelivery } from "./classify-delivery.js";
 import type { IngestOutcome } from "./ingest.js";
 import { Spool, type SpooledDelivery } from "./spool.js";
 
@@ -53,11 +52,7 @@ export class UnroutedDeliveries {
   }
 
   /** Appends a delivery durably; throws when over the bounds (nothing kept then). */
-  keep(
-    secretHash: string,
-    rawBody: string,
-    receivedAt = new Date(),
-  ): { outcome: IngestOutcome } {
+  keep(secretHash: string, rawBody: string, receivedAt = new Date()): { outcome: IngestOutcome } {
     if (!HASH.test(secretHash)) throw new Error("not a secret hash");
     const size = Buffer.byteLength(rawBody);
     let entry = this.spools.get(secretHash);

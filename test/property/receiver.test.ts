@@ -139,9 +139,7 @@ describe("webhook receiver: any body with the right secret is answered 2xx", () 
         const r = await post(JSON.stringify(e), "application/json");
         expect(r.status).toBe(200);
         // Spooled when the receiver's own Redis connection is not up yet (just after start).
-        expect(["recorded", "spooled"]).toContain(
-          (JSON.parse(r.text) as { outcome: string }).outcome,
-        );
+        expect(["recorded", "spooled"]).toContain((JSON.parse(r.text) as { outcome: string }).outcome);
       }),
       { numRuns: 100 },
     );

@@ -212,7 +212,10 @@ describe("relay: webhooks -> BullMQ -> Slack digests", () => {
     const { message } = await h.emulator.postMessage(GROUP, threadId, { messageText: "hello" });
     const day = (message.messageDate ?? new Date().toISOString()).slice(0, 10);
     await h.slack.waitFor(async () => false, { timeoutMs: 1 }).catch(() => undefined);
-    const counted = await waitUntil(async () => (await h.services.health.activity(GROUP, [day]))[day] === 1, 5_000);
+    const counted = await waitUntil(
+      async () => (await h.services.health.activity(GROUP, [day]))[day] === 1,
+      5_000,
+    );
     expect(counted).toBe(true);
   });
 });
