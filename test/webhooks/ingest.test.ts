@@ -7,6 +7,7 @@ import { silentLogger } from "../../src/log.js";
 import { createMetrics, type Metrics } from "../../src/metrics.js";
 import { stateKeys, type StateKeys } from "../../src/store/keys.js";
 import { createRedis } from "../../src/store/redis.js";
+import { classifyDelivery } from "../../src/webhooks/classify-delivery.js";
 import { createReceiver } from "../../src/webhooks/create-receiver.js";
 import { Spool } from "../../src/webhooks/spool.js";
 import { freePort } from "../helpers/global-redis.js";
@@ -39,6 +40,11 @@ async function metricValue(
 
 const deliveriesMetric = (metrics: Metrics, type: string, outcome: string) =>
   metricValue(metrics, "insight_relay_webhook_deliveries_total", { type, outcome });
+const acksMetric = (metrics: Metrics, outcome: string) =>
+  metricValue(metrics, "insight_relay_webhook_acks_total", { outcome });
+
+/** A delivery's id, as the intake pump computes it. */
+const idOf = (body: string) => classifyDelivery(body).deliveryId;
 
 async function ready(redis: Redis): Promise<Redis> {
   if (redis.status !== "ready") await new Promise((r) => redis.once("ready", r));
@@ -64,7 +70,7 @@ describe("DeliveryIngest with Redis up", () => {
     spoolDir = mkdtempSync(join(tmpdir(), "ingest-spool-"));
     metrics = createMetrics();
     r = receiver(redis, prefix, new Spool(spoolDir, silentLogger), metrics);
-    intake = openIntake({ redis, prefix });
+    intake = openIntake({ redis, prefix, metrics });
   });
   afterEach(async () => {
     r.ingest.close();
@@ -74,98 +80,99 @@ describe("DeliveryIngest with Redis up", () => {
     rmSync(spoolDir, { recursive: true, force: true });
   });
 
-  it("a valid delivery goes to the intake, marked de-duplicated, and is queued as a job whose id is the delivery id", async () => {
+  it("a delivery goes to the intake as received; the pump records its receipt and queues a job under the delivery id", async () => {
     const at = new Date("2025-03-05T18:02:12.000Z");
     const res = await r.ingest.ingest(THREAD, at);
-    expect(res.outcome).toBe("queued");
-    // The acknowledgement adds no job itself: the script appended it to the intake.
+    expect(res).toEqual({ outcome: "recorded" });
+    expect(await acksMetric(metrics, "recorded")).toBe(1);
+    // The acknowledgement adds no job, sets no marker and parses nothing: one entry, as received.
     expect(await intake.deliveries.getJobCounts("waiting")).toEqual({ waiting: 0 });
-    const entries = await intake.entries();
-    expect(entries).toHaveLength(1);
-    expect(entries[0]).toEqual({
-      job: {
-        deliveryId: res.deliveryId,
-        receivedAt: "2025-03-05T18:02:12.000Z",
-        event: expect.objectContaining({ webhookType: "chatthread-crud" }) as unknown,
-        deduplicated: true,
-      },
-    });
+    expect(await redis.exists(r.keys.dedupe(idOf(THREAD)))).toBe(0);
+    expect(await intake.entries()).toEqual([
+      { kind: "received", receivedAt: "2025-03-05T18:02:12.000Z", body: THREAD },
+    ]);
 
     expect(await intake.drain()).toBe(1);
     expect(await intake.entries()).toEqual([]);
-    const job = await intake.single(res.deliveryId);
+    // The receipt: a 7-day marker holding the receipt time.
+    expect(await redis.get(r.keys.dedupe(idOf(THREAD)))).toBe("2025-03-05T18:02:12.000Z");
+    const ttl = await redis.ttl(r.keys.dedupe(idOf(THREAD)));
+    expect(ttl).toBeGreaterThan(7 * 86_400 - 60);
+    expect(ttl).toBeLessThanOrEqual(7 * 86_400);
+    const job = await intake.single(idOf(THREAD));
     expect(job?.name).toBe("chatthread-crud");
     expect(job?.data).toMatchObject({
-      deliveryId: res.deliveryId,
+      deliveryId: idOf(THREAD),
       receivedAt: "2025-03-05T18:02:12.000Z",
       event: { webhookType: "chatthread-crud", payload: { threadId: "65f1c0a2e4b0a1d2c3f10a3c" } },
       deduplicated: true,
     });
     expect(await intake.deliveries.getJobCounts("waiting")).toEqual({ waiting: 1 });
+    expect(await deliveriesMetric(metrics, "chatthread-crud", "queued")).toBe(1);
   });
 
-  it("the same delivery again, even re-serialised, is a duplicate and adds no intake entry, so no job", async () => {
-    const first = await r.ingest.ingest(THREAD);
+  it("the same delivery again, even re-serialised, is a duplicate: recorded, but no job", async () => {
     const reordered = JSON.stringify(
       Object.fromEntries(Object.entries(JSON.parse(THREAD) as Record<string, unknown>).reverse()),
     );
-    const again = await r.ingest.ingest(THREAD);
-    const reserialised = await r.ingest.ingest(reordered);
-    expect([first.outcome, again.outcome, reserialised.outcome]).toEqual([
-      "queued",
-      "duplicate",
-      "duplicate",
-    ]);
-    expect(new Set([first.deliveryId, again.deliveryId, reserialised.deliveryId]).size).toBe(1);
-    // The repeats never reach the intake: only the first receipt's entry is there.
-    expect((await intake.entries()).map((e) => e.job.deliveryId)).toEqual([first.deliveryId]);
-    expect(await intake.drain()).toBe(1);
+    expect(idOf(reordered)).toBe(idOf(THREAD));
+    const outcomes = [
+      await r.ingest.ingest(THREAD),
+      await r.ingest.ingest(THREAD),
+      await r.ingest.ingest(reordered),
+    ].map((x) => x.outcome);
+    expect(outcomes).toEqual(["recorded", "recorded", "recorded"]);
+    expect(await intake.drain()).toBe(3);
     expect(await intake.deliveries.getJobCounts("waiting")).toEqual({ waiting: 1 });
+    expect((await intake.waiting()).map((d) => d.deliveryId)).toEqual([idOf(THREAD)]);
     expect(await deliveriesMetric(metrics, "chatthread-crud", "queued")).toBe(1);
     expect(await deliveriesMetric(metrics, "chatthread-crud", "duplicate")).toBe(2);
+    // A repeat in a later batch too.
+    await r.ingest.ingest(THREAD);
+    expect(await intake.drain()).toBe(1);
+    expect(await intake.waiting()).toHaveLength(1);
+    expect(await deliveriesMetric(metrics, "chatthread-crud", "duplicate")).toBe(3);
   });
 
   it("a spooled copy of the receipt that set the marker is queued again; a spooled copy of another receipt is a duplicate", async () => {
     const at = new Date("2025-03-05T18:02:12.000Z");
-    const first = await r.ingest.ingest(THREAD, at);
-    expect(first.outcome).toBe("queued");
-    // Its first attempt timed out in the client after the script ran: the copy is on disk too.
+    expect((await r.ingest.ingest(THREAD, at)).outcome).toBe("recorded");
+    expect(await intake.drain()).toBe(1);
+    // Its first attempt timed out in the client after Redis had it: the copy is on disk too.
     r.spool.append({ receivedAt: at.toISOString(), body: THREAD });
     // The same delivery received earlier, spooled and replayed only now: a repeat.
     r.spool.append({ receivedAt: "2025-03-05T18:00:00.000Z", body: THREAD });
     await r.ingest.replay();
     expect(await r.spool.sizeOnDisk()).toBe(0);
-    expect(await deliveriesMetric(metrics, "chatthread-crud", "queued")).toBe(2);
-    expect(await deliveriesMetric(metrics, "chatthread-crud", "duplicate")).toBe(1);
-    // The first receipt and its spooled copy, both carrying the receipt time the marker holds.
-    expect((await intake.entries()).map((e) => [e.job.deliveryId, e.job.receivedAt])).toEqual([
-      [first.deliveryId, at.toISOString()],
-      [first.deliveryId, at.toISOString()],
+    expect((await intake.entries()).map((e) => e.kind === "received" && e.receivedAt)).toEqual([
+      at.toISOString(),
+      "2025-03-05T18:00:00.000Z",
     ]);
-    expect(await redis.get(r.keys.dedupe(first.deliveryId))).toBe(at.toISOString());
-    // Not from the spool, the same receipt time is a repeat all the same.
-    expect((await r.ingest.ingest(THREAD, at)).outcome).toBe("duplicate");
-    // Both entries are moved; one job, under the delivery id, keeps one of them.
     expect(await intake.drain()).toBe(2);
+    // The copy of the same receipt went on (its job id keeps one job); the other is a repeat.
+    expect(await deliveriesMetric(metrics, "chatthread-crud", "queued")).toBe(1);
+    expect(await deliveriesMetric(metrics, "chatthread-crud", "duplicate")).toBe(1);
     expect(await intake.deliveries.getJobCounts("waiting")).toEqual({ waiting: 1 });
-    expect((await intake.single(first.deliveryId))?.data.receivedAt).toBe(at.toISOString());
+    expect((await intake.single(idOf(THREAD)))?.data.receivedAt).toBe(at.toISOString());
+    expect(await redis.get(r.keys.dedupe(idOf(THREAD)))).toBe(at.toISOString());
+    // Counted once in health: the copy of a receipt counted already is not counted again.
+    expect(await r.health.deliveryCounts()).toEqual({ "chatthread-crud": 2 });
   });
 
   it("invalid deliveries are kept as dead letters, once, and never queued", async () => {
-    const bad = await r.ingest.ingest("{not json", new Date("2025-03-05T18:05:00.000Z"));
-    const unknown = await r.ingest.ingest(fixture("unknown-type"));
-    const repeat = await r.ingest.ingest("{not json");
-    expect([bad.outcome, unknown.outcome, repeat.outcome]).toEqual([
-      "dead_letter",
-      "dead_letter",
-      "duplicate",
-    ]);
+    await r.ingest.ingest("{not json", new Date("2025-03-05T18:05:00.000Z"));
+    await r.ingest.ingest(fixture("unknown-type"));
+    // Kept by the pump, not at the acknowledgement.
+    expect(await r.health.deadLetterCounts()).toMatchObject({ total: 0 });
+    expect(await intake.drain()).toBe(2);
+    await r.ingest.ingest("{not json");
+    expect(await intake.drain()).toBe(1);
     const letters = await r.health.deadLetters(10);
     expect(letters.map((l) => l.reason)).toEqual(["unknown_type", "invalid_json"]);
     expect(letters[1]).toMatchObject({
       at: "2025-03-05T18:05:00.000Z",
       body: "{not json",
-      deliveryId: bad.deliveryId,
+      deliveryId: idOf("{not json"),
     });
     expect(letters[1]?.webhookType).toBeUndefined();
     expect(letters[0]).toMatchObject({
@@ -178,7 +185,6 @@ describe("DeliveryIngest with Redis up", () => {
       byReason: { invalid_json: 1, unknown_type: 1 },
     });
     expect(await intake.entries()).toEqual([]);
-    expect(await intake.drain()).toBe(0);
     expect(await intake.deliveries.getJobCounts("waiting")).toEqual({ waiting: 0 });
     // An attacker-chosen type does not become a metric label.
     expect(await deliveriesMetric(metrics, "other", "dead_letter")).toBe(2);
@@ -198,6 +204,8 @@ describe("DeliveryIngest with Redis up", () => {
     await r.ingest.ingest(fixture("chatthread-updated"), new Date("2025-03-06T09:42:00.000Z"));
     await r.ingest.ingest(THREAD, new Date("2025-03-06T09:43:00.000Z")); // a repeat
     await r.ingest.ingest("garbage", new Date("2025-03-06T10:00:00.000Z"));
+    expect(await r.health.lastDeliveries()).toEqual({});
+    expect(await intake.drain()).toBe(5);
     expect(await r.health.lastDeliveries()).toEqual({
       "chatthread-crud": "2025-03-06T09:43:00.000Z",
       "chatmessage-crud": "2025-03-05T18:03:00.000Z",
@@ -221,6 +229,7 @@ describe("DeliveryIngest with Redis up", () => {
     await r.ingest.ingest(other, new Date("2025-03-06T09:44:00.000Z"));
     await r.ingest.ingest(MESSAGE, new Date("2025-03-06T09:50:00.000Z")); // messages prove nothing of threads
     await r.ingest.ingest(fixture("chatthread-updated"), new Date("2025-03-05T00:00:00.000Z")); // older
+    expect(await intake.drain()).toBe(4);
     expect(await r.health.lastThreadDeliveries()).toEqual({
       "65f1c0a2e4b0a1d2c3b4a001": "2025-03-06T09:43:00.000Z",
       "65f1c0a2e4b0a1d2c3b4a002": "2025-03-06T09:44:00.000Z",
@@ -251,7 +260,7 @@ describe("DeliveryIngest when Redis is down, then back", () => {
     metrics = createMetrics();
     spool = new Spool(spoolDir, silentLogger);
     down = receiver(dead, prefix, spool, metrics);
-    intake = openIntake({ redis: live, prefix });
+    intake = openIntake({ redis: live, prefix, metrics });
   });
   afterAll(async () => {
     down.ingest.close();
@@ -276,12 +285,11 @@ describe("DeliveryIngest when Redis is down, then back", () => {
       "spooled",
       "spooled",
     ]);
-    threadId = a.deliveryId;
+    threadId = idOf(THREAD);
     expect(spool.pending).toBe(4);
     expect(await spool.sizeOnDisk()).toBe(4);
-    expect(await deliveriesMetric(metrics, "chatthread-crud", "spooled")).toBe(2);
-    expect(await deliveriesMetric(metrics, "chatmessage-crud", "spooled")).toBe(1);
-    expect(await deliveriesMetric(metrics, "other", "spooled")).toBe(1);
+    expect(await acksMetric(metrics, "spooled")).toBe(4);
+    expect(await acksMetric(metrics, "recorded")).toBe(0);
     expect(await metricValue(metrics, "insight_relay_spool_deliveries")).toBe(4);
   });
 
@@ -307,7 +315,8 @@ describe("DeliveryIngest when Redis is down, then back", () => {
     expect(await spool.sizeOnDisk()).toBe(0);
     expect(spool.pending).toBe(0);
     expect(await metricValue(metrics, "insight_relay_spool_deliveries")).toBe(0);
-    expect(await intake.drain()).toBe(3);
+    // All five reach the intake in arrival order; the pump drops the repeat and keeps the dead letter.
+    expect(await intake.drain()).toBe(5);
     // Replayed together: one batch, one job.
     expect(await intake.deliveries.getJobCounts("waiting", "delayed", "failed")).toEqual({
       waiting: 1,
@@ -329,25 +338,28 @@ describe("DeliveryIngest when Redis is down, then back", () => {
       "chatmessage-crud": 1,
       invalid: 1,
     });
+    expect(await deliveriesMetric(metrics, "chatthread-crud", "duplicate")).toBe(1);
 
     // A second replay, and the same deliveries arriving again, add nothing.
     await u.ingest.replay();
-    expect((await u.ingest.ingest(THREAD)).outcome).toBe("duplicate");
     expect(await intake.entries()).toEqual([]);
-    expect(await intake.drain()).toBe(0);
+    expect((await u.ingest.ingest(THREAD)).outcome).toBe("recorded");
+    expect(await intake.drain()).toBe(1);
     expect(await intake.waiting()).toHaveLength(3);
+    expect(await deliveriesMetric(metrics, "chatthread-crud", "duplicate")).toBe(2);
     expect(await live.exists(keys.dedupe(threadId))).toBe(1);
   });
 
   it("once the spool is empty, deliveries go straight to Redis", async () => {
     const u = up;
     if (!u) throw new Error("previous test did not run");
-    const res = await u.ingest.ingest(fixture("chatmessage-updated"));
-    expect(res.outcome).toBe("queued");
+    const body = fixture("chatmessage-updated");
+    const res = await u.ingest.ingest(body);
+    expect(res.outcome).toBe("recorded");
     expect(await spool.sizeOnDisk()).toBe(0);
-    expect((await intake.entries()).map((e) => e.job.deliveryId)).toEqual([res.deliveryId]);
+    expect((await intake.entries()).map((e) => e.kind === "received" && e.body)).toEqual([body]);
     expect(await intake.drain()).toBe(1);
-    expect(await intake.waiting()).toHaveLength(4);
+    expect((await intake.waiting()).map((d) => d.deliveryId).at(-1)).toBe(idOf(body));
   });
 });
 
@@ -368,15 +380,14 @@ describe("DeliveryIngest when Redis answers too late", () => {
     spoolDir = mkdtempSync(join(tmpdir(), "ingest-spool-"));
     r = receiver(conn, prefix, new Spool(join(spoolDir, "hasty"), silentLogger), createMetrics(), 100);
     intake = openIntake({ redis: admin, prefix });
-    // Redis learns the receiver's script now (under a prefix of its own), so a stalled record
-    // below is the script itself waiting, not its first EVALSHA's NOSCRIPT.
+    // The connection has answered once, so a stalled record below is the RPUSH itself waiting.
     const warm = receiver(
       conn,
       uniquePrefix("ingest-warm"),
       new Spool(join(spoolDir, "warm"), silentLogger),
       createMetrics(),
     );
-    expect((await warm.ingest.ingest(MESSAGE)).outcome).toBe("queued");
+    expect((await warm.ingest.ingest(MESSAGE)).outcome).toBe("recorded");
     warm.ingest.close();
   });
   afterAll(async () => {
@@ -401,14 +412,14 @@ describe("DeliveryIngest when Redis answers too late", () => {
       expect(res.outcome).toBe("spooled");
       await new Promise((done) => setTimeout(done, 600)); // the pause ends; the late script completes
       await p.ingest.replay();
-      // The late script's entry, and the spooled copy's (the marker holds its receipt time).
-      expect((await patientIntake.entries()).map((e) => e.job.deliveryId)).toEqual([
-        res.deliveryId,
-        res.deliveryId,
-      ]);
+      // The late RPUSH's entry, and the spooled copy's: the same receipt time, so the marker the
+      // first sets lets the second go on; one job under the delivery id keeps one of them.
+      const entries = await patientIntake.entries();
+      expect(entries).toHaveLength(2);
+      expect(new Set(entries.map((e) => e.kind === "received" && e.receivedAt)).size).toBe(1);
       expect(await patientIntake.drain()).toBe(2);
       expect(await patientIntake.deliveries.getJobCounts("waiting")).toEqual({ waiting: 1 });
-      expect((await patientIntake.deliveries.getJob(res.deliveryId))?.name).toBe("chatmessage-crud");
+      expect((await patientIntake.deliveries.getJob(idOf(MESSAGE)))?.name).toBe("chatmessage-crud");
       expect(await spool.sizeOnDisk()).toBe(0);
     } finally {
       p.ingest.close();
@@ -417,11 +428,11 @@ describe("DeliveryIngest when Redis answers too late", () => {
     }
   });
 
-  // The script that sets the de-duplication marker can time out in the client (ioredis
-  // commandTimeout, 2 s on the `command` connection) and still run in Redis afterwards: the
-  // receiver has spooled the delivery, and on replay the marker must not make the spooled copy
-  // a "duplicate" (answered 2xx but never queued). The marker holds the receipt time, which the
-  // spooled copy carries too, so the copy is queued again.
+  // The RPUSH can time out in the client (ioredis commandTimeout, 2 s on the `command`
+  // connection) and still run in Redis afterwards: the receiver has spooled the delivery, and the
+  // pump must not take the spooled copy for a "duplicate" (answered 2xx but never queued) should
+  // the late entry's receipt be recorded first. The marker holds the receipt time, which the
+  // spooled copy carries too, so the copy goes on.
   it("a delivery spooled because Redis stalled is queued once Redis catches up", async () => {
     // Writes stall for 600 ms (a slow disk, a long script): longer than both timeouts.
     await admin.call("CLIENT", "PAUSE", "600", "WRITE");
@@ -431,9 +442,9 @@ describe("DeliveryIngest when Redis answers too late", () => {
     await r.ingest.replay();
     expect(await r.spool.sizeOnDisk()).toBe(0);
     const entries = await intake.entries();
-    expect(entries.map((e) => e.job.deliveryId)).toEqual([res.deliveryId, res.deliveryId]);
+    expect(entries.map((e) => e.kind === "received" && e.body)).toEqual([THREAD, THREAD]);
     expect(await intake.drain()).toBe(2);
     expect(await intake.deliveries.getJobCounts("waiting")).toEqual({ waiting: 1 });
-    expect((await intake.single(res.deliveryId))?.data.deduplicated).toBe(true);
+    expect((await intake.single(idOf(THREAD)))?.data.deduplicated).toBe(true);
   });
 });
