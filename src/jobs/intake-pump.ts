@@ -227,6 +227,7 @@ export class IntakePump {
       const receipts = received.map(({ entry }) => ({
         c: classifyDelivery(entry.body),
         receivedAt: entry.receivedAt,
+        receipt: entry.receipt,
         body: entry.body,
       }));
       const goes = await recordReceipts(this.deps.redis, this.deps.receiptsFor(workspaceId), receipts, {

@@ -14,29 +14,31 @@ export interface ReceiptBook {
   health: Pick<DeliveryHealthStore, "addDeadLetter">;
 }
 
-/** A delivery of the intake, classified, with its receipt time and body (for a dead letter). */
+/** A delivery of the intake, classified, with its receipt time and id, and body (for a dead letter). */
 export interface Receipt {
   c: ClassifiedDelivery;
   receivedAt: string;
+  /** The receipt's id; absent for one spooled before receipts had ids (its time stands in). */
+  receipt?: string | undefined;
   body: string;
 }
 
-// Records a batch's receipts in one call: a de-duplication marker each (holding the receipt
-// time), the last-delivery time and count of each one's type, and for thread deliveries the
-// last time per community. Per delivery it answers 1 (first receipt: marker set), 2 (the same
-// receipt again: a batch taken again after its pump stopped, or a spooled copy of a receipt
-// whose first attempt timed out after Redis had it; counted once) or 0 (a repeat). KEYS:
+// Records a batch's receipts in one call: a de-duplication marker each (holding the receipt:
+// its time and id), the last-delivery time and count of each one's type, and for thread
+// deliveries the last time per community. Per delivery it answers 1 (first receipt: marker set),
+// 2 (the same receipt again: a batch taken again after its pump stopped, or a spooled copy of a
+// receipt whose first attempt timed out after Redis had it; counted once) or 0 (a repeat). KEYS:
 // last-delivery hash, counts hash, per-community hash, then one dedupe key per delivery; ARGV:
-// ttl, then (type, time, community or "") per delivery.
+// ttl, then (type, time, community or "", marker) per delivery.
 const RECORD_RECEIPTS = luaScript(`
 local out = {}
 for i = 4, #KEYS do
-  local a = (i - 4) * 3 + 1
-  local t, at, community = ARGV[a + 1], ARGV[a + 2], ARGV[a + 3]
+  local a = (i - 4) * 4 + 1
+  local t, at, community, mark = ARGV[a + 1], ARGV[a + 2], ARGV[a + 3], ARGV[a + 4]
   local r = 0
-  if redis.call('SET', KEYS[i], at, 'EX', ARGV[1], 'NX') then
+  if redis.call('SET', KEYS[i], mark, 'EX', ARGV[1], 'NX') then
     r = 1
-  elseif redis.call('GET', KEYS[i]) == at then
+  elseif redis.call('GET', KEYS[i]) == mark then
     r = 2
   end
   if r ~= 2 then
@@ -75,7 +77,7 @@ export async function recordReceipts(
     keys.lastThreadDeliveryByCommunity,
     ...receipts.map((r) => keys.dedupe(r.c.deliveryId)),
     DEDUPE_TTL_SECONDS,
-    ...receipts.flatMap((r) => [typeOf(r.c), r.receivedAt, threadCommunity(r.c)]),
+    ...receipts.flatMap((r) => [typeOf(r.c), r.receivedAt, threadCommunity(r.c), markerOf(r)]),
   )) as number[];
   const goes: boolean[] = [];
   for (const [i, r] of receipts.entries()) {
@@ -112,6 +114,13 @@ export async function recordReceipts(
   }
   return goes;
 }
+
+/**
+ * What a receipt's marker holds: its time and id. A job's first step (`repeatCheck`, for jobs of
+ * an older version) compares the time: the part before the space.
+ */
+export const markerOf = (r: Pick<Receipt, "receivedAt" | "receipt">): string =>
+  r.receipt ? `${r.receivedAt} ${r.receipt}` : r.receivedAt;
 
 const typeOf = (c: ClassifiedDelivery) => (c.kind === "valid" ? c.event.webhookType : "invalid");
 

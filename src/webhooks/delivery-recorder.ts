@@ -46,14 +46,17 @@ export class DeliveryRecorder {
 
   /**
    * Appends a delivery. A spooled copy of a receipt whose first attempt timed out after all
-   * is appended again: the pump finds the de-duplication marker holding this same receipt time
-   * and queues it again (job ids and the digest path absorb the repeat), so a Redis stall never
-   * loses a delivery.
+   * is appended again under the same receipt id: the pump finds the de-duplication marker
+   * holding this same receipt and queues it again (job ids and the digest path absorb the
+   * repeat), so a Redis stall never loses a delivery.
    */
-  record(rawBody: string, receivedAt: Date): Promise<void> {
+  record(rawBody: string, receivedAt: Date, receipt?: string): Promise<void> {
     const done = new Promise<void>((resolve, reject) => {
       this.batch.push({
-        entry: formatIntakeEntry(receivedAt.toISOString(), rawBody, this.intake.workspaceId),
+        entry: formatIntakeEntry(receivedAt.toISOString(), rawBody, {
+          workspaceId: this.intake.workspaceId,
+          receipt,
+        }),
         resolve,
         reject,
       });
@@ -94,6 +97,7 @@ export function repeatCheck(
 ): (deliveryId: string, receivedAt: string) => Promise<boolean> {
   return async (deliveryId, receivedAt) => {
     const first = await redis.get(keys.dedupe(deliveryId));
-    return first !== null && first !== receivedAt;
+    // The pump's markers hold the receipt id after the time.
+    return first !== null && first.split(" ")[0] !== receivedAt;
   };
 }

@@ -1,6 +1,7 @@
 import type { Logger } from "../log.js";
 import type { Metrics } from "../metrics.js";
 import type { DeliveryRecorder } from "./delivery-recorder.js";
+import { newReceiptId } from "./intake-entry.js";
 import type { Spool } from "./spool.js";
 
 /** `recorded`: in the intake list (the pump classifies it); `spooled`: on local disk until Redis is back. */
@@ -21,17 +22,18 @@ export class DeliveryIngest {
   ) {}
 
   async ingest(rawBody: string, receivedAt = new Date()): Promise<{ outcome: IngestOutcome }> {
+    const receipt = newReceiptId();
     // Redis known to be down, or spooled deliveries still waiting: spool, to keep order.
     if (this.recorder.available && this.spool.pending === 0) {
       try {
-        await this.recorder.record(rawBody, receivedAt);
+        await this.recorder.record(rawBody, receivedAt, receipt);
         this.metrics?.acks.inc({ outcome: "recorded" });
         return { outcome: "recorded" };
       } catch (err) {
         this.logger.warn({ err }, "Redis unavailable; spooling delivery");
       }
     }
-    this.spool.append({ receivedAt: receivedAt.toISOString(), body: rawBody });
+    this.spool.append({ receivedAt: receivedAt.toISOString(), body: rawBody, receipt });
     this.metrics?.acks.inc({ outcome: "spooled" });
     this.metrics?.spoolSize.set(this.spool.pending);
     this.replaySoon();
@@ -45,7 +47,7 @@ export class DeliveryIngest {
     this.replaying ??= (async () => {
       if (this.recorder.available) {
         const r = await this.spool.replay(async (d) => {
-          await this.recorder.record(d.body, new Date(d.receivedAt));
+          await this.recorder.record(d.body, new Date(d.receivedAt), d.receipt);
         });
         this.metrics?.spoolSize.set(this.spool.pending);
         if (!r.failed && !this.spool.hasSegments()) return;

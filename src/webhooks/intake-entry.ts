@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import type { DeliveryJob } from "../jobs/queues.js";
 
 /**
@@ -8,6 +9,8 @@ import type { DeliveryJob } from "../jobs/queues.js";
 export interface ReceivedEntry {
   kind: "received";
   receivedAt: string;
+  /** This receipt's id: its spooled copy carries the same, a repeat of the delivery another. */
+  receipt?: string;
   body: string;
   workspaceId?: string;
 }
@@ -25,23 +28,41 @@ export interface RecordedEntry {
 export type IntakeEntry = ReceivedEntry | RecordedEntry;
 
 // A line of its own before the body, so the acknowledgement neither parses nor re-serialises
-// the body: "d1 <receivedAt> <workspaceId or ->\n<body>". ISO times and Slack team ids hold no
-// space or newline.
-const HEAD = /^d1 (\S+) (\S+)\n/;
+// the body: "d1 <receivedAt> <workspaceId or -> <receipt or ->\n<body>". ISO times, Slack team
+// ids and receipt ids hold no space or newline.
+const HEAD = /^d1 (\S+) (\S+) (\S+)\n/;
+
+// Receipt ids: this process's random prefix (process ids repeat across containers) and a count.
+const PROCESS_TAG = randomBytes(5).toString("hex");
+let receipts = 0;
+
+/**
+ * A new receipt's id. Two receipts of one delivery in the same millisecond (a sender that sends
+ * twice at once) are still two receipts: the later one is a repeat, not a copy of the first.
+ */
+export function newReceiptId(): string {
+  receipts++;
+  return `${PROCESS_TAG}${receipts.toString(36)}`;
+}
 
 /** The intake entry of a delivery received at `receivedAt` (an ISO time). */
-export function formatIntakeEntry(receivedAt: string, body: string, workspaceId?: string): string {
-  return `d1 ${receivedAt} ${workspaceId ?? "-"}\n${body}`;
+export function formatIntakeEntry(
+  receivedAt: string,
+  body: string,
+  o: { workspaceId?: string | undefined; receipt?: string | undefined } = {},
+): string {
+  return `d1 ${receivedAt} ${o.workspaceId ?? "-"} ${o.receipt ?? "-"}\n${body}`;
 }
 
 /** An intake entry read back; undefined for anything the receiver did not write. */
 export function parseIntakeEntry(raw: string): IntakeEntry | undefined {
   const head = HEAD.exec(raw);
   if (head) {
-    const [line, receivedAt = "", workspace = "-"] = head;
+    const [line, receivedAt = "", workspace = "-", receipt = "-"] = head;
     return {
       kind: "received",
       receivedAt,
+      ...(receipt !== "-" ? { receipt } : {}),
       body: raw.slice(line.length),
       ...(workspace !== "-" ? { workspaceId: workspace } : {}),
     };

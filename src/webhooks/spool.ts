@@ -17,6 +17,8 @@ export interface SpooledDelivery {
   receivedAt: string;
   /** The body exactly as received (utf8). */
   body: string;
+  /** This receipt's id (webhooks/intake-entry.ts); absent in segments written before it. */
+  receipt?: string;
 }
 
 const SEGMENT = /^spool-(\d+)-(\d+)\.jsonl$/;

@@ -27,7 +27,7 @@ describe("newestPendingMs", () => {
     expect(await newestPendingMs(redis, keys)).toBe(Date.parse("2026-11-26T10:00:00.000Z"));
     await redis.rpush(
       keys.intake,
-      formatIntakeEntry("2026-11-26T10:00:05.000Z", '{"a":1}', "T0WORKSPACE"),
+      formatIntakeEntry("2026-11-26T10:00:05.000Z", `{"a":1}`, { workspaceId: "T0WORKSPACE", receipt: "r1" }),
       formatIntakeEntry("2026-11-26T10:00:07.000Z", "not json\nat all"),
     );
     expect(await newestPendingMs(redis, keys)).toBe(Date.parse("2026-11-26T10:00:07.000Z"));

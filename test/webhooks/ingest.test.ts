@@ -89,13 +89,18 @@ describe("DeliveryIngest with Redis up", () => {
     expect(await intake.deliveries.getJobCounts("waiting")).toEqual({ waiting: 0 });
     expect(await redis.exists(r.keys.dedupe(idOf(THREAD)))).toBe(0);
     expect(await intake.entries()).toEqual([
-      { kind: "received", receivedAt: "2025-03-05T18:02:12.000Z", body: THREAD },
+      {
+        kind: "received",
+        receivedAt: "2025-03-05T18:02:12.000Z",
+        receipt: expect.stringMatching(/^[0-9a-z]+$/) as unknown,
+        body: THREAD,
+      },
     ]);
 
     expect(await intake.drain()).toBe(1);
     expect(await intake.entries()).toEqual([]);
-    // The receipt: a 7-day marker holding the receipt time.
-    expect(await redis.get(r.keys.dedupe(idOf(THREAD)))).toBe("2025-03-05T18:02:12.000Z");
+    // The receipt: a 7-day marker holding the receipt time and id.
+    expect(await redis.get(r.keys.dedupe(idOf(THREAD)))).toMatch(/^2025-03-05T18:02:12\.000Z [0-9a-z]+$/);
     const ttl = await redis.ttl(r.keys.dedupe(idOf(THREAD)));
     expect(ttl).toBeGreaterThan(7 * 86_400 - 60);
     expect(ttl).toBeLessThanOrEqual(7 * 86_400);
@@ -137,26 +142,32 @@ describe("DeliveryIngest with Redis up", () => {
   it("a spooled copy of the receipt that set the marker is queued again; a spooled copy of another receipt is a duplicate", async () => {
     const at = new Date("2025-03-05T18:02:12.000Z");
     expect((await r.ingest.ingest(THREAD, at)).outcome).toBe("recorded");
+    const [first] = await intake.entries();
+    const receipt = first?.kind === "received" ? first.receipt : undefined;
+    expect(receipt).toBeDefined();
     expect(await intake.drain()).toBe(1);
     // Its first attempt timed out in the client after Redis had it: the copy is on disk too.
-    r.spool.append({ receivedAt: at.toISOString(), body: THREAD });
+    r.spool.append({ receivedAt: at.toISOString(), body: THREAD, ...(receipt ? { receipt } : {}) });
     // The same delivery received earlier, spooled and replayed only now: a repeat.
-    r.spool.append({ receivedAt: "2025-03-05T18:00:00.000Z", body: THREAD });
+    r.spool.append({ receivedAt: "2025-03-05T18:00:00.000Z", body: THREAD, receipt: "other" });
+    // Received again in the same millisecond (sent twice at once): another receipt, a repeat.
+    r.spool.append({ receivedAt: at.toISOString(), body: THREAD, receipt: "another" });
     await r.ingest.replay();
     expect(await r.spool.sizeOnDisk()).toBe(0);
     expect((await intake.entries()).map((e) => e.kind === "received" && e.receivedAt)).toEqual([
       at.toISOString(),
       "2025-03-05T18:00:00.000Z",
+      at.toISOString(),
     ]);
-    expect(await intake.drain()).toBe(2);
-    // The copy of the same receipt went on (its job id keeps one job); the other is a repeat.
+    expect(await intake.drain()).toBe(3);
+    // The copy of the same receipt went on (its job id keeps one job); the others are repeats.
     expect(await deliveriesMetric(metrics, "chatthread-crud", "queued")).toBe(1);
-    expect(await deliveriesMetric(metrics, "chatthread-crud", "duplicate")).toBe(1);
+    expect(await deliveriesMetric(metrics, "chatthread-crud", "duplicate")).toBe(2);
     expect(await intake.deliveries.getJobCounts("waiting")).toEqual({ waiting: 1 });
     expect((await intake.single(idOf(THREAD)))?.data.receivedAt).toBe(at.toISOString());
-    expect(await redis.get(r.keys.dedupe(idOf(THREAD)))).toBe(at.toISOString());
-    // Counted once in health: the copy of a receipt counted already is not counted again.
-    expect(await r.health.deliveryCounts()).toEqual({ "chatthread-crud": 2 });
+    expect(await redis.get(r.keys.dedupe(idOf(THREAD)))).toBe(`${at.toISOString()} ${receipt ?? ""}`);
+    // The copy of a receipt counted already is not counted again; the repeats are.
+    expect(await r.health.deliveryCounts()).toEqual({ "chatthread-crud": 3 });
   });
 
   it("invalid deliveries are kept as dead letters, once, and never queued", async () => {

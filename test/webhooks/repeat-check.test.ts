@@ -11,6 +11,7 @@ import { MessageRefStore } from "../../src/store/message-refs.js";
 import { PendingReplies } from "../../src/store/pending-replies.js";
 import { createRedis } from "../../src/store/redis.js";
 import { SubscriptionStore } from "../../src/store/subscriptions.js";
+import { classifyDelivery } from "../../src/webhooks/classify-delivery.js";
 import { createReceiver } from "../../src/webhooks/create-receiver.js";
 import { repeatCheck } from "../../src/webhooks/delivery-recorder.js";
 import { Spool } from "../../src/webhooks/spool.js";
@@ -26,11 +27,11 @@ const notUsed = (what: string) => (): never => {
   throw new Error(`${what} is not used by a chatmessage-crud delivery without subscriptions`);
 };
 
-// The receiver's script checks the 7-day de-duplication marker and queues only a first receipt
-// (or a spooled copy of it), so a repeat never becomes a job. Jobs queued by an older version
-// (without `deduplicated`) were enqueued without waiting for the marker: their first step asks
-// `repeatCheck`, and drops a repeat.
-describe("repeats: dropped by the receiver's script, and by the first step of jobs queued before it", () => {
+// The intake pump records each receipt (the 7-day de-duplication marker) and queues only a first
+// receipt (or a copy of that same receipt), so a repeat never becomes a job. Jobs queued by an
+// older version (without `deduplicated`) were enqueued without waiting for the marker: their
+// first step asks `repeatCheck`, and drops a repeat.
+describe("repeats: dropped by the intake pump, and by the first step of jobs queued before it", () => {
   let prefix: string;
   let redis: Redis;
   let spoolDir: string;
@@ -59,9 +60,10 @@ describe("repeats: dropped by the receiver's script, and by the first step of jo
     rmSync(spoolDir, { recursive: true, force: true });
   });
 
-  it("a repeat after its first job was removed is answered duplicate and queued no more; repeatCheck calls it a repeat", async () => {
+  it("a repeat after its first job was removed is queued no more; repeatCheck calls it a repeat", async () => {
     const isRepeat = repeatCheck(redis, r.keys);
-    const first = await r.ingest.ingest(THREAD, new Date("2026-11-20T10:00:00.000Z"));
+    const first = { deliveryId: classifyDelivery(THREAD).deliveryId };
+    await r.ingest.ingest(THREAD, new Date("2026-11-20T10:00:00.000Z"));
     expect(await intake.drain()).toBe(1);
     const job = await intake.single(first.deliveryId);
     expect(job?.data.receivedAt).toBe("2026-11-20T10:00:00.000Z");
@@ -71,10 +73,10 @@ describe("repeats: dropped by the receiver's script, and by the first step of jo
 
     await job?.remove(); // completed long ago and removed (removeOnComplete)
     const again = await r.ingest.ingest(THREAD, new Date("2026-11-21T09:00:00.000Z"));
-    expect(again.outcome).toBe("duplicate");
-    expect(await intake.entries()).toEqual([]);
-    expect(await intake.drain()).toBe(0);
+    expect(again.outcome).toBe("recorded");
+    expect(await intake.drain()).toBe(1);
     expect(await intake.single(first.deliveryId)).toBeUndefined();
+    expect(await intake.waiting()).toEqual([]);
     // A job an older version queued for this repeat is told so by its first step.
     expect(await isRepeat(first.deliveryId, "2026-11-21T09:00:00.000Z")).toBe(true);
   });
@@ -111,13 +113,15 @@ describe("repeats: dropped by the receiver's script, and by the first step of jo
     };
     const firstAt = "2026-11-20T10:00:00.000Z";
     const laterAt = "2026-11-21T09:00:00.000Z";
-    const first = await r.ingest.ingest(MESSAGE, new Date(firstAt));
-    expect((await r.ingest.ingest(MESSAGE, new Date(laterAt))).outcome).toBe("duplicate");
-    expect(await intake.drain()).toBe(1);
+    const first = { deliveryId: classifyDelivery(MESSAGE).deliveryId };
+    await r.ingest.ingest(MESSAGE, new Date(firstAt));
+    await r.ingest.ingest(MESSAGE, new Date(laterAt));
+    expect(await intake.drain()).toBe(2);
+    expect(await intake.waiting()).toHaveLength(1);
     const groupId = "65f1c0a2e4b0a1d2c3b4a017";
     const counted = { kind: "message", groupId, cards: { counts: 0, replies: 0 } };
 
-    // Queued by the receiver's script: the marker was checked there, so the step does not ask.
+    // Queued by the intake pump: the marker was checked there, so the step does not ask.
     const job = await intake.single(first.deliveryId);
     expect(job?.data.deduplicated).toBe(true);
     if (!job) throw new Error("no job");

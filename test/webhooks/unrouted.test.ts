@@ -21,7 +21,7 @@ function setup(o: Partial<UnroutedDeps> = {}) {
   const owner: WebhookIngest = {
     ingest: async (body, at) => {
       routed.push({ body, at: at?.toISOString() ?? "" });
-      return { outcome: "queued", deliveryId: "x" };
+      return { outcome: "recorded" };
     },
   };
   let redisUp = false;
@@ -70,7 +70,7 @@ describe("deliveries kept unrouted while Redis is down", () => {
       resolve: async () => ({
         ingest: async (body) => {
           routed.push({ body, at: "" });
-          return { outcome: "queued", deliveryId: "x" };
+          return { outcome: "recorded" };
         },
       }),
       deadLetter: async () => undefined,
