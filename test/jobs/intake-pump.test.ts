@@ -14,14 +14,27 @@ import {
   type ShardedQueue,
 } from "../../src/jobs/queues.js";
 import { silentLogger } from "../../src/log.js";
-import { groupFollowed } from "../../src/compose/workspace-wiring.js";
+import { groupFollowed, receiptBooks } from "../../src/compose/workspace-wiring.js";
 import { createMetrics } from "../../src/metrics.js";
 import { stateKeys, workspacePrefix } from "../../src/store/keys.js";
 import { SubscriptionStore } from "../../src/store/subscriptions.js";
 import { createRedis } from "../../src/store/redis.js";
-import type { IntakeItem } from "../../src/webhooks/delivery-recorder.js";
+import type { DeliveryHealthStore } from "../../src/store/delivery-health.js";
+import { recordReceipts } from "../../src/jobs/record-receipts.js";
+import { classifyDelivery } from "../../src/webhooks/classify-delivery.js";
+import { formatIntakeEntry } from "../../src/webhooks/intake-entry.js";
 import { stampQueue } from "../../src/workspaces/stamped-queue.js";
 import { dropPrefix, testRedisUrl, uniquePrefix } from "../helpers/redis.js";
+
+/**
+ * An entry as a receiver before this version wrote it (its receipt recorded already): most tests
+ * here push these, to set a job's every field; the receipts of entries as received are in
+ * record-receipts.test.ts and at the end of this file.
+ */
+interface IntakeItem {
+  job: DeliveryJob;
+  workspaceId?: string;
+}
 
 const at = (n: number) => new Date(1_700_000_000_000 + n).toISOString();
 /** What every intake entry's job carries besides its event. */
@@ -92,6 +105,7 @@ describe("the intake pump", () => {
         blocking: createRedis(testRedisUrl(), "blocking", silentLogger),
         keys,
         deliveriesFor: (w) => (w ? stampQueue(deliveries, w) : deliveries),
+        receiptsFor: receiptBooks(redis, prefix),
         logger: silentLogger,
         ...o,
       });
@@ -442,5 +456,136 @@ describe("the intake pump", () => {
     expect(await p.drain()).toBe(2);
     expect(await waitingIds(deliveries)).toEqual(["d-2"]);
     expect(await redis.llen(keys.intakeMoving)).toBe(0);
+  });
+
+  describe("entries as the receiver writes them (received: classified and recorded here)", () => {
+    const thread = (n: number, groupId = "g-1") =>
+      JSON.stringify({
+        webhookType: "chatthread-crud",
+        actionType: "updated",
+        payload: {
+          threadId: `t-${n}`,
+          groupId,
+          communityId: "c-1",
+          timestamp: at(n),
+          title: `Thread ${n}`,
+          summary: "",
+          participantCount: 2,
+          messageCount: 3,
+        },
+      });
+    const entry = (body: string, n: number, o: { workspaceId?: string; receipt?: string } = {}) =>
+      formatIntakeEntry(at(n), body, { receipt: `r${n}`, ...o });
+    const idOf = (body: string) => classifyDelivery(body).deliveryId;
+
+    it("queues valid first receipts in order, drops repeats, keeps dead letters, and records the receipts", async () => {
+      const { prefix, keys, deliveries, pump } = setUp();
+      const metrics = createMetrics();
+      await redis.rpush(
+        keys.intake,
+        entry(thread(1), 1),
+        entry("{not json", 2),
+        entry(thread(3), 3),
+        entry(thread(1), 4), // a repeat of the first, in the same batch
+        JSON.stringify({ job: job(5) }), // an older receiver's entry, in order with the rest
+        entry(thread(6), 6),
+      );
+      expect(await pump({ metrics }).drain()).toBe(6);
+      expect(await waitingIds(deliveries)).toEqual([
+        idOf(thread(1)),
+        idOf(thread(3)),
+        "d-5",
+        idOf(thread(6)),
+      ]);
+      const [first] = (await deliveries.getJobs(["waiting"], 0, -1, true)).flatMap((j) =>
+        deliveriesOf(j.data),
+      );
+      expect(first).toEqual({
+        deliveryId: idOf(thread(1)),
+        receivedAt: at(1),
+        event: JSON.parse(thread(1)) as unknown,
+        deduplicated: true,
+      });
+      expect(await redis.get(keys.dedupe(idOf(thread(1))))).toBe(`${at(1)} r1`);
+      const health = receiptBooks(redis, prefix)(undefined).health as DeliveryHealthStore;
+      expect((await health.deadLetters()).map((l) => [l.reason, l.body, l.at])).toEqual([
+        ["invalid_json", "{not json", at(2)],
+      ]);
+      // The older receiver's entry was counted by that receiver: not again.
+      expect(await health.deliveryCounts()).toEqual({ "chatthread-crud": 4, invalid: 1 });
+      const counted = async (outcome: string) =>
+        (await metrics.deliveries.get()).values.find((v) => v.labels.outcome === outcome)?.value ?? 0;
+      expect([await counted("queued"), await counted("duplicate"), await counted("dead_letter")]).toEqual([
+        3, 1, 1,
+      ]);
+    });
+
+    it("a batch taken again after its receipts were recorded (its pump killed before the add) is still queued, and counted once", async () => {
+      const { prefix, keys, deliveries, pump } = setUp();
+      // The receipts of this batch were recorded by a pump killed before it added the jobs.
+      const book = receiptBooks(redis, prefix)(undefined);
+      const bodies = [thread(1), thread(2)];
+      await recordReceipts(
+        redis,
+        book,
+        bodies.map((body, i) => ({
+          c: classifyDelivery(body),
+          receivedAt: at(i + 1),
+          receipt: `r${i + 1}`,
+          body,
+        })),
+        { logger: silentLogger },
+      );
+      await redis.rpush(keys.intakeMoving, entry(bodies[0] ?? "", 1), entry(bodies[1] ?? "", 2));
+      expect(await pump().drain()).toBe(2);
+      expect(await waitingIds(deliveries)).toEqual(bodies.map(idOf));
+      expect(await (book.health as DeliveryHealthStore).deliveryCounts()).toEqual({ "chatthread-crud": 2 });
+    });
+
+    it("records a workspace's receipts under its own prefix: the same delivery to two workspaces is a first receipt in each", async () => {
+      const { prefix, keys, deliveries, pump } = setUp();
+      await redis.rpush(
+        keys.intake,
+        entry(thread(1), 1, { workspaceId: "T1" }),
+        entry(thread(1), 2, { workspaceId: "T2" }),
+        entry(thread(1), 3, { workspaceId: "T2" }),
+        entry("{}", 4, { workspaceId: "T2" }),
+      );
+      expect(await pump().drain()).toBe(4);
+      expect(await waitingJobs(deliveries)).toEqual([
+        { id: `w|T1|${idOf(thread(1))}`, deliveries: [idOf(thread(1))] },
+        { id: `w|T2|${idOf(thread(1))}`, deliveries: [idOf(thread(1))] },
+      ]);
+      const books = receiptBooks(redis, prefix);
+      const healthOf = (w: string | undefined) => books(w).health as DeliveryHealthStore;
+      expect(await healthOf("T1").deliveryCounts()).toEqual({ "chatthread-crud": 1 });
+      expect(await healthOf("T2").deliveryCounts()).toEqual({ "chatthread-crud": 2, invalid: 1 });
+      expect((await healthOf("T2").deadLetters()).map((l) => l.reason)).toEqual(["invalid_envelope"]);
+      expect(await healthOf("T1").deadLetters()).toEqual([]);
+      expect(await healthOf(undefined).deliveryCounts()).toEqual({});
+    });
+
+    it("a batch whose dead letter cannot be kept stays in flight, and the next step keeps it and queues the rest, once", async () => {
+      const { prefix, keys, deliveries, pump } = setUp();
+      await redis.rpush(keys.intake, entry(thread(1), 1), entry("{not json", 2));
+      const books = receiptBooks(redis, prefix);
+      let fail = true;
+      const p = pump({
+        receiptsFor: (w) =>
+          fail
+            ? { ...books(w), health: { addDeadLetter: () => Promise.reject(new Error("Redis unavailable")) } }
+            : books(w),
+      });
+      await expect(p.drain()).rejects.toThrow("Redis unavailable");
+      expect(await redis.llen(keys.intakeMoving)).toBe(2);
+      expect(await waitingIds(deliveries)).toEqual([]);
+      fail = false;
+      // The receipts recorded by the failed step are the same receipts again: they go on.
+      expect(await p.drain()).toBe(2);
+      expect(await waitingIds(deliveries)).toEqual([idOf(thread(1))]);
+      const health = books(undefined).health as DeliveryHealthStore;
+      expect((await health.deadLetters()).map((l) => l.body)).toEqual(["{not json"]);
+      expect(await health.deliveryCounts()).toEqual({ "chatthread-crud": 1, invalid: 1 });
+    });
   });
 });
