@@ -81,9 +81,9 @@ export function groupFollowed(
 export function receiptBooks(
   redis: RedisClient,
   prefix: string,
-): (workspaceId: string | undefined) => ReceiptBook {
+): (workspaceId: string | undefined) => ReceiptBook & { health: DeliveryHealthStore } {
   const cluster = isCluster(redis);
-  const books = new Map<string | undefined, ReceiptBook>();
+  const books = new Map<string | undefined, ReceiptBook & { health: DeliveryHealthStore }>();
   return (workspaceId) => {
     let book = books.get(workspaceId);
     if (!book) {

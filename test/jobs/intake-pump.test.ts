@@ -19,7 +19,6 @@ import { createMetrics } from "../../src/metrics.js";
 import { stateKeys, workspacePrefix } from "../../src/store/keys.js";
 import { SubscriptionStore } from "../../src/store/subscriptions.js";
 import { createRedis } from "../../src/store/redis.js";
-import type { DeliveryHealthStore } from "../../src/store/delivery-health.js";
 import { recordReceipts } from "../../src/jobs/record-receipts.js";
 import { classifyDelivery } from "../../src/webhooks/classify-delivery.js";
 import { formatIntakeEntry } from "../../src/webhooks/intake-entry.js";
@@ -507,7 +506,7 @@ describe("the intake pump", () => {
         deduplicated: true,
       });
       expect(await redis.get(keys.dedupe(idOf(thread(1))))).toBe(`${at(1)} r1`);
-      const health = receiptBooks(redis, prefix)(undefined).health as DeliveryHealthStore;
+      const health = receiptBooks(redis, prefix)(undefined).health;
       expect((await health.deadLetters()).map((l) => [l.reason, l.body, l.at])).toEqual([
         ["invalid_json", "{not json", at(2)],
       ]);
@@ -539,7 +538,7 @@ describe("the intake pump", () => {
       await redis.rpush(keys.intakeMoving, entry(bodies[0] ?? "", 1), entry(bodies[1] ?? "", 2));
       expect(await pump().drain()).toBe(2);
       expect(await waitingIds(deliveries)).toEqual(bodies.map(idOf));
-      expect(await (book.health as DeliveryHealthStore).deliveryCounts()).toEqual({ "chatthread-crud": 2 });
+      expect(await book.health.deliveryCounts()).toEqual({ "chatthread-crud": 2 });
     });
 
     it("records a workspace's receipts under its own prefix: the same delivery to two workspaces is a first receipt in each", async () => {
@@ -557,7 +556,7 @@ describe("the intake pump", () => {
         { id: `w|T2|${idOf(thread(1))}`, deliveries: [idOf(thread(1))] },
       ]);
       const books = receiptBooks(redis, prefix);
-      const healthOf = (w: string | undefined) => books(w).health as DeliveryHealthStore;
+      const healthOf = (w: string | undefined) => books(w).health;
       expect(await healthOf("T1").deliveryCounts()).toEqual({ "chatthread-crud": 1 });
       expect(await healthOf("T2").deliveryCounts()).toEqual({ "chatthread-crud": 2, invalid: 1 });
       expect((await healthOf("T2").deadLetters()).map((l) => l.reason)).toEqual(["invalid_envelope"]);
@@ -583,7 +582,7 @@ describe("the intake pump", () => {
       // The receipts recorded by the failed step are the same receipts again: they go on.
       expect(await p.drain()).toBe(2);
       expect(await waitingIds(deliveries)).toEqual([idOf(thread(1))]);
-      const health = books(undefined).health as DeliveryHealthStore;
+      const health = books(undefined).health;
       expect((await health.deadLetters()).map((l) => l.body)).toEqual(["{not json"]);
       expect(await health.deliveryCounts()).toEqual({ "chatthread-crud": 1, invalid: 1 });
     });
