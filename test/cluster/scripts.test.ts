@@ -6,6 +6,7 @@ import { PendingDigestStore } from "../../src/digest/pending-store.js";
 import { entryVersion, type PendingEntry } from "../../src/domain/digest-batch.js";
 import type { ThreadDigest } from "../../src/domain/thread-digest.js";
 import { IntakePump } from "../../src/jobs/intake-pump.js";
+import { receiptBooks } from "../../src/compose/workspace-wiring.js";
 import { createQueues, queueLayout, type Queues } from "../../src/jobs/queues.js";
 import { silentLogger } from "../../src/log.js";
 import { OpsNotifier } from "../../src/ops/ops-notifier.js";
@@ -20,7 +21,8 @@ import { createRedis, type RedisClient } from "../../src/store/redis.js";
 import { SubscriptionStore } from "../../src/store/subscriptions.js";
 import { TriageStore } from "../../src/store/triage.js";
 import { classifyDelivery } from "../../src/webhooks/classify-delivery.js";
-import { DeliveryRecorder, type IntakeItem } from "../../src/webhooks/delivery-recorder.js";
+import { DeliveryRecorder } from "../../src/webhooks/delivery-recorder.js";
+import { parseIntakeEntry } from "../../src/webhooks/intake-entry.js";
 import { RunGuard } from "../../src/weekly/run-guard.js";
 import { Sealer } from "../../src/workspaces/encryption.js";
 import { RedisInstallationStore } from "../../src/workspaces/installation-store.js";
@@ -118,43 +120,27 @@ describe.runIf(clusterAvailable)("every script and transaction of the app on a R
   const raw = readFileSync("test/fixtures/webhooks/chatthread-created.json", "utf8");
   const deliveryId = classifyDelivery(raw).deliveryId;
 
-  it("delivery markers and the intake (one script over the `health` family) and dead letters (MULTI)", async () => {
+  it("the intake (RPUSH, a batch at once) and message activity (pipeline)", async () => {
     const health = new DeliveryHealthStore(redis, keys);
-    const recorder = new DeliveryRecorder(
-      redis,
-      keys,
-      { key: keys.intake },
-      health,
-      undefined,
-      silentLogger,
-      5_000,
-    );
-    const bad = '{"not":"a webhook"}';
+    const recorder = new DeliveryRecorder(redis, { key: keys.intake }, 5_000);
     const at = new Date("2026-11-20T10:00:00.000Z");
-    const outcomes = await step("recorder.record", () =>
+    await step("recorder.record", () =>
       Promise.all([
-        recorder.record(classifyDelivery(raw), raw, at),
-        recorder.record(classifyDelivery(bad), bad, at),
+        recorder.record(raw, at, "receipt-1"),
+        recorder.record('{"not":"a webhook"}', at, "receipt-2"),
+        recorder.record(raw, new Date("2026-11-20T10:05:00.000Z"), "receipt-3"), // a repeat
+        recorder.record(raw, at, "receipt-1"), // the spooled copy of the first receipt
       ]),
     );
-    expect(outcomes).toEqual(["queued", "dead_letter"]);
-    expect(
-      await step("recorder.record (repeat)", () => recorder.record(classifyDelivery(raw), raw, new Date())),
-    ).toBe("duplicate");
-    // A spooled copy of the receipt that set the marker goes to the intake again.
-    expect(
-      await step("recorder.record (spooled copy)", () =>
-        recorder.record(classifyDelivery(raw), raw, at, { fromSpool: true }),
-      ),
-    ).toBe("queued");
     const intake = ((await step("intake", () => redis.lrange(keys.intake, 0, -1))) ?? []).map(
-      (e) => JSON.parse(e) as IntakeItem,
+      parseIntakeEntry,
     );
-    expect(intake.map((e) => [e.job.deliveryId, e.job.receivedAt, e.job.deduplicated])).toEqual([
-      [deliveryId, at.toISOString(), true],
-      [deliveryId, at.toISOString(), true],
+    expect(intake.map((e) => e?.kind === "received" && e.receipt)).toEqual([
+      "receipt-1",
+      "receipt-2",
+      "receipt-3",
+      "receipt-1",
     ]);
-    expect((await health.deadLetterCounts()).total).toBe(1);
     await step("health.recordMessage", () => health.recordMessage("g1", "m1", new Date().toISOString()));
     await step("health.recordMessage", () => health.recordMessage("g1", "m2", new Date().toISOString()));
     const today = new Date().toISOString().slice(0, 10);
@@ -167,7 +153,7 @@ describe.runIf(clusterAvailable)("every script and transaction of the app on a R
     expect(errors.splice(0)).toEqual([]);
   });
 
-  it("the intake pump (its TAKE script over the `health` family) into the sharded deliveries queue", async () => {
+  it("the intake pump (its TAKE and receipts scripts over the `health` family, dead letters by MULTI) into the sharded deliveries queue", async () => {
     const pumpOnCluster = (o: { batch?: number } = {}) =>
       new IntakePump({
         redis,
@@ -178,14 +164,15 @@ describe.runIf(clusterAvailable)("every script and transaction of the app on a R
         ),
         keys,
         deliveriesFor: () => queues.deliveries,
+        receiptsFor: receiptBooks(redis, prefix),
         logger: silentLogger,
         ...o,
       });
-    const pump = pumpOnCluster({ batch: 1 });
+    const pump = pumpOnCluster({ batch: 2 });
     try {
-      // The recorder's two entries (above), one batch each: the step that takes the second
+      // The recorder's four entries (above), two batches: the step that takes the second
       // drops the first, and the step that finds nothing more drops the second.
-      expect(await step("pump.drain", () => pump.drain())).toBe(2);
+      expect(await step("pump.drain", () => pump.drain())).toBe(4);
       // A second pump is not the leader while the first holds the lease.
       const rival = pumpOnCluster();
       expect(await step("rival.drain", () => rival.drain())).toBeUndefined();
@@ -198,9 +185,14 @@ describe.runIf(clusterAvailable)("every script and transaction of the app on a R
     expect(await redis.exists(keys.intakeLease)).toBe(0);
     const job = await queues.deliveries.getJob(deliveryId);
     expect(job?.data).toMatchObject({ deliveryId, deduplicated: true });
-    // Four shards on the cluster (`{deliveries-N}`); the job id keeps the two entries one job.
+    // Four shards on the cluster (`{deliveries-N}`); the repeat went no further, and the job id
+    // keeps the first receipt and its spooled copy one job.
     expect(queues.deliveries.shards()).toHaveLength(4);
     expect(await queues.deliveries.getJobCounts("waiting")).toEqual({ waiting: 1 });
+    const health = new DeliveryHealthStore(redis, keys);
+    expect(await redis.get(keys.dedupe(deliveryId))).toBe("2026-11-20T10:00:00.000Z receipt-1");
+    expect(await health.deliveryCounts()).toEqual({ "chatthread-crud": 2, invalid: 1 });
+    expect((await health.deadLetterCounts()).total).toBe(1);
     expect(errors.splice(0)).toEqual([]);
   });
 
