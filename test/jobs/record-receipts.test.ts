@@ -1,0 +1,120 @@
+import { readFileSync } from "node:fs";
+import { afterAll, describe, expect, it } from "vitest";
+import { receiptBooks } from "../../src/compose/workspace-wiring.js";
+import { markerOf, recordReceipts, type Receipt } from "../../src/jobs/record-receipts.js";
+import { silentLogger } from "../../src/log.js";
+import { createMetrics, type Metrics } from "../../src/metrics.js";
+import { createRedis } from "../../src/store/redis.js";
+import { classifyDelivery } from "../../src/webhooks/classify-delivery.js";
+import { dropPrefix, testRedisUrl, uniquePrefix } from "../helpers/redis.js";
+
+const fixture = (name: string): string =>
+  readFileSync(new URL(`../fixtures/webhooks/${name}.json`, import.meta.url), "utf8");
+const THREAD = fixture("chatthread-created");
+const MESSAGE = fixture("chatmessage-created");
+
+const receipt = (body: string, receivedAt: string, id?: string): Receipt => ({
+  c: classifyDelivery(body),
+  receivedAt,
+  ...(id ? { receipt: id } : {}),
+  body,
+});
+
+describe("recordReceipts", () => {
+  const redis = createRedis(testRedisUrl(), "shared", silentLogger);
+  const prefixes: string[] = [];
+  afterAll(async () => {
+    redis.disconnect();
+    for (const p of prefixes) await dropPrefix(p);
+  });
+  const setUp = () => {
+    const prefix = uniquePrefix("receipts");
+    prefixes.push(prefix);
+    const book = receiptBooks(redis, prefix)(undefined);
+    const metrics = createMetrics();
+    const record = (...rs: Receipt[]) => recordReceipts(redis, book, rs, { metrics, logger: silentLogger });
+    return { book, metrics, record };
+  };
+  const count = async (metrics: Metrics, outcome: string, type = "chatthread-crud") =>
+    (await metrics.deliveries.get()).values.find(
+      (v) => v.labels.outcome === outcome && v.labels.type === type,
+    )?.value ?? 0;
+
+  it("a first receipt goes on; the same receipt again goes on uncounted; another receipt of it is a repeat", async () => {
+    const { book, metrics, record } = setUp();
+    const first = receipt(THREAD, "2026-11-20T10:00:00.000Z", "r1");
+    expect(await record(first)).toEqual([true]);
+    expect(await redis.get(book.keys.dedupe(first.c.deliveryId))).toBe("2026-11-20T10:00:00.000Z r1");
+    expect(await redis.ttl(book.keys.dedupe(first.c.deliveryId))).toBeGreaterThan(7 * 86_400 - 60);
+    // Its batch taken again, or its spooled copy: the same receipt.
+    expect(await record(first)).toEqual([true]);
+    // The same delivery received again: a repeat, even in the same millisecond.
+    expect(
+      await record(
+        receipt(THREAD, "2026-11-20T10:00:00.000Z", "r2"),
+        receipt(THREAD, "2026-11-21T09:00:00.000Z", "r3"),
+      ),
+    ).toEqual([false, false]);
+    expect(await count(metrics, "queued")).toBe(1);
+    expect(await count(metrics, "duplicate")).toBe(2);
+    // Health counts receipts (repeats too, as deliveries the webhook made), the same one once.
+    expect(await book.health.deliveryCounts()).toEqual({ "chatthread-crud": 3 });
+    expect(await book.health.lastDeliveries()).toEqual({ "chatthread-crud": "2026-11-21T09:00:00.000Z" });
+  });
+
+  it("within one batch the first of two receipts of a delivery goes on and the second is a repeat", async () => {
+    const { record } = setUp();
+    expect(
+      await record(
+        receipt(THREAD, "2026-11-20T10:00:00.000Z", "r1"),
+        receipt(MESSAGE, "2026-11-20T10:00:01.000Z", "r2"),
+        receipt(THREAD, "2026-11-20T10:00:02.000Z", "r3"),
+      ),
+    ).toEqual([true, true, false]);
+  });
+
+  it("a receipt spooled before receipts had ids matches a marker of its time alone", async () => {
+    const { book, record } = setUp();
+    const old = receipt(THREAD, "2026-11-20T10:00:00.000Z");
+    expect(markerOf(old)).toBe("2026-11-20T10:00:00.000Z");
+    // The marker an older receiver set at its acknowledgement.
+    await redis.set(book.keys.dedupe(old.c.deliveryId), "2026-11-20T10:00:00.000Z");
+    expect(await record(old)).toEqual([true]);
+    expect(await record(receipt(THREAD, "2026-11-20T10:00:00.000Z", "r9"))).toEqual([false]);
+  });
+
+  it("keeps the newest time per type and per community: a replayed spool never turns them back", async () => {
+    const { book, record } = setUp();
+    await record(receipt(THREAD, "2026-11-20T10:00:00.000Z", "r1"));
+    const other = THREAD.replace("65f1c0a2e4b0a1d2c3b4a001", "65f1c0a2e4b0a1d2c3b4a002").replace(
+      "65f1c0a2e4b0a1d2c3f10a3c",
+      "65f1c0a2e4b0a1d2c3f10a3d",
+    );
+    await record(receipt(other, "2026-11-19T00:00:00.000Z", "r2")); // older, another community
+    await record(receipt(fixture("chatthread-updated"), "2026-11-18T00:00:00.000Z", "r3")); // older
+    expect(await book.health.lastThreadDeliveries()).toEqual({
+      "65f1c0a2e4b0a1d2c3b4a001": "2026-11-20T10:00:00.000Z",
+      "65f1c0a2e4b0a1d2c3b4a002": "2026-11-19T00:00:00.000Z",
+    });
+    expect((await book.health.lastDeliveries())["chatthread-crud"]).toBe("2026-11-20T10:00:00.000Z");
+  });
+
+  it("an invalid delivery is kept as a dead letter on its first receipt, never goes on, and a repeat keeps nothing more", async () => {
+    const { book, metrics, record } = setUp();
+    const bad = receipt("{not json", "2026-11-20T10:00:00.000Z", "r1");
+    const unknown = receipt(fixture("unknown-type"), "2026-11-20T10:00:01.000Z", "r2");
+    expect(await record(bad, unknown)).toEqual([false, false]);
+    expect(await record(receipt("{not json", "2026-11-20T11:00:00.000Z", "r3"))).toEqual([false]);
+    const letters = await book.health.deadLetters(10);
+    expect(letters.map((l) => [l.reason, l.at, l.deliveryId])).toEqual([
+      ["unknown_type", "2026-11-20T10:00:01.000Z", unknown.c.deliveryId],
+      ["invalid_json", "2026-11-20T10:00:00.000Z", bad.c.deliveryId],
+    ]);
+    expect(letters[0]?.webhookType).toBe("member-crud");
+    expect(await book.health.deadLetterCounts()).toMatchObject({ total: 2 });
+    // An attacker-chosen type is no metric label.
+    expect(await count(metrics, "dead_letter", "other")).toBe(2);
+    expect(await count(metrics, "duplicate", "other")).toBe(1);
+    expect(await count(metrics, "dead_letter", "member-crud")).toBe(0);
+  });
+});
