@@ -3,12 +3,15 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { receiptBooks } from "../../src/compose/workspace-wiring.js";
 import { silentLogger } from "../../src/log.js";
 import { createMetrics, type Metrics } from "../../src/metrics.js";
 import { stateKeys, type StateKeys } from "../../src/store/keys.js";
 import { createRedis } from "../../src/store/redis.js";
 import { classifyDelivery } from "../../src/webhooks/classify-delivery.js";
 import { createReceiver } from "../../src/webhooks/create-receiver.js";
+import { DeliveryRecorder } from "../../src/webhooks/delivery-recorder.js";
+import { DeliveryIngest } from "../../src/webhooks/ingest.js";
 import { Spool } from "../../src/webhooks/spool.js";
 import { freePort } from "../helpers/global-redis.js";
 import { openIntake, type Intake } from "../helpers/intake.js";
@@ -85,6 +88,8 @@ describe("DeliveryIngest with Redis up", () => {
     const res = await r.ingest.ingest(THREAD, at);
     expect(res).toEqual({ outcome: "recorded" });
     expect(await acksMetric(metrics, "recorded")).toBe(1);
+    // Classifying is the pump's: the acknowledgement counts no delivery outcome.
+    expect(await deliveriesMetric(metrics, "chatthread-crud", "queued")).toBe(0);
     // The acknowledgement adds no job, sets no marker and parses nothing: one entry, as received.
     expect(await intake.deliveries.getJobCounts("waiting")).toEqual({ waiting: 0 });
     expect(await redis.exists(r.keys.dedupe(idOf(THREAD)))).toBe(0);
@@ -168,6 +173,130 @@ describe("DeliveryIngest with Redis up", () => {
     expect(await redis.get(r.keys.dedupe(idOf(THREAD)))).toBe(`${at.toISOString()} ${receipt ?? ""}`);
     // The copy of a receipt counted already is not counted again; the repeats are.
     expect(await r.health.deliveryCounts()).toEqual({ "chatthread-crud": 3 });
+  });
+
+  it("deliveries acknowledged together keep their order, each its own receipt: one sent twice at once is a first receipt and a repeat", async () => {
+    const at = new Date("2025-03-05T18:02:12.000Z");
+    // One event-loop turn: the recorder appends them together, in the order they came.
+    const outcomes = await Promise.all([
+      r.ingest.ingest(THREAD, at),
+      r.ingest.ingest(MESSAGE, at),
+      r.ingest.ingest(THREAD, at),
+    ]);
+    expect(outcomes.map((o) => o.outcome)).toEqual(["recorded", "recorded", "recorded"]);
+    const entries = await intake.entries();
+    expect(entries.map((e) => e.kind === "received" && [e.body, e.receivedAt])).toEqual([
+      [THREAD, at.toISOString()],
+      [MESSAGE, at.toISOString()],
+      [THREAD, at.toISOString()],
+    ]);
+    const receipts = entries.map((e) => (e.kind === "received" ? e.receipt : undefined));
+    expect(receipts.every((x) => typeof x === "string")).toBe(true);
+    expect(new Set(receipts).size).toBe(3);
+    expect(await intake.drain()).toBe(3);
+    expect((await intake.waiting()).map((d) => d.deliveryId)).toEqual([idOf(THREAD), idOf(MESSAGE)]);
+    // The marker holds the first receipt; the second, of the same millisecond, is not taken for
+    // a copy of it (its receipt id differs): a repeat, counted, never queued.
+    expect(await redis.get(r.keys.dedupe(idOf(THREAD)))).toBe(`${at.toISOString()} ${receipts[0] ?? ""}`);
+    expect(await deliveriesMetric(metrics, "chatthread-crud", "queued")).toBe(1);
+    expect(await deliveriesMetric(metrics, "chatthread-crud", "duplicate")).toBe(1);
+    expect(await r.health.deliveryCounts()).toEqual({ "chatthread-crud": 2, "chatmessage-crud": 1 });
+  });
+
+  it("a body that looks like an intake entry's head is kept whole, and names no workspace", async () => {
+    const forged = `d1 2020-01-01T00:00:00.000Z T0FORGED r1\n${THREAD}`;
+    await r.ingest.ingest(forged, new Date("2025-03-05T18:02:12.000Z"));
+    const [entry] = await intake.entries();
+    expect(entry).toEqual({
+      kind: "received",
+      receivedAt: "2025-03-05T18:02:12.000Z",
+      receipt: expect.stringMatching(/^[0-9a-z]+$/) as unknown,
+      body: forged,
+    });
+    expect(await intake.drain()).toBe(1);
+    // Not JSON as a whole: the deployment's dead letter, never a job nor a receipt of another workspace.
+    expect((await r.health.deadLetters()).map((l) => [l.reason, l.at, l.body])).toEqual([
+      ["invalid_json", "2025-03-05T18:02:12.000Z", forged],
+    ]);
+    expect(await intake.waiting()).toEqual([]);
+    expect(await receiptBooks(redis, prefix)("T0FORGED").health.deliveryCounts()).toEqual({});
+  });
+
+  it("a workspace's deliveries, recorded or spooled and replayed, reach the intake stamped with it; their receipts are its own", async () => {
+    const ws = "T0ALPHA";
+    // As multi-workspace mode builds a workspace's ingest: the deployment's intake, its own spool.
+    const wsSpool = new Spool(join(spoolDir, "w", ws), silentLogger);
+    const wsIngest = new DeliveryIngest(
+      new DeliveryRecorder(redis, { key: r.keys.intake, workspaceId: ws }),
+      wsSpool,
+      silentLogger,
+      metrics,
+    );
+    try {
+      await wsIngest.ingest(THREAD, new Date("2025-03-05T18:02:12.000Z"));
+      // Spooled while Redis stalled: a spool line names no workspace; the workspace's ingest replays it.
+      wsSpool.append({ receivedAt: "2025-03-05T18:03:00.000Z", body: MESSAGE, receipt: "spooled1" });
+      await wsIngest.replay();
+      expect(await wsSpool.sizeOnDisk()).toBe(0);
+      await r.ingest.ingest(THREAD, new Date("2025-03-05T18:04:00.000Z")); // the deployment's own
+      expect((await intake.entries()).map((e) => e.kind === "received" && [e.body, e.workspaceId])).toEqual([
+        [THREAD, ws],
+        [MESSAGE, ws],
+        [THREAD, undefined],
+      ]);
+      expect(await intake.drain()).toBe(3);
+      // The same delivery in the workspace and in the deployment: a first receipt in each.
+      // (The jobs' workspace stamps are the pump's: test/jobs/intake-pump.test.ts.)
+      expect((await intake.waiting()).map((d) => d.deliveryId)).toEqual([
+        idOf(THREAD),
+        idOf(MESSAGE),
+        idOf(THREAD),
+      ]);
+      expect(await deliveriesMetric(metrics, "chatthread-crud", "queued")).toBe(2);
+      expect(await deliveriesMetric(metrics, "chatthread-crud", "duplicate")).toBe(0);
+      const book = receiptBooks(redis, prefix)(ws);
+      expect(await redis.get(book.keys.dedupe(idOf(MESSAGE)))).toBe("2025-03-05T18:03:00.000Z spooled1");
+      expect(await redis.get(r.keys.dedupe(idOf(MESSAGE)))).toBeNull();
+      expect(await book.health.deliveryCounts()).toEqual({ "chatthread-crud": 1, "chatmessage-crud": 1 });
+      expect(await r.health.deliveryCounts()).toEqual({ "chatthread-crud": 1 });
+    } finally {
+      wsIngest.close();
+    }
+  });
+
+  it("an older receiver's spooled copy (no receipt id) of a receipt it recorded goes on again, once; of another receipt, it is a repeat", async () => {
+    const at = "2025-03-05T18:02:12.000Z";
+    const c = classifyDelivery(THREAD);
+    if (c.kind !== "valid") throw new Error("the fixture is not a valid delivery");
+    // What the older receiver's script did before its client gave up waiting (it then spooled):
+    // the marker, holding the receipt time alone, and the job entry.
+    await redis.set(r.keys.dedupe(c.deliveryId), at, "EX", 7 * 86_400);
+    await redis.rpush(
+      r.keys.intake,
+      JSON.stringify({
+        job: { deliveryId: c.deliveryId, receivedAt: at, event: c.event, deduplicated: true },
+      }),
+    );
+    // Its spool, replayed by this receiver after the upgrade: that copy, and a repeat received earlier.
+    r.spool.append({ receivedAt: at, body: THREAD });
+    r.spool.append({ receivedAt: "2025-03-05T18:00:00.000Z", body: THREAD });
+    await r.ingest.replay();
+    expect(await r.spool.sizeOnDisk()).toBe(0);
+    expect(
+      (await intake.entries()).map((e) =>
+        e.kind === "received" ? [e.kind, e.receivedAt, e.receipt] : [e.kind, e.job.receivedAt],
+      ),
+    ).toEqual([
+      ["recorded", at],
+      ["received", at, undefined],
+      ["received", "2025-03-05T18:00:00.000Z", undefined],
+    ]);
+    expect(await intake.drain()).toBe(3);
+    expect((await intake.waiting()).map((d) => [d.deliveryId, d.receivedAt])).toEqual([[c.deliveryId, at]]);
+    expect(await redis.get(r.keys.dedupe(c.deliveryId))).toBe(at);
+    expect(await deliveriesMetric(metrics, "chatthread-crud", "duplicate")).toBe(1);
+    // The copy was counted by the older receiver's script; the repeat is counted now.
+    expect(await r.health.deliveryCounts()).toEqual({ "chatthread-crud": 1 });
   });
 
   it("invalid deliveries are kept as dead letters, once, and never queued", async () => {
@@ -326,6 +455,17 @@ describe("DeliveryIngest when Redis is down, then back", () => {
     expect(await spool.sizeOnDisk()).toBe(0);
     expect(spool.pending).toBe(0);
     expect(await metricValue(metrics, "insight_relay_spool_deliveries")).toBe(0);
+    // Each was acknowledged once, when spooled: a replay acknowledges nothing, and classifies nothing.
+    expect(await acksMetric(metrics, "recorded")).toBe(0);
+    expect(await acksMetric(metrics, "spooled")).toBe(5);
+    expect(await deliveriesMetric(metrics, "chatthread-crud", "queued")).toBe(0);
+    expect((await intake.entries()).map((e) => e.kind === "received" && e.body)).toEqual([
+      THREAD,
+      MESSAGE,
+      THREAD,
+      "{not json",
+      fixture("chatthread-updated"),
+    ]);
     // All five reach the intake in arrival order; the pump drops the repeat and keeps the dead letter.
     expect(await intake.drain()).toBe(5);
     // Replayed together: one batch, one job.
@@ -350,11 +490,13 @@ describe("DeliveryIngest when Redis is down, then back", () => {
       invalid: 1,
     });
     expect(await deliveriesMetric(metrics, "chatthread-crud", "duplicate")).toBe(1);
+    expect(await deliveriesMetric(metrics, "chatthread-crud", "queued")).toBe(2);
 
     // A second replay, and the same deliveries arriving again, add nothing.
     await u.ingest.replay();
     expect(await intake.entries()).toEqual([]);
     expect((await u.ingest.ingest(THREAD)).outcome).toBe("recorded");
+    expect(await acksMetric(metrics, "recorded")).toBe(1);
     expect(await intake.drain()).toBe(1);
     expect(await intake.waiting()).toHaveLength(3);
     expect(await deliveriesMetric(metrics, "chatthread-crud", "duplicate")).toBe(2);
@@ -427,8 +569,12 @@ describe("DeliveryIngest when Redis answers too late", () => {
       // first sets lets the second go on; one job under the delivery id keeps one of them.
       const entries = await patientIntake.entries();
       expect(entries).toHaveLength(2);
-      expect(new Set(entries.map((e) => e.kind === "received" && e.receivedAt)).size).toBe(1);
+      const receipts = entries.map((e) => e.kind === "received" && `${e.receivedAt} ${e.receipt ?? ""}`);
+      expect(new Set(receipts).size).toBe(1);
       expect(await patientIntake.drain()).toBe(2);
+      // The marker holds the receipt both entries carry; it was counted once.
+      expect(await admin.get(p.keys.dedupe(idOf(MESSAGE)))).toBe(receipts[0]);
+      expect(await p.health.deliveryCounts()).toEqual({ "chatmessage-crud": 1 });
       expect(await patientIntake.deliveries.getJobCounts("waiting")).toEqual({ waiting: 1 });
       expect((await patientIntake.deliveries.getJob(idOf(MESSAGE)))?.name).toBe("chatmessage-crud");
       expect(await spool.sizeOnDisk()).toBe(0);
@@ -454,6 +600,10 @@ describe("DeliveryIngest when Redis answers too late", () => {
     expect(await r.spool.sizeOnDisk()).toBe(0);
     const entries = await intake.entries();
     expect(entries.map((e) => e.kind === "received" && e.body)).toEqual([THREAD, THREAD]);
+    // The late RPUSH's entry and its spooled copy: one receipt (its time and id), twice.
+    const [late, copy] = entries;
+    expect(late?.kind === "received" && late.receipt).toEqual(expect.any(String));
+    expect(copy).toEqual(late);
     expect(await intake.drain()).toBe(2);
     expect(await intake.deliveries.getJobCounts("waiting")).toEqual({ waiting: 1 });
     expect((await intake.single(idOf(THREAD)))?.data.deduplicated).toBe(true);

@@ -77,6 +77,10 @@ describe("repeats: dropped by the intake pump, and by the first step of jobs que
     expect(await intake.drain()).toBe(1);
     expect(await intake.single(first.deliveryId)).toBeUndefined();
     expect(await intake.waiting()).toEqual([]);
+    // The repeat left the marker to the first receipt (its time, then its id).
+    expect((await redis.get(r.keys.dedupe(first.deliveryId)))?.split(" ")[0]).toBe(
+      "2026-11-20T10:00:00.000Z",
+    );
     // A job an older version queued for this repeat is told so by its first step.
     expect(await isRepeat(first.deliveryId, "2026-11-21T09:00:00.000Z")).toBe(true);
   });
@@ -84,6 +88,18 @@ describe("repeats: dropped by the intake pump, and by the first step of jobs que
   it("a delivery never marked (marker expired after 7 days) is not a repeat", async () => {
     const isRepeat = repeatCheck(redis, r.keys);
     expect(await isRepeat("never-seen", "2026-11-20T10:00:00.000Z")).toBe(false);
+  });
+
+  it("reads a marker an older receiver wrote (the receipt time alone) as it reads the pump's", async () => {
+    const isRepeat = repeatCheck(redis, r.keys);
+    // Written before the pump recorded receipts: jobs of that time still ask about them.
+    await redis.set(r.keys.dedupe("older"), "2026-11-20T10:00:00.000Z", "EX", 60);
+    expect(await isRepeat("older", "2026-11-20T10:00:00.000Z")).toBe(false);
+    expect(await isRepeat("older", "2026-11-21T09:00:00.000Z")).toBe(true);
+    // The pump's: the receipt id after the time is not part of what a job carries.
+    await redis.set(r.keys.dedupe("newer"), "2026-11-20T10:00:00.000Z k3x9a", "EX", 60);
+    expect(await isRepeat("newer", "2026-11-20T10:00:00.000Z")).toBe(false);
+    expect(await isRepeat("newer", "2026-11-20T10:00:00.001Z")).toBe(true);
   });
 
   it("processDelivery asks repeatCheck only for a job without `deduplicated` (queued by an older version)", async () => {
