@@ -27,7 +27,8 @@ export interface Receipt {
 // its time and id), the last-delivery time and count of each one's type, and for thread
 // deliveries the last time per community. Per delivery it answers 1 (first receipt: marker set),
 // 2 (the same receipt again: a batch taken again after its pump stopped, or a spooled copy of a
-// receipt whose first attempt timed out after Redis had it; counted once) or 0 (a repeat). KEYS:
+// receipt whose first attempt timed out after Redis had it; counted once), 3 (the same receipt
+// again, its dead letter kept already: the marker says so) or 0 (a repeat). KEYS:
 // last-delivery hash, counts hash, per-community hash, then one dedupe key per delivery; ARGV:
 // ttl, then (type, time, community or "", marker) per delivery.
 const RECORD_RECEIPTS = luaScript(`
@@ -38,10 +39,11 @@ for i = 4, #KEYS do
   local r = 0
   if redis.call('SET', KEYS[i], mark, 'EX', ARGV[1], 'NX') then
     r = 1
-  elseif redis.call('GET', KEYS[i]) == mark then
-    r = 2
+  else
+    local held = redis.call('GET', KEYS[i])
+    if held == mark then r = 2 elseif held == mark .. ' kept' then r = 3 end
   end
-  if r ~= 2 then
+  if r < 2 then
     -- Newer wins (ISO times compare as text): a replayed spool must not turn the clock back.
     if (redis.call('HGET', KEYS[1], t) or '') < at then redis.call('HSET', KEYS[1], t, at) end
     redis.call('HINCRBY', KEYS[2], t, 1)
@@ -80,6 +82,7 @@ export async function recordReceipts(
     ...receipts.flatMap((r) => [typeOf(r.c), r.receivedAt, threadCommunity(r.c), markerOf(r)]),
   )) as number[];
   const goes: boolean[] = [];
+  const kept = new Set<string>();
   for (const [i, r] of receipts.entries()) {
     const answer = answers[i] ?? 0;
     if (answer === 0) {
@@ -88,24 +91,10 @@ export async function recordReceipts(
       continue;
     }
     if (r.c.kind === "dead") {
-      // Kept again when its batch is taken again (answer 2): kept twice is the lesser harm.
-      const c = r.c;
-      await book.health.addDeadLetter({
-        at: r.receivedAt,
-        reason: c.reason,
-        webhookType: c.webhookType,
-        error: c.error,
-        body: r.body,
-        deliveryId: c.deliveryId,
-      });
-      if (answer === 1) {
-        o.metrics?.deadLetters.inc({ reason: c.reason });
-        o.metrics?.deliveries.inc({ type: metricType(c), outcome: "dead_letter" });
-      }
-      o.logger.warn(
-        { deliveryId: c.deliveryId, reason: c.reason, webhookType: c.webhookType, error: c.error },
-        "webhook delivery kept as a dead letter",
-      );
+      // A copy of the same receipt in this batch finds its marker before the first is kept.
+      const mark = markerOf(r);
+      if (answer !== 3 && !kept.has(mark)) await keepDeadLetter(redis, book, r, r.c, o);
+      kept.add(mark);
       goes.push(false);
       continue;
     }
@@ -121,6 +110,35 @@ export async function recordReceipts(
  */
 export const markerOf = (r: Pick<Receipt, "receivedAt" | "receipt">): string =>
   r.receipt ? `${r.receivedAt} ${r.receipt}` : r.receivedAt;
+
+/**
+ * Keeps an invalid delivery's dead letter, then says so in its marker, so that the same receipt
+ * again (its batch taken again, its spooled copy) does not keep it twice; only a process stopped
+ * between the two keeps it twice.
+ */
+async function keepDeadLetter(
+  redis: RedisClient,
+  book: ReceiptBook,
+  r: Receipt,
+  c: Extract<ClassifiedDelivery, { kind: "dead" }>,
+  o: { metrics?: Pick<Metrics, "deliveries" | "deadLetters">; logger: Logger },
+): Promise<void> {
+  await book.health.addDeadLetter({
+    at: r.receivedAt,
+    reason: c.reason,
+    webhookType: c.webhookType,
+    error: c.error,
+    body: r.body,
+    deliveryId: c.deliveryId,
+  });
+  await redis.set(book.keys.dedupe(c.deliveryId), `${markerOf(r)} kept`, "KEEPTTL");
+  o.metrics?.deadLetters.inc({ reason: c.reason });
+  o.metrics?.deliveries.inc({ type: metricType(c), outcome: "dead_letter" });
+  o.logger.warn(
+    { deliveryId: c.deliveryId, reason: c.reason, webhookType: c.webhookType, error: c.error },
+    "webhook delivery kept as a dead letter",
+  );
+}
 
 const typeOf = (c: ClassifiedDelivery) => (c.kind === "valid" ? c.event.webhookType : "invalid");
 

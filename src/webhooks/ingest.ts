@@ -21,20 +21,22 @@ export class DeliveryIngest {
     private readonly metrics?: Metrics,
   ) {}
 
-  async ingest(rawBody: string, receivedAt = new Date()): Promise<{ outcome: IngestOutcome }> {
-    const receipt = newReceiptId();
+  /** `receipt`: a receipt kept earlier (webhooks/unrouted.ts) keeps its id; a new one otherwise. */
+  async ingest(
+    rawBody: string,
+    receivedAt = new Date(),
+    receipt = newReceiptId(),
+  ): Promise<{ outcome: IngestOutcome }> {
     // Redis known to be down, or spooled deliveries still waiting: spool, to keep order.
     if (this.recorder.available && this.spool.pending === 0) {
       try {
         await this.recorder.record(rawBody, receivedAt, receipt);
-        this.metrics?.acks.inc({ outcome: "recorded" });
         return { outcome: "recorded" };
       } catch (err) {
         this.logger.warn({ err }, "Redis unavailable; spooling delivery");
       }
     }
     this.spool.append({ receivedAt: receivedAt.toISOString(), body: rawBody, receipt });
-    this.metrics?.acks.inc({ outcome: "spooled" });
     this.metrics?.spoolSize.set(this.spool.pending);
     this.replaySoon();
     return { outcome: "spooled" };

@@ -108,6 +108,8 @@ export function webhookHandler(opts: {
     try {
       const { outcome } = await ingest.ingest(raw.toString("utf8"));
       send(res, 200, outcome === "recorded" ? RECORDED : SPOOLED);
+      // Counted where it is answered: a delivery kept unrouted and routed later counts once.
+      opts.metrics?.acks.inc({ outcome });
       // Accepted deliveries are counted in metrics; a line each is for debugging only.
       opts.logger.debug({ reqId, outcome }, "webhook delivery");
     } catch (err) {

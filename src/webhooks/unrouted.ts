@@ -3,11 +3,16 @@ import { join } from "node:path";
 import type { Logger } from "../log.js";
 import type { Metrics } from "../metrics.js";
 import type { IngestOutcome } from "./ingest.js";
+import { newReceiptId } from "./intake-entry.js";
 import { Spool, type SpooledDelivery } from "./spool.js";
 
 /** What the webhook route hands a delivery to: a workspace's ingest, or the unrouted spool. */
 export interface WebhookIngest {
-  ingest(rawBody: string, receivedAt?: Date): Promise<{ outcome: IngestOutcome }>;
+  /**
+   * Records a delivery. `receipt`: the id of a receipt kept earlier (a copy of it is the same
+   * receipt again, not a repeat); a new one when absent.
+   */
+  ingest(rawBody: string, receivedAt?: Date, receipt?: string): Promise<{ outcome: IngestOutcome }>;
 }
 
 export interface UnroutedDeps {
@@ -64,10 +69,9 @@ export class UnroutedDeliveries {
       entry = { spool: new Spool(join(this.deps.dir, secretHash), this.deps.logger), bytes: 0 };
       this.spools.set(secretHash, entry);
     }
-    entry.spool.append({ receivedAt: receivedAt.toISOString(), body: rawBody });
+    entry.spool.append({ receivedAt: receivedAt.toISOString(), body: rawBody, receipt: newReceiptId() });
     entry.bytes += size;
     this.bytes += size;
-    this.deps.metrics?.acks.inc({ outcome: "spooled" });
     this.replaySoon();
     return { outcome: "spooled" };
   }
@@ -108,7 +112,7 @@ export class UnroutedDeliveries {
         target === "unknown"
           ? (d) => this.deps.deadLetter(d)
           : async (d) => {
-              await target.ingest(d.body, new Date(d.receivedAt));
+              await target.ingest(d.body, new Date(d.receivedAt), d.receipt);
             },
       );
       if (r.failed || entry.spool.hasSegments()) continue;

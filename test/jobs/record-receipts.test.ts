@@ -83,6 +83,26 @@ describe("recordReceipts", () => {
     expect(await record(receipt(THREAD, "2026-11-20T10:00:00.000Z", "r9"))).toEqual([false]);
   });
 
+  it("an invalid delivery's dead letter is kept once per receipt: its copy in the batch, its batch again, its spooled copy later", async () => {
+    const { book, metrics, record } = setUp();
+    const bad = receipt("{not json", "2026-11-20T10:00:00.000Z", "r1");
+    // The receipt and its spooled copy in one batch.
+    expect(await record(bad, bad)).toEqual([false, false]);
+    expect(await redis.get(book.keys.dedupe(bad.c.deliveryId))).toBe("2026-11-20T10:00:00.000Z r1 kept");
+    // The batch taken again, then the copy once more in a later batch.
+    expect(await record(bad, bad)).toEqual([false, false]);
+    expect(await record(bad)).toEqual([false]);
+    expect(await book.health.deadLetterCounts()).toEqual({
+      total: 1,
+      kept: 1,
+      byReason: { invalid_json: 1 },
+    });
+    expect(await count(metrics, "dead_letter", "other")).toBe(1);
+    expect(await book.health.deliveryCounts()).toEqual({ invalid: 1 });
+    // The marker keeps its 7 days.
+    expect(await redis.ttl(book.keys.dedupe(bad.c.deliveryId))).toBeGreaterThan(7 * 86_400 - 60);
+  });
+
   it("keeps the newest time per type and per community: a replayed spool never turns them back", async () => {
     const { book, record } = setUp();
     await record(receipt(THREAD, "2026-11-20T10:00:00.000Z", "r1"));
