@@ -55,6 +55,9 @@ const { values: args } = parseArgs({
     // measures a process that has run a while; 0 measures it straight after its start.
     warmup: { type: "string", default: "1000" },
     app: { type: "string", default: "tsx" },
+    // How the `--before` app runs, when not as `--app`: `tsx` for a checkout whose `npm start`
+    // ran the TypeScript loader, to measure it as it shipped.
+    "before-app": { type: "string" },
     connections: { type: "string", default: "1,20,100" },
     before: { type: "string" },
     profile: { type: "string" },
@@ -77,6 +80,7 @@ const SECONDS = Number(args.seconds);
 const BURST = Number(args.burst);
 const WARMUP = Number(args.warmup);
 const APP = args.app === "dist" ? "dist" : "tsx";
+const BEFORE_APP = args["before-app"] === undefined ? APP : args["before-app"] === "dist" ? "dist" : "tsx";
 if (args["load-type"] !== "thread" && args["load-type"] !== "message") {
   throw new Error(`--load-type is thread or message, not ${args["load-type"]}`);
 }
@@ -269,7 +273,7 @@ async function main(): Promise<void> {
   const startApp = async (port: number, tuning: object, cwd?: string, appPrefix = prefix) => {
     const env = appEnv(port, tuning, appPrefix);
     const flags = (args[cwd ? "before-node-options" : "node-options"] ?? "").split(/\s+/).filter(Boolean);
-    return APP === "dist"
+    return (cwd ? BEFORE_APP : APP) === "dist"
       ? start([await appScript(cwd)], env, false, cwd, [...startFlags(cwd), ...flags])
       : start(["test/helpers/app-process.ts"], env, true, cwd, flags);
   };
