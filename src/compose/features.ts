@@ -2,7 +2,7 @@ import { adminFeature, type AdminFeatureDeps } from "../admin/feature.js";
 import type { Feature } from "../feature.js";
 import type { Queues } from "../jobs/queues.js";
 import { relayFeature } from "../jobs/relay-feature.js";
-import { repeatCheck } from "../webhooks/delivery-recorder.js";
+import { repeatCheck } from "../jobs/record-receipts.js";
 import { reconcileFeature } from "../reconcile/feature.js";
 import { Reconciler, type ReconcilerOptions } from "../reconcile/reconciler.js";
 import { commandsFeature } from "../slack/commands/feature.js";

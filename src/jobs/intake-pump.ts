@@ -6,7 +6,12 @@ import type { StateKeys } from "../store/keys.js";
 import { luaScript } from "../store/lua-script.js";
 import { withTimeout, type RedisClient } from "../store/redis.js";
 import { classifyDelivery } from "../webhooks/classify-delivery.js";
-import { parseIntakeEntry, type IntakeEntry, type ReceivedEntry } from "../webhooks/intake-entry.js";
+import {
+  parseIntakeEntry,
+  receivedAtOf,
+  type IntakeEntry,
+  type ReceivedEntry,
+} from "../webhooks/intake-entry.js";
 import { jobId, jobOfOwn, type DeliveriesJob, type DeliveryJob } from "./queues.js";
 import { recordReceipts, type ReceiptBook } from "./record-receipts.js";
 
@@ -401,7 +406,7 @@ export async function newestPendingMs(
   const moving = await redis.lindex(keys.intakeMoving, -1);
   const times = [waiting, moving].flatMap((raw) => {
     const entry = raw ? parseIntakeEntry(raw) : undefined;
-    const t = entry ? Date.parse(entry.kind === "received" ? entry.receivedAt : entry.job.receivedAt) : NaN;
+    const t = entry ? Date.parse(receivedAtOf(entry)) : NaN;
     return Number.isNaN(t) ? [] : [t];
   });
   return times.length > 0 ? Math.max(...times) : undefined;
@@ -427,11 +432,9 @@ export async function intakeHead(
   ]);
   const entry = parseIntakeEntry(inFlight ?? "") ?? parseIntakeEntry(next ?? "");
   if (!entry) return { waiting };
-  const { deliveryId, receivedAt } =
-    entry.kind === "recorded"
-      ? entry.job
-      : { deliveryId: classifyDelivery(entry.body).deliveryId, receivedAt: entry.receivedAt };
-  const receivedAtMs = Date.parse(receivedAt);
+  const deliveryId =
+    entry.kind === "recorded" ? entry.job.deliveryId : classifyDelivery(entry.body).deliveryId;
+  const receivedAtMs = Date.parse(receivedAtOf(entry));
   return { waiting, ...(!Number.isNaN(receivedAtMs) ? { oldest: { deliveryId, receivedAtMs } } : {}) };
 }
 

@@ -105,11 +105,30 @@ export async function recordReceipts(
 }
 
 /**
- * What a receipt's marker holds: its time and id. A job's first step (`repeatCheck`, for jobs of
- * an older version) compares the time: the part before the space.
+ * What a receipt's marker holds: its time and id (an older receiver's markers hold the time
+ * alone). Once its dead letter is kept, " kept" follows.
  */
 export const markerOf = (r: Pick<Receipt, "receivedAt" | "receipt">): string =>
   r.receipt ? `${r.receivedAt} ${r.receipt}` : r.receivedAt;
+
+/** The receipt time a marker holds. */
+const markerTime = (marker: string): string => marker.split(" ")[0] ?? "";
+
+/**
+ * Whether a delivery job is a repeat of one received earlier (within the 7-day window). Jobs
+ * queued before the receipt was recorded by the receiver or the pump (without `deduplicated`)
+ * were enqueued without waiting for the marker, so their first step asks. The marker holds the
+ * first receipt's time; a spooled copy of that same receipt carries the same time and goes ahead.
+ */
+export function repeatCheck(
+  redis: Pick<RedisClient, "get">,
+  keys: Pick<StateKeys, "dedupe">,
+): (deliveryId: string, receivedAt: string) => Promise<boolean> {
+  return async (deliveryId, receivedAt) => {
+    const first = await redis.get(keys.dedupe(deliveryId));
+    return first !== null && markerTime(first) !== receivedAt;
+  };
+}
 
 /**
  * Keeps an invalid delivery's dead letter, then says so in its marker, so that the same receipt

@@ -1,5 +1,4 @@
 import type { RedisClient as Redis } from "../store/redis.js";
-import type { StateKeys } from "../store/keys.js";
 import { withTimeout } from "../store/redis.js";
 import { formatIntakeEntry } from "./intake-entry.js";
 
@@ -83,21 +82,4 @@ export class DeliveryRecorder {
     }
     this.scheduled = false;
   }
-}
-
-/**
- * Whether a delivery job is a repeat of one received earlier (within the 7-day window). Jobs
- * queued before the receipt was recorded by the receiver or the pump (without `deduplicated`)
- * were enqueued without waiting for the marker, so their first step asks. The marker holds the
- * first receipt's time; a spooled copy of that same receipt carries the same time and goes ahead.
- */
-export function repeatCheck(
-  redis: Pick<Redis, "get">,
-  keys: Pick<StateKeys, "dedupe">,
-): (deliveryId: string, receivedAt: string) => Promise<boolean> {
-  return async (deliveryId, receivedAt) => {
-    const first = await redis.get(keys.dedupe(deliveryId));
-    // The pump's markers hold the receipt id after the time.
-    return first !== null && first.split(" ")[0] !== receivedAt;
-  };
 }

@@ -54,6 +54,10 @@ export function formatIntakeEntry(
   return `d1 ${receivedAt} ${o.workspaceId ?? "-"} ${o.receipt ?? "-"}\n${body}`;
 }
 
+/** When an entry's delivery was received (an ISO time), whichever receiver wrote it. */
+export const receivedAtOf = (entry: IntakeEntry): string =>
+  entry.kind === "received" ? entry.receivedAt : entry.job.receivedAt;
+
 /** An intake entry read back; undefined for anything the receiver did not write. */
 export function parseIntakeEntry(raw: string): IntakeEntry | undefined {
   const head = HEAD.exec(raw);

@@ -13,7 +13,7 @@ import { createRedis } from "../../src/store/redis.js";
 import { SubscriptionStore } from "../../src/store/subscriptions.js";
 import { classifyDelivery } from "../../src/webhooks/classify-delivery.js";
 import { createReceiver } from "../../src/webhooks/create-receiver.js";
-import { repeatCheck } from "../../src/webhooks/delivery-recorder.js";
+import { repeatCheck } from "../../src/jobs/record-receipts.js";
 import { Spool } from "../../src/webhooks/spool.js";
 import { openIntake, type Intake } from "../helpers/intake.js";
 import { dropPrefix, testRedisUrl, uniquePrefix } from "../helpers/redis.js";
