@@ -17,6 +17,7 @@ import type { OpsNotifier } from "../ops/ops-notifier.js";
 import type { SlackApi } from "../slack/client.js";
 import type { ChannelThrottle } from "../slack/outbound/channel-throttle.js";
 import { sendInTurn } from "../slack/outbound/send-in-turn.js";
+import { alertsIncident } from "../ops/incidents.js";
 import { escapeAndTruncate } from "../slack/mrkdwn.js";
 import { renderAlert, type AlertMessageInput } from "../slack/render/alert.js";
 import type { StateKeys } from "../store/keys.js";
@@ -217,7 +218,7 @@ async function post(
       deps.slack.postMessage({ channel: channelId, text, blocks, unfurl_links: false, unfurl_media: false }),
     onPermanent: async (c) => {
       await deps.ops.alert(
-        `alerts-${channelId}-${c.code}`,
+        alertsIncident(channelId, c.code),
         `${EMOJI.problem} Alerts for <#${channelId}> could not be posted: Slack answered \`${c.code}\`. Invite the app to the channel, or run \`/insight alerts off ${escapeAndTruncate(settings.groupId, 60)}\` there.`,
       );
       throw new Error(`Slack refused the alert: ${c.code}`);

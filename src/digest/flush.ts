@@ -3,9 +3,10 @@ import { UnrecoverableError, type Job } from "bullmq";
 import type { RedisClient as Redis } from "../store/redis.js";
 import { groupBatch, periodStartOf, type PendingEntry } from "../domain/digest-batch.js";
 import { deliveryOf } from "../domain/subscription.js";
-import type { DigestJob } from "../jobs/queues.js";
+import type { DigestJob } from "../jobs/job-types.js";
 import type { Logger } from "../log.js";
-import { channelIncident, type OpsNotifier } from "../ops/ops-notifier.js";
+import { channelIncident, slackRefusedIncident } from "../ops/incidents.js";
+import type { OpsNotifier } from "../ops/ops-notifier.js";
 import type { SlackApi } from "../slack/client.js";
 import type { ChannelThrottle } from "../slack/outbound/channel-throttle.js";
 import { sendInTurn } from "../slack/outbound/send-in-turn.js";
@@ -235,7 +236,7 @@ async function post(
         );
       } else {
         await deps.ops.alert(
-          `slack-${c.code}`,
+          slackRefusedIncident(c.code),
           `${EMOJI.problem} Slack refused a batched digest for <#${channelId}> with \`${c.code}\`. Check SLACK_BOT_TOKEN and the app's scopes.`,
         );
       }

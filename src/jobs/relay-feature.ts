@@ -4,8 +4,8 @@ import type { DeliveryHealthStore } from "../store/delivery-health.js";
 import { limitPerQueue } from "./limit-per-queue.js";
 import { processDeliveryBatch, splitDeliveryBatch } from "./process-batch.js";
 import { processDelivery, type ProcessDeliveryDeps } from "./process-delivery.js";
+import { cappedBackoff } from "./retry-policy.js";
 import {
-  cappedBackoff,
   isDeliveryBatch,
   QUEUE_NAMES,
   type DeliveriesJob,
@@ -13,7 +13,7 @@ import {
   type Producer,
   type RefreshJob,
   type SlackJob,
-} from "./queues.js";
+} from "./job-types.js";
 import type { MessageRouteDeps } from "./route-message-event.js";
 import { routeThreadEvent, type RouteDeps } from "./route-thread-event.js";
 import { sendNowOrQueue } from "./send-now.js";

@@ -1,6 +1,6 @@
 import { UnrecoverableError } from "bullmq";
 import type { Logger } from "../log.js";
-import type { Producer, SlackJob } from "./queues.js";
+import type { Producer, SlackJob } from "./job-types.js";
 import { processSlackJob, type SlackAttempt, type SlackOutDeps } from "./slack-out.js";
 
 export interface SendNowDeps {

@@ -22,10 +22,11 @@ import {
 import type { PendingReplies } from "../store/pending-replies.js";
 import type { TriageStore } from "../store/triage.js";
 import type { SubscriptionStore } from "../store/subscriptions.js";
-import { channelIncident, type OpsNotifier } from "../ops/ops-notifier.js";
+import { channelIncident, slackRefusedIncident } from "../ops/incidents.js";
+import type { OpsNotifier } from "../ops/ops-notifier.js";
 import { escapeAndTruncate } from "../slack/mrkdwn.js";
 import { EMOJI, plural } from "../slack/render/wording.js";
-import { jobId, type Producer, type SlackJob } from "./queues.js";
+import { jobId, type Producer, type SlackJob } from "./job-types.js";
 
 export interface SlackOutDeps {
   /** The (channel, thread) posting lock. */
@@ -176,7 +177,7 @@ export async function processSlackJob(job: SlackAttempt, deps: SlackOutDeps): Pr
       }
       if (data.kind === "digest") {
         await deps.ops.alert(
-          `slack-${c.code}`,
+          slackRefusedIncident(c.code),
           `${EMOJI.problem} Slack refused a digest with \`${c.code}\`. Check SLACK_BOT_TOKEN and the app's scopes.`,
         );
       }

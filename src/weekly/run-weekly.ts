@@ -1,6 +1,7 @@
 import { setTimeout as sleepFor } from "node:timers/promises";
 import { UnrecoverableError, type Job } from "bullmq";
 import type { RedisClient as Redis } from "../store/redis.js";
+import { weeklyIncident } from "../ops/incidents.js";
 import type { ChannelThrottle } from "../slack/outbound/channel-throttle.js";
 import type { OpsNotifier } from "../ops/ops-notifier.js";
 import { debugOnFailure, type Logger } from "../log.js";
@@ -234,7 +235,7 @@ async function send<T>(
           ? `${EMOJI.problem} The weekly summary for <#${channel}> could not be posted: Slack answered \`${c.code}\`. Invite the app to the channel (or fix its token), or run \`/insight weekly off\` there.`
           : `${EMOJI.problem} The weekly chart for <#${channel}> could not be uploaded: Slack answered \`${c.code}\` (the app needs the files:write scope). The summary went out without it.`;
       await deps.ops
-        .alert(`weekly-${what}-${channel}-${c.code}`, text)
+        .alert(weeklyIncident(what, channel, c.code), text)
         .catch(debugOnFailure(log, "weekly summary: the operators' alert could not be recorded"));
       throw new UnrecoverableError(`Slack refused the weekly ${what}: ${c.code}`);
     },
