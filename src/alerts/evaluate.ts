@@ -14,17 +14,16 @@ import type { InsightClient } from "../insight/client.js";
 import { walkPages } from "../insight/paginate.js";
 import type { Logger } from "../log.js";
 import type { OpsNotifier } from "../ops/ops-notifier.js";
-import type { SlackApi } from "../slack/client.js";
+import type { SlackSender } from "../slack/outbound/slack-sender.js";
+import type { SubscriptionStore } from "../store/subscriptions.js";
+import { refusedBySlack } from "../jobs/refused-by-slack.js";
 import type { ChannelThrottle } from "../slack/outbound/channel-throttle.js";
 import { sendInTurn } from "../slack/outbound/send-in-turn.js";
-import { alertsIncident } from "../ops/incidents.js";
-import { escapeAndTruncate } from "../slack/mrkdwn.js";
 import { renderAlert, type AlertMessageInput } from "../slack/render/alert.js";
 import type { StateKeys } from "../store/keys.js";
 import type { MessageRefStore } from "../store/message-refs.js";
 import type { AlertSettingsStore } from "./settings-store.js";
 import { luaScript } from "../store/lua-script.js";
-import { EMOJI } from "../slack/render/wording.js";
 
 export interface AlertsEvalDeps {
   settings: Pick<AlertSettingsStore, "all">;
@@ -33,7 +32,9 @@ export interface AlertsEvalDeps {
   refs: Pick<MessageRefStore, "get">;
   redis: Redis;
   keys: Pick<StateKeys, "alertFired">;
-  slack: Pick<SlackApi, "postMessage" | "call">;
+  sender: Pick<SlackSender, "post" | "permalink">;
+  /** A channel Slack refuses for good is paused (jobs/refused-by-slack.ts). */
+  subscriptions: Pick<SubscriptionStore, "pauseChannel">;
   throttle: Pick<ChannelThrottle, "reserve" | "pushBack">;
   ops: Pick<OpsNotifier, "alert">;
   reportInsightError(err: unknown): Promise<void>;
@@ -214,15 +215,8 @@ async function post(
     wait: (untilMs) => sleep(untilMs - now()),
     maxRateLimitWaits: 3,
     logger: log,
-    call: () =>
-      deps.slack.postMessage({ channel: channelId, text, blocks, unfurl_links: false, unfurl_media: false }),
-    onPermanent: async (c) => {
-      await deps.ops.alert(
-        alertsIncident(channelId, c.code),
-        `${EMOJI.problem} Alerts for <#${channelId}> could not be posted: Slack answered \`${c.code}\`. Invite the app to the channel, or run \`/insight alerts off ${escapeAndTruncate(settings.groupId, 60)}\` there.`,
-      );
-      throw new Error(`Slack refused the alert: ${c.code}`);
-    },
+    call: () => deps.sender.post({ channel: channelId, text, blocks }),
+    onPermanent: (refusal) => refusedBySlack(deps, { channel: channelId, refusal, what: "alert" }),
   });
 }
 
@@ -235,13 +229,8 @@ async function permalinkOf(
   const ref = await deps.refs.get(channelId, threadId);
   if (!ref) return undefined;
   try {
-    const r = await deps.slack.call<{ permalink?: string }>("chat.getPermalink", {
-      channel: channelId,
-      message_ts: ref.ts,
-    });
-    return typeof r.permalink === "string" && /^https:\/\/[^|<>\s]+$/.test(r.permalink)
-      ? r.permalink
-      : undefined;
+    const link = await deps.sender.permalink(channelId, ref.ts);
+    return /^https:\/\/[^|<>\s]+$/.test(link) ? link : undefined;
   } catch {
     // The card was deleted, or Slack is down: the alert names the thread without a link.
     return undefined;

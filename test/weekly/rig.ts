@@ -1,3 +1,4 @@
+import { createSlackSender } from "../../src/slack/outbound/slack-sender.js";
 import { Queue, Worker, type JobsOptions } from "bullmq";
 import { Redis } from "ioredis";
 import { startEmulator, type Emulator } from "../../dev/emulator/index.js";
@@ -69,7 +70,7 @@ export async function startRig(
     redis,
     runKey: keys.weeklyRun,
     subscriptions,
-    slack: slackApi,
+    sender: createSlackSender(slackApi),
     throttle: new ChannelThrottle(redis, keys, 10),
     ops: new OpsNotifier(redis, keys, () => queues.slack, undefined, silentLogger),
     reportInsightError: async () => undefined,
