@@ -223,6 +223,10 @@ async function send<T>(
     logger: log,
     call,
     onPermanent: (refusal) =>
-      refusedBySlack(deps, { channel, refusal, what: what === "summary" ? "weekly summary" : "weekly chart" }),
+      refusedBySlack(deps, {
+        channel,
+        refusal,
+        what: what === "summary" ? "weekly summary" : "weekly chart",
+      }),
   });
 }

@@ -206,19 +206,17 @@ async function notifyFollowers(
   const { channel, ts, digest } = o;
   const followers = await deps.triage.followersOf(channel, digest.threadId);
   for (const userId of followers) {
-    await deps
-      .slackQueue()
-      .add(
-        "dm",
-        {
-          kind: "dm",
-          channelId: userId,
-          userId,
-          text: followerText(digest, o.change),
-          card: { channel, ts },
-        },
-        { jobId: jobId("dm-follow", userId, channel, digest.threadId, o.enrichedAtMs) },
-      );
+    await deps.slackQueue().add(
+      "dm",
+      {
+        kind: "dm",
+        channelId: userId,
+        userId,
+        text: followerText(digest, o.change),
+        card: { channel, ts },
+      },
+      { jobId: jobId("dm-follow", userId, channel, digest.threadId, o.enrichedAtMs) },
+    );
   }
 }
 
