@@ -28,14 +28,14 @@ describe("App Home tab", () => {
   beforeAll(async () => {
     h = await startHarness({ env: { ADMIN_USER_IDS: ADMIN } });
     // subscribe is admin-only here: set the state directly.
-    await h.services.subscriptions.put({
+    await h.workspace.subscriptions.put({
       ...paused(TEST_CHANNEL),
       groupId: SEED.groups.support,
       groupName: "Lumen DB Support",
       paused: undefined,
       filters: {},
     });
-    await h.services.subscriptions.put(paused("C0ARCHIVED"));
+    await h.workspace.subscriptions.put(paused("C0ARCHIVED"));
   });
   afterAll(async () => h?.stop());
 
@@ -117,7 +117,7 @@ describe("App Home tab", () => {
     expect((await resumeClick(MEMBER)).status).toBe(200);
     const refused = await homeOf(MEMBER, 2);
     expect(refused.text).toContain("Only the app's admins can change subscriptions or schedules");
-    expect((await h.services.subscriptions.get("C0ARCHIVED", SEED.groups.rides))?.paused).toBeDefined();
+    expect((await h.workspace.subscriptions.get("C0ARCHIVED", SEED.groups.rides))?.paused).toBeDefined();
   });
 
   it("an admin's Resume click resumes the subscription and says so", async () => {
@@ -127,7 +127,7 @@ describe("App Home tab", () => {
     expect((await resumeClick(ADMIN)).status).toBe(200);
     const after = await homeOf(ADMIN, before + 1);
     expect(after.text).toContain("Resumed digests of *Saturday Rides* in <#C0ARCHIVED>");
-    expect((await h.services.subscriptions.get("C0ARCHIVED", SEED.groups.rides))?.paused).toBeUndefined();
+    expect((await h.workspace.subscriptions.get("C0ARCHIVED", SEED.groups.rides))?.paused).toBeUndefined();
     const left = buttons(after.view.blocks).map((b) => b.action_id);
     expect(left).not.toContain(ACTIONS.resume);
     // What an admin keeps: the settings form of each subscription.
