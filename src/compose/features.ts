@@ -10,10 +10,12 @@ import type { Subcommand } from "../slack/commands/types.js";
 import { weeklyFeature } from "../weekly/feature.js";
 import { digestFeature } from "../digest/feature.js";
 import { alertsFeature } from "../alerts/feature.js";
+import { askFeature } from "../ask/feature.js";
 import type { Services } from "./build-services.js";
 import {
   alertsCommandDeps,
   alertsEvalDeps,
+  askDepsOf,
   commandsDeps,
   digestCommandDeps,
   digestFlushDeps,
@@ -76,6 +78,7 @@ export function buildFeatures(s: Services, o: FeatureOptions = {}): Feature<Subc
       ...(s.tuning.alertsIntervalMs ? { intervalMs: s.tuning.alertsIntervalMs } : {}),
       logger: s.logger,
     }),
+    askFeature(askDepsOf(s)),
     reconcileFeature({
       reconciler: new Reconciler(reconcilerDeps(s), o.reconciler),
       queue: () => shared.reconcile,

@@ -20,6 +20,11 @@ import { stateKeys } from "../store/keys.js";
 import { isCluster } from "../store/redis.js";
 import type { AlertsEvalDeps } from "../alerts/evaluate.js";
 import type { AlertsCommandDeps } from "../slack/commands/alerts.js";
+import { CommunityReader } from "../ask/community-reader.js";
+import { ConversationStore } from "../ask/conversation-store.js";
+import type { AskDeps, AskDepsOf } from "../ask/deps.js";
+import { userTimeZones } from "../slack/user-time-zone.js";
+import { workspaceIdOf } from "../workspaces/installation-store.js";
 
 /*
  * Each feature's narrow dependencies, cut from the process's services. Tests build features
@@ -238,5 +243,35 @@ export function alertsEvalDeps(s: Services): AlertsEvalDeps {
     ops: s.ops,
     reportInsightError: s.reportInsightError,
     logger: s.logger,
+  };
+}
+
+/** Asking the community: one set per workspace, so each keeps its own short cache of reads. */
+export function askDepsOf(s: Services): AskDepsOf {
+  const byWorkspace = new Map<string, AskDeps>();
+  return (ws) => {
+    const id = workspaceIdOf(ws) ?? "";
+    let deps = byWorkspace.get(id);
+    if (!deps) {
+      deps = {
+        insight: s.insight.client,
+        reader: new CommunityReader(s.insight.client),
+        subscriptions: s.subscriptions,
+        conversations: new ConversationStore(s.redis, s.keys),
+        timeZones: userTimeZones({
+          slack: s.slack,
+          redis: s.redis,
+          key: (userId) => s.keys.userTimeZone(userId),
+          fallback: s.config.weekly.defaultTimezone,
+          logger: s.logger,
+        }),
+        slack: s.slack,
+        reportInsightError: s.reportInsightError,
+        logger: s.logger,
+        now: Date.now,
+      };
+      byWorkspace.set(id, deps);
+    }
+    return deps;
   };
 }
