@@ -114,7 +114,7 @@ const FILLER = new Set(
     "more most top main biggest hot trending reporting reported report asking asked ask feel feeling " +
     "feelings think thinks opinion opinions sentiment mood vibe vibes react reacting reaction reactions " +
     "overall summary summarize summarise overview activity busy active status update updates community " +
-    "going on down out here there's whats how's what's it's you're i'm let know tell happened happen group groups"
+    "going on down out here there's whats how's what's it's you're i'm let know tell happened happen group groups one ones thing things stuff"
   ).split(" "),
 );
 /** Words that ask for an overview of the period when nothing narrower is said. */

@@ -65,14 +65,20 @@ export function understoodLine(q: AskQuestion): string {
   return `${whereOf(q)}, ${escapeAndTruncate(q.range.label, 80)}${tail ? `, ${tail}` : ""}:`;
 }
 
-/** "20% more than Nov 13–19 (10)", "none in Nov 13–19". */
+/** "in Nov 13–19", "in October", but "today (Nov 26)", "the last 24 hours": a period after a noun. */
+function during(label: string): string {
+  const l = escapeAndTruncate(label, 80);
+  return /^(?:today|yesterday|the )/.test(l) ? l : `in ${l}`;
+}
+
+/** "20% more than in Nov 13–19 (10)", "none in Nov 13–19". */
 function changeText(current: number, previous: number, previousLabel: string): string {
-  const label = escapeAndTruncate(previousLabel, 80);
-  if (previous === 0) return current === 0 ? `none in ${label} either` : `none in ${label}`;
+  const when = during(previousLabel);
+  if (previous === 0) return current === 0 ? `none ${when} either` : `none ${when}`;
   const pct = percentChange(current, previous) ?? 0;
-  if (pct > 0) return `${pct}% more than ${label} (${previous})`;
-  if (pct < 0) return `${-pct}% fewer than ${label} (${previous})`;
-  return `as many as ${label}`;
+  if (pct > 0) return `${pct}% more than ${when} (${previous})`;
+  if (pct < 0) return `${-pct}% fewer than ${when} (${previous})`;
+  return `as many as ${when} (${previous})`;
 }
 
 const TONE_ORDER = ["positive", "neutral", "mixed", "negative"] as const;
@@ -88,11 +94,9 @@ const percent = (share: number) => `${Math.round(share * 100)}%`;
 /** The figures: threads, messages and the change; the sentiment split; unanswered; by group. */
 function figureLines(a: AskAnswer): string[] {
   const { current, previous, question: q } = a;
-  const label = escapeAndTruncate(q.range.label, 80);
   if (current.threads === 0) {
-    const before =
-      previous.threads > 0 ? ` (${plural(previous.threads, "thread")} in ${escapeAndTruncate(q.range.previousLabel, 80)})` : "";
-    return [`No matching thread in ${label}${before}. Try a longer period (“last 30 days”) or fewer words.`];
+    const before = previous.threads > 0 ? ` (${plural(previous.threads, "thread")} ${during(q.range.previousLabel)})` : "";
+    return [`No matching thread ${during(q.range.label)}${before}. Try a longer period (“last 30 days”) or fewer words.`];
   }
   const messages =
     current.withoutCount > 0
@@ -105,11 +109,9 @@ function figureLines(a: AskAnswer): string[] {
     lines.push(toneSplit(current));
     const change = sentimentChange(current.tones, previous.tones);
     const negative = change.tones.find((t) => t.tone === "negative");
-    if (negative && change.rated > 0) {
+    if (negative && change.rated > 0 && (negative.count > 0 || (negative.previousCount ?? 0) > 0)) {
       const before =
-        negative.previousShare === undefined
-          ? ""
-          : ` (${percent(negative.previousShare)} in ${escapeAndTruncate(q.range.previousLabel, 80)})`;
+        negative.previousShare === undefined ? "" : ` (${percent(negative.previousShare)} ${during(q.range.previousLabel)})`;
       lines.push(`Negative: ${percent(negative.share)} of rated threads${before}`);
     }
   }
