@@ -168,7 +168,9 @@ export async function answerQuestion(deps: AnswerDeps, q: AskQuestion): Promise<
       threads: matching,
       failures,
       limits: {
-        cappedGroups: reads.filter((r) => r.listing.capped).map((r) => r.group.name),
+        cappedGroups: reads
+          .filter((r) => r.listing.capped)
+          .map((r) => ({ name: r.group.name, read: r.listing.threads.length })),
         searchCapped: reads.some((r) => r.topic?.capped === true),
         groupsLeftOut: q.groups.length - groups.length,
       },

@@ -13,7 +13,7 @@ import { timeOf } from "../domain/weekly-window.js";
 export interface CommunityReaderOptions {
   /** How long a read answers later questions; default 60 s. */
   cacheMs?: number;
-  /** Pages of 100 read at most per group (the newest threads); default 50 (5,000 threads). */
+  /** Pages of 100 read at most per group (the newest threads); default 100 (10,000 threads). */
   maxPages?: number;
   /** Pages in flight at once per group; default 4. */
   pagesAtOnce?: number;
@@ -78,7 +78,7 @@ export class CommunityReader {
     this.#client = client;
     this.#o = {
       cacheMs: o.cacheMs ?? 60_000,
-      maxPages: o.maxPages ?? 50,
+      maxPages: o.maxPages ?? 100,
       pagesAtOnce: o.pagesAtOnce ?? 4,
       searchPages: o.searchPages ?? 3,
       maxAttempts: o.maxAttempts ?? 2,

@@ -84,8 +84,8 @@ export interface AskAnswer {
   failures: { name: string; reply: string }[];
   /** Bounds that were reached: what the figures could not include. */
   limits: {
-    /** Groups whose listing was read only down to the page cap. */
-    cappedGroups: string[];
+    /** Groups whose listing was read only down to the page cap, with how many threads were read. */
+    cappedGroups: { name: string; read: number }[];
     /** The search's answer was cut at its cap: more threads may be about the topic. */
     searchCapped: boolean;
     /** Groups left out beyond the cap of groups one answer reads. */

@@ -128,8 +128,8 @@ function figureLines(a: AskAnswer): string[] {
 
 function notes(a: AskAnswer): string[] {
   const out: string[] = [];
-  for (const name of a.limits.cappedGroups) {
-    out.push(`${escapeAndTruncate(name, NAME_MAX)}: counted among its newest 5,000 threads only.`);
+  for (const c of a.limits.cappedGroups) {
+    out.push(`${escapeAndTruncate(c.name, NAME_MAX)}: counted among its newest ${plural(c.read, "thread")} only.`);
   }
   if (a.limits.searchCapped) out.push("Topic matches are the service's best 300 search results.");
   if (a.limits.groupsLeftOut > 0) {
