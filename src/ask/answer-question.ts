@@ -62,7 +62,9 @@ function add(f: PeriodFigures, t: Thread): void {
 }
 
 /** The question's filters in the grammar every command shares (rule 13). */
-export function filtersOf(q: Pick<AskQuestion, "tone" | "unanswered" | "questionsOnly">): SubscriptionFilters {
+export function filtersOf(
+  q: Pick<AskQuestion, "tone" | "unanswered" | "questionsOnly">,
+): SubscriptionFilters {
   return {
     ...(q.tone ? { sentiments: [q.tone] } : {}),
     ...(q.unanswered ? { unanswered: true } : {}),
@@ -84,10 +86,10 @@ function ordering(q: AskQuestion, rank: Map<string, number>) {
   const messages = (a: AnswerThread) => a.thread.messageCount ?? -1;
   if (q.topic) {
     return (a: AnswerThread, b: AnswerThread) =>
-      (rank.get(a.thread.id) ?? Infinity) - (rank.get(b.thread.id) ?? Infinity) ||
-      messages(b) - messages(a);
+      (rank.get(a.thread.id) ?? Infinity) - (rank.get(b.thread.id) ?? Infinity) || messages(b) - messages(a);
   }
-  if (q.unanswered) return (a: AnswerThread, b: AnswerThread) => last(a) - last(b) || messages(b) - messages(a);
+  if (q.unanswered)
+    return (a: AnswerThread, b: AnswerThread) => last(a) - last(b) || messages(b) - messages(a);
   return (a: AnswerThread, b: AnswerThread) => messages(b) - messages(a) || last(b) - last(a);
 }
 

@@ -38,7 +38,8 @@ export async function answerPage(deps: AnswerDeps, q: AskQuestion, offset: numbe
   const outcome = await answerQuestion(deps, q);
   if (!outcome.ok) return plainReply(outcome.reply);
   const next = offset + ASK_CARDS_SHOWN;
-  const moreValue = outcome.answer.threads.length > next ? encodeMore(outcome.answer.question, next) : undefined;
+  const moreValue =
+    outcome.answer.threads.length > next ? encodeMore(outcome.answer.question, next) : undefined;
   return { reply: renderAskAnswer({ answer: outcome.answer, offset, moreValue }), answered: true };
 }
 

@@ -50,12 +50,19 @@ export function threadStartedListener(deps: ThreadStartedDeps): AssistantThreadS
 }
 
 /** A person's message, not a bot's (our own answers come back as message.im events too). */
-function question(message: unknown): { user: string; text: string; ts: string; threadTs: string; channel: string } | undefined {
+function question(
+  message: unknown,
+): { user: string; text: string; ts: string; threadTs: string; channel: string } | undefined {
   if (typeof message !== "object" || message === null) return undefined;
   const m = message as Record<string, unknown>;
   if (m.subtype !== undefined || m.bot_id !== undefined) return undefined;
   const { user, text, ts, thread_ts: threadTs, channel } = m;
-  if (typeof user !== "string" || typeof ts !== "string" || typeof threadTs !== "string" || typeof channel !== "string") {
+  if (
+    typeof user !== "string" ||
+    typeof ts !== "string" ||
+    typeof threadTs !== "string" ||
+    typeof channel !== "string"
+  ) {
     return undefined;
   }
   return { user, text: typeof text === "string" ? text : "", ts, threadTs, channel };
@@ -71,14 +78,19 @@ export function userMessageListener(deps: AskDeps): AssistantUserMessageMiddlewa
     if (!q) return;
     const where = { channel_id: q.channel, thread_ts: q.threadTs };
     const failed = (what: string) => (err: unknown) => deps.logger.warn({ err }, `assistant: ${what} failed`);
-    const status = deps.slack.call("assistant.threads.setStatus", { ...where, status: READING_STATUS }).catch(failed("setStatus"));
+    const status = deps.slack
+      .call("assistant.threads.setStatus", { ...where, status: READING_STATUS })
+      .catch(failed("setStatus"));
     try {
       if (!(await deps.conversations.take(q.channel, q.ts))) return; // a retried delivery
       const title = deps.conversations
         .firstQuestion(q.channel, q.threadTs)
         .then(async (first) => {
           if (first && q.text.trim()) {
-            await deps.slack.call("assistant.threads.setTitle", { ...where, title: plainText(q.text, TITLE_MAX) });
+            await deps.slack.call("assistant.threads.setTitle", {
+              ...where,
+              title: plainText(q.text, TITLE_MAX),
+            });
           }
         })
         .catch(failed("setTitle"));

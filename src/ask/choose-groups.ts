@@ -23,7 +23,8 @@ export type GroupChoice =
 
 const unique = (rows: { groupId: string; groupName: string }[]): AskGroup[] => {
   const seen = new Map<string, AskGroup>();
-  for (const r of rows) if (!seen.has(r.groupId)) seen.set(r.groupId, { id: r.groupId, name: r.groupName || r.groupId });
+  for (const r of rows)
+    if (!seen.has(r.groupId)) seen.set(r.groupId, { id: r.groupId, name: r.groupName || r.groupId });
   return [...seen.values()];
 };
 
@@ -48,9 +49,13 @@ export async function chooseGroups(
   }
   for (const ref of u.groupRefs) {
     const r = await resolveGroup(deps.insight, ref.ref);
-    if (r.ok) return { ok: true, groups: [{ id: r.group.id, name: r.group.name }], scope: "named", topic: ref.topic };
+    if (r.ok)
+      return { ok: true, groups: [{ id: r.group.id, name: r.group.name }], scope: "named", topic: ref.topic };
     if (r.choices && r.choices.length > 0) {
-      return { ok: false, reply: `${escapeMrkdwn(r.reply)}\nAsk again with one of them, ${example(r.choices[0]?.name ?? "")}.` };
+      return {
+        ok: false,
+        reply: `${escapeMrkdwn(r.reply)}\nAsk again with one of them, ${example(r.choices[0]?.name ?? "")}.`,
+      };
     }
     // "… in the X group" must be a group; "… in X" may just be words about the topic.
     if (ref.explicit) {
@@ -64,7 +69,9 @@ export async function chooseGroups(
     const groups = unique(await deps.subscriptions.forChannel(o.channelId));
     if (groups.length > 0) return { ok: true, groups, scope: "channel", topic: u.topic };
   }
-  const all = unique(await deps.subscriptions.all()).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const all = unique(await deps.subscriptions.all()).sort((a, b) =>
+    a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
+  );
   if (all.length > 0) return { ok: true, groups: all, scope: "workspace", topic: u.topic };
   return {
     ok: false,

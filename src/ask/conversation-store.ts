@@ -29,7 +29,10 @@ const contextSchema = z.object({
   enterpriseId: z.string().optional(),
 });
 const memorySchema = z.object({
-  groups: z.array(z.object({ id: z.string(), name: z.string() })).max(20).optional(),
+  groups: z
+    .array(z.object({ id: z.string(), name: z.string() }))
+    .max(20)
+    .optional(),
   rangeWords: z.string().max(200).optional(),
 });
 
@@ -80,7 +83,9 @@ export class ConversationStore {
 
   /** True the first time a message is seen: a retried event delivery is not answered twice. */
   async take(channelId: string, ts: string): Promise<boolean> {
-    return (await this.redis.set(this.keys.askTaken(channelId, ts), "1", "EX", TAKEN_TTL_SECONDS, "NX")) === "OK";
+    return (
+      (await this.redis.set(this.keys.askTaken(channelId, ts), "1", "EX", TAKEN_TTL_SECONDS, "NX")) === "OK"
+    );
   }
 
   async #set(channelId: string, threadTs: string, field: string, value: string): Promise<void> {

@@ -20,7 +20,11 @@ export function mentionListener(deps: AskDeps): MentionListener {
       if (!(await deps.conversations.take(channel, event.ts))) return; // a retried delivery
       // The first sign, best effort: channel threads take a status too (scope chat:write).
       const status = deps.slack
-        .call("assistant.threads.setStatus", { channel_id: channel, thread_ts: threadTs, status: READING_STATUS })
+        .call("assistant.threads.setStatus", {
+          channel_id: channel,
+          thread_ts: threadTs,
+          status: READING_STATUS,
+        })
         .catch((err: unknown) => deps.logger.debug({ err }, "mention: setStatus failed"));
       const outcome = await askQuestion(deps, {
         text: event.text,

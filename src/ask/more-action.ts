@@ -10,13 +10,17 @@ import { decodeMore } from "./more-state.js";
  * as the answer was: an ephemeral answer (`/insight ask`) gets an ephemeral reply; an answer in
  * a thread (the assistant's, a mention's) gets the next cards in that thread.
  */
-export function askMoreAction(deps: Pick<AskDeps, "reader" | "slack" | "reportInsightError" | "logger">): ButtonListener {
+export function askMoreAction(
+  deps: Pick<AskDeps, "reader" | "slack" | "reportInsightError" | "logger">,
+): ButtonListener {
   const replyFailed = debugOnFailure(deps.logger, "ask: the more reply was not delivered");
   return async ({ ack, action, body, respond }) => {
     await ack();
     const state = decodeMore(action.value);
     if (!state) {
-      await respond({ replace_original: false, response_type: "ephemeral", text: STALE_BUTTON }).catch(replyFailed);
+      await respond({ replace_original: false, response_type: "ephemeral", text: STALE_BUTTON }).catch(
+        replyFailed,
+      );
       return;
     }
     const { reply } = await answerPage(deps, state.question, state.offset);
@@ -27,6 +31,8 @@ export function askMoreAction(deps: Pick<AskDeps, "reader" | "slack" | "reportIn
       await respond({ replace_original: false, response_type: "ephemeral", ...reply }).catch(replyFailed);
       return;
     }
-    await deps.slack.postMessage({ channel, thread_ts: message.thread_ts ?? message.ts, ...reply }).catch(replyFailed);
+    await deps.slack
+      .postMessage({ channel, thread_ts: message.thread_ts ?? message.ts, ...reply })
+      .catch(replyFailed);
   };
 }

@@ -14,7 +14,10 @@ const id = z.string().min(1).max(100);
 const ms = z.number().int();
 
 export const moreStateSchema = z.object({
-  g: z.array(z.tuple([id, z.string().max(NAME_MAX)])).min(1).max(20),
+  g: z
+    .array(z.tuple([id, z.string().max(NAME_MAX)]))
+    .min(1)
+    .max(20),
   s: z.enum(["named", "channel", "workspace", "kept"]),
   r: z.tuple([ms, ms, ms, ms]),
   l: z.tuple([z.string().max(80), z.string().max(80)]),

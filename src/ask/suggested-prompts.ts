@@ -26,7 +26,9 @@ export function suggestedPrompts(groupNames: readonly string[]): SuggestedPrompt
   const prompts: SuggestedPrompt[] = [
     {
       title: a ? `Unhappy this week in ${a}` : "Unhappy this week",
-      message: a ? `What are people unhappy about this week in ${a}?` : "What are people unhappy about this week?",
+      message: a
+        ? `What are people unhappy about this week in ${a}?`
+        : "What are people unhappy about this week?",
     },
     {
       title: b ? `Unanswered in ${b}` : "Unanswered questions",

@@ -106,7 +106,14 @@ function daysPeriod(first: YMD, last: YMD, c: Clock, words: string): AskRange {
   const label = daysLabel(first, last, today.y);
   const previousLabel = daysLabel(addDays(first, -n), addDays(last, -n), today.y);
   if (n === 1 && open) {
-    return { from, to, previous, label: `today (${label})`, previousLabel: `yesterday (${previousLabel})`, words };
+    return {
+      from,
+      to,
+      previous,
+      label: `today (${label})`,
+      previousLabel: `yesterday (${previousLabel})`,
+      words,
+    };
   }
   if (n === 1 && sameDay(first, addDays(today, -1))) {
     return { from, to, previous, label: `yesterday (${label})`, previousLabel, words };
@@ -139,7 +146,14 @@ function monthPeriod(y: number, m: number, c: Clock, words: string): AskRange {
   const previous = { from: prevFrom, to: prevTo };
   const name = (yy: number, mm: number) => `${MONTH_NAMES[mm - 1] ?? ""}${yy === today.y ? "" : ` ${yy}`}`;
   if (open) {
-    return { from, to, previous, label: windowLabel({ from, to }, c), previousLabel: windowLabel(previous, c), words };
+    return {
+      from,
+      to,
+      previous,
+      label: windowLabel({ from, to }, c),
+      previousLabel: windowLabel(previous, c),
+      words,
+    };
   }
   return { from, to, previous, label: name(y, m), previousLabel: name(prev.y, prev.m), words };
 }
@@ -163,7 +177,14 @@ function yearPeriod(y: number, c: Clock, words: string): AskRange {
     : from - 1;
   const previous = { from: prevFrom, to: prevTo };
   if (open) {
-    return { from, to, previous, label: windowLabel({ from, to }, c), previousLabel: windowLabel(previous, c), words };
+    return {
+      from,
+      to,
+      previous,
+      label: windowLabel({ from, to }, c),
+      previousLabel: windowLabel(previous, c),
+      words,
+    };
   }
   return { from, to, previous, label: String(y), previousLabel: String(y - 1), words };
 }
@@ -265,10 +286,17 @@ function periodOf(f: Found, text: string, c: Clock): AskRange | string {
     const y = addDays(today, -1);
     return daysPeriod(y, y, c, words);
   }
-  const lastUnits = /^(?:last|past|previous|the last|the past)\s+.*\b(hours?|days?|weeks?|months?|years?)$/.exec(t);
+  const lastUnits =
+    /^(?:last|past|previous|the last|the past)\s+.*\b(hours?|days?|weeks?|months?|years?)$/.exec(t);
   const startMs = r.start.date().getTime();
   if (lastUnits) {
-    if (lastUnits[1]?.startsWith("hour")) return sincePeriod(startMs, c, words, `the ${t.replace(/^(?:last|past|previous|the last|the past)\s+/, "last ")}`);
+    if (lastUnits[1]?.startsWith("hour"))
+      return sincePeriod(
+        startMs,
+        c,
+        words,
+        `the ${t.replace(/^(?:last|past|previous|the last|the past)\s+/, "last ")}`,
+      );
     // "last 30 days": the 30 calendar days up to now, today included.
     const n = Math.max(1, daysBetween(dayOf(startMs, c.timeZone), today));
     return lastDays(n, c, words);
@@ -323,14 +351,20 @@ export function readTimeRange(text: string, c: Clock): RangeReading {
   if (found.length === 2) {
     const [a, b] = found as [Found, Found];
     const between = text.slice(a.end, b.result.index);
-    if (/^\s*(?:and|to|until|till|through|-|–)\s*$/i.test(between) && /\b(?:between|from)\s+(?:the\s+)?$/i.test(a.before)) {
+    if (
+      /^\s*(?:and|to|until|till|through|-|–)\s*$/i.test(between) &&
+      /\b(?:between|from)\s+(?:the\s+)?$/i.test(a.before)
+    ) {
       const first = ymdOf(a.result.start);
       const last = ymdOf(b.result.start);
       const today = dayOf(c.now, c.timeZone);
       if (b.result.start.date().getTime() > c.now + DAY_MS) {
-        return refuse(`“${b.result.text}” is in the future: I can only count what was already said. Try ${RANGE_EXAMPLES}.`);
+        return refuse(
+          `“${b.result.text}” is in the future: I can only count what was already said. Try ${RANGE_EXAMPLES}.`,
+        );
       }
-      if (ymdKey(last) < ymdKey(first)) return refuse(`That period ends before it starts. Try “between Nov 1 and Nov 10”.`);
+      if (ymdKey(last) < ymdKey(first))
+        return refuse(`That period ends before it starts. Try “between Nov 1 and Nov 10”.`);
       const words = text.slice(a.start, b.end).trim();
       const range = daysPeriod(first, ymdKey(last) > ymdKey(today) ? today : last, c, words);
       return { kind: "range", range, spans: [[a.start, b.end]] };

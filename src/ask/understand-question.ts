@@ -125,7 +125,9 @@ const OVERVIEW = new Set(
   ).split(" "),
 );
 const CHATTER = new Set(
-  "hi hello hey hiya yo thanks thank thx ty ok okay cool great nice help hm hmm ping test good morning evening".split(" "),
+  "hi hello hey hiya yo thanks thank thx ty ok okay cool great nice help hm hmm ping test good morning evening".split(
+    " ",
+  ),
 );
 
 const words = (s: string) =>
@@ -184,7 +186,9 @@ function groupRefsOf(residual: string): GroupRef[] {
     const topic = topicOf(blank(residual, start, end));
     out.push({ ref: name, explicit, ...(topic ? { topic } : {}) });
   };
-  const prefixed = /(?:^|\b(?:in|from|of|the)\s+)(?:chat\s+)?group\s+(?:called\s+|named\s+)?(.+)$/i.exec(residual);
+  const prefixed = /(?:^|\b(?:in|from|of|the)\s+)(?:chat\s+)?group\s+(?:called\s+|named\s+)?(.+)$/i.exec(
+    residual,
+  );
   if (prefixed?.[1]) add(prefixed[1], true, prefixed.index, residual.length);
   const leads = [...residual.matchAll(/\b(?:in|from|of|for|on|at)\s+(?:the\s+)?/gi)];
   for (const lead of leads) {
@@ -275,7 +279,10 @@ export function understandQuestion(raw: string, o: ReadOptions): Reading {
   const topicWords = [...quoted, topicOf(residual)].filter((t): t is string => !!t);
   const topic = topicWords.join(" ").trim() || undefined;
   const withQuoted = (g: GroupRef): GroupRef => {
-    const t = [...quoted, g.topic].filter((x): x is string => !!x).join(" ").trim();
+    const t = [...quoted, g.topic]
+      .filter((x): x is string => !!x)
+      .join(" ")
+      .trim();
     return { ref: g.ref, explicit: g.explicit, ...(t ? { topic: t } : {}) };
   };
 
@@ -314,9 +321,7 @@ export function understandQuestion(raw: string, o: ReadOptions): Reading {
 
 /** For refusals that come after the reading (a group that does not resolve): an example to follow. */
 export function exampleWith(groupName: string | undefined): string {
-  return groupName
-    ? `“unanswered questions in ${groupName} this week”`
-    : `“${EXAMPLE_QUESTIONS[1]}”`;
+  return groupName ? `“unanswered questions in ${groupName} this week”` : `“${EXAMPLE_QUESTIONS[1]}”`;
 }
 
 export { RANGE_EXAMPLES };

@@ -41,7 +41,11 @@ describe("answerQuestion: figures from the service's listings and search", () =>
   const reported: unknown[] = [];
   beforeAll(async () => {
     emu = await startEmulator({ now: () => new Date(NOW) });
-    client = new InsightClient({ baseUrl: emu.baseUrl, apiKey: emu.apiKey, retry: { baseDelayMs: 1, maxDelayMs: 5 } });
+    client = new InsightClient({
+      baseUrl: emu.baseUrl,
+      apiKey: emu.apiKey,
+      retry: { baseDelayMs: 1, maxDelayMs: 5 },
+    });
     deps = {
       reader: new CommunityReader(client, { now: () => NOW, cacheMs: 0 }),
       reportInsightError: async (err) => void reported.push(err),
@@ -79,8 +83,9 @@ describe("answerQuestion: figures from the service's listings and search", () =>
     messages: ts.reduce((n, t) => n + (t.messageCount ?? 0), 0),
     negative: ts.filter((t) => sentimentLabel(t.sentiment).tone === "negative").length,
     positive: ts.filter((t) => sentimentLabel(t.sentiment).tone === "positive").length,
-    unanswered: ts.filter((t) => t.isQuestionLed && questionStatusLabel(t.questionResponseStatus).status !== "answered")
-      .length,
+    unanswered: ts.filter(
+      (t) => t.isQuestionLed && questionStatusLabel(t.questionResponseStatus).status !== "answered",
+    ).length,
   });
   const figures = (a: AskAnswer) => ({
     threads: a.current.threads,
@@ -130,7 +135,9 @@ describe("answerQuestion: figures from the service's listings and search", () =>
     const r = range("last 3 months");
     const all = (await listing(SUPPORT.id)).filter((t) => inside(t, r));
     const negative = await answer(question({ range: r, tone: "negative" }));
-    expect(figures(negative)).toEqual(fold(all.filter((t) => sentimentLabel(t.sentiment).tone === "negative")));
+    expect(figures(negative)).toEqual(
+      fold(all.filter((t) => sentimentLabel(t.sentiment).tone === "negative")),
+    );
     const open = await answer(question({ range: r, unanswered: true }));
     const waiting = all.filter(
       (t) => t.isQuestionLed && questionStatusLabel(t.questionResponseStatus).status !== "answered",
@@ -184,7 +191,10 @@ describe("answerQuestion: figures from the service's listings and search", () =>
     emu.faults.clear();
     const revoked = new InsightClient({ baseUrl: emu.baseUrl, apiKey: "not-a-key" });
     try {
-      const r = await answerQuestion({ ...deps, reader: new CommunityReader(revoked, { now: () => NOW }) }, q);
+      const r = await answerQuestion(
+        { ...deps, reader: new CommunityReader(revoked, { now: () => NOW }) },
+        q,
+      );
       expect(r).toEqual({
         ok: false,
         reply:

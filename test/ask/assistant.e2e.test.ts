@@ -56,7 +56,9 @@ describe("the assistant, end to end (Bolt's Assistant, Redis, the emulator and t
     await h.services.subscriptions.put(follow(FAULT_CHANNEL, SEED.groups.workshop, "Bike Workshop & Gear"));
   }, 30_000);
   afterAll(async () => {
-    if (process.env.ASK_DUMP) for (const m of h.slack.messages()) console.log(`--- ${m.channel} ${m.thread_ts ?? ''}\n${firstSection(m)}`);
+    if (process.env.ASK_DUMP)
+      for (const m of h.slack.messages())
+        console.log(`--- ${m.channel} ${m.thread_ts ?? ""}\n${firstSection(m)}`);
     await h?.stop();
   });
   beforeEach(() => {
@@ -66,7 +68,10 @@ describe("the assistant, end to end (Bolt's Assistant, Redis, the emulator and t
 
   it("starts a thread with four prompts drawn from the workspace's own groups, the thread's channel first", async () => {
     const threadTs = nextTs();
-    const res = await postEvent(h, threadStarted({ user: ALICE, dm: DM, threadTs, contextChannel: "C0RIDES" }));
+    const res = await postEvent(
+      h,
+      threadStarted({ user: ALICE, dm: DM, threadTs, contextChannel: "C0RIDES" }),
+    );
     expect(res.status).toBe(200);
     const call = await h.slack.waitFor(() =>
       h.slack.posts("assistant.threads.setSuggestedPrompts").find((c) => c.args.thread_ts === threadTs),
@@ -84,7 +89,10 @@ describe("the assistant, end to end (Bolt's Assistant, Redis, the emulator and t
           title: "Unanswered in Lumen DB Support",
           message: "Which questions are still unanswered in Lumen DB Support?",
         },
-        { title: "Today in Bike Workshop & Gear", message: "What are people saying today in Bike Workshop & Gear?" },
+        {
+          title: "Today in Bike Workshop & Gear",
+          message: "What are people saying today in Bike Workshop & Gear?",
+        },
         { title: "The last 30 days", message: "What happened in the last 30 days?" },
       ],
     });
@@ -123,18 +131,20 @@ describe("the assistant, end to end (Bolt's Assistant, Redis, the emulator and t
       (t) => sentimentLabel(t.sentiment).tone === "negative",
     );
     const lines = firstSection(answer).split("\n");
-    expect(lines[0]).toBe(`In *Lumen DB Support* (followed in this channel), ${u.range.label}, negative threads:`);
+    expect(lines[0]).toBe(
+      `In *Lumen DB Support* (followed in this channel), ${u.range.label}, negative threads:`,
+    );
     if (f.threads > 0) {
-      expect(lines[1]).toMatch(
-        new RegExp(`^\\*${f.threads} threads?\\* · ${f.messages} messages? · `),
-      );
+      expect(lines[1]).toMatch(new RegExp(`^\\*${f.threads} threads?\\* · ${f.messages} messages? · `));
     } else {
       expect(lines[1]).toContain(`No matching thread in ${u.range.label}`);
     }
     // A second question in the thread does not retitle it.
     await postEvent(h, threadMessage({ user: ALICE, dm: DM, threadTs, ts: nextTs(), text: "and today?" }));
     await nthReply(h, DM, threadTs, 2);
-    expect(h.slack.posts("assistant.threads.setTitle").filter((c) => c.args.thread_ts === threadTs)).toHaveLength(1);
+    expect(
+      h.slack.posts("assistant.threads.setTitle").filter((c) => c.args.thread_ts === threadTs),
+    ).toHaveLength(1);
   });
 
   it("a follow-up keeps the group and period the earlier question named, unless it names others", async () => {
@@ -150,7 +160,9 @@ describe("the assistant, end to end (Bolt's Assistant, Redis, the emulator and t
       `In *Saturday Rides*, ${thisWeek}, unanswered questions:`,
     );
     expect(await ask("and last month?", 2)).toBe(`In *Saturday Rides*, ${lastMonth}:`);
-    expect(await ask("what about punctures?", 3)).toBe(`In *Saturday Rides*, ${lastMonth}, about “punctures”:`);
+    expect(await ask("what about punctures?", 3)).toBe(
+      `In *Saturday Rides*, ${lastMonth}, about “punctures”:`,
+    );
     expect(await ask("and in Lumen DB Support?", 4)).toBe(`In *Lumen DB Support*, ${lastMonth}:`);
   });
 
@@ -191,8 +203,13 @@ describe("the assistant, end to end (Bolt's Assistant, Redis, the emulator and t
       );
     }
     // A mention's follow-up in its thread keeps what the first one set.
-    await postEvent(h, mention({ user: ALICE, channel: TEST_CHANNEL, ts: nextTs(), threadTs: ts, text: "and negative ones?" }));
-    await h.slack.waitFor(() => repliesIn(h, TEST_CHANNEL, ts).find((m) => firstSection(m).includes("negative threads")));
+    await postEvent(
+      h,
+      mention({ user: ALICE, channel: TEST_CHANNEL, ts: nextTs(), threadTs: ts, text: "and negative ones?" }),
+    );
+    await h.slack.waitFor(() =>
+      repliesIn(h, TEST_CHANNEL, ts).find((m) => firstSection(m).includes("negative threads")),
+    );
     const last = repliesIn(h, TEST_CHANNEL, ts).find((m) => firstSection(m).includes("negative threads"));
     expect(firstSection(last ?? { blocks: [] }).split("\n")[0]).toBe(
       `In *Lumen DB Support* (followed in this channel), ${u.range.label}, negative threads:`,
@@ -201,12 +218,17 @@ describe("the assistant, end to end (Bolt's Assistant, Redis, the emulator and t
 
   it("/insight ask answers privately: a line at once, then the answer in its place", async () => {
     const before = h.slack.responses.length;
-    const res = await h.command("ask which questions are still unanswered in Lumen DB Support?", { user: ALICE });
+    const res = await h.command("ask which questions are still unanswered in Lumen DB Support?", {
+      user: ALICE,
+    });
     expect(res.status).toBe(200);
     expect(res.body).toBe("");
     await h.slack.waitFor(() => h.slack.responses.length >= before + 2, { timeoutMs: 15_000 });
     const [first, second] = h.slack.responses.slice(before).map((r) => r.body as Record<string, unknown>);
-    expect(first).toEqual({ response_type: "ephemeral", text: ":hourglass_flowing_sand: Reading the community…" });
+    expect(first).toEqual({
+      response_type: "ephemeral",
+      text: ":hourglass_flowing_sand: Reading the community…",
+    });
     expect(second?.response_type).toBe("ephemeral");
     expect(second?.replace_original).toBe(true);
     const u = read("which questions are still unanswered?");
@@ -218,7 +240,10 @@ describe("the assistant, end to end (Bolt's Assistant, Redis, the emulator and t
   it("says the community service is not answering on a 429, and on an outage, in the thread", async () => {
     const ts = nextTs();
     h.emulator.faults.set({ rateLimit: { count: 20, retryAfterSeconds: 1 } });
-    await postEvent(h, mention({ user: ALICE, channel: FAULT_CHANNEL, ts, text: "anything unanswered today?" }));
+    await postEvent(
+      h,
+      mention({ user: ALICE, channel: FAULT_CHANNEL, ts, text: "anything unanswered today?" }),
+    );
     const limited = await nthReply(h, FAULT_CHANNEL, ts);
     expect(limited.text).toBe(NOT_ANSWERING);
     expect(firstSection(limited)).toBe(NOT_ANSWERING);
@@ -228,7 +253,13 @@ describe("the assistant, end to end (Bolt's Assistant, Redis, the emulator and t
     await postEvent(h, threadStarted({ user: ALICE, dm: DM, threadTs }));
     await postEvent(
       h,
-      threadMessage({ user: ALICE, dm: DM, threadTs, ts: nextTs(), text: "unanswered questions in Pocketbook Beta Testers" }),
+      threadMessage({
+        user: ALICE,
+        dm: DM,
+        threadTs,
+        ts: nextTs(),
+        text: "unanswered questions in Pocketbook Beta Testers",
+      }),
     );
     const down = await nthReply(h, DM, threadTs);
     expect(down.text).toBe(NOT_ANSWERING);
@@ -240,7 +271,9 @@ describe("the assistant, end to end (Bolt's Assistant, Redis, the emulator and t
     const question = threadMessage({ user: ALICE, dm: DM, threadTs, ts, text: "what happened today?" });
     await postEvent(h, question);
     await postEvent(h, question); // Slack's retry of the same event
-    const bot = JSON.parse(threadMessage({ user: "U0BOT", dm: DM, threadTs, ts: nextTs(), text: "In *X*, today:" })) as {
+    const bot = JSON.parse(
+      threadMessage({ user: "U0BOT", dm: DM, threadTs, ts: nextTs(), text: "In *X*, today:" }),
+    ) as {
       event: Record<string, unknown>;
     };
     bot.event.bot_id = "B0BOT";

@@ -47,17 +47,24 @@ describe("CommunityReader: bounded pages, shared fetches, a short cache", () => 
     // last30Days holds ~5,000 of them (50 pages); two weeks need about half, plus one batch of margin.
     expect(pages).toBeLessThanOrEqual(Math.ceil(inWindow.length / 100) + 4);
     expect(pages).toBeLessThan(45);
-    const read = new Set(got.threads.filter((t) => Date.parse(t.lastMessageDate ?? "") >= from).map((t) => t.id));
+    const read = new Set(
+      got.threads.filter((t) => Date.parse(t.lastMessageDate ?? "") >= from).map((t) => t.id),
+    );
     expect(read).toEqual(new Set(inWindow.map((t) => t.id)));
     expect(got.capped).toBe(false);
-    expect(emu.requests.all().every((r) => r.query.sort === "desc" && r.query.range === "last30Days")).toBe(true);
+    expect(emu.requests.all().every((r) => r.query.sort === "desc" && r.query.range === "last30Days")).toBe(
+      true,
+    );
   });
 
   it("shares one read among questions asked together, and reuses it for a short while", async () => {
     clock = NOW;
     const reader = new CommunityReader(client, { now: () => clock, cacheMs: 60_000 });
     emu.requests.clear();
-    const [a, b] = await Promise.all([reader.threadsSince(BIG, NOW - 3 * DAY), reader.threadsSince(BIG, NOW - 2 * DAY)]);
+    const [a, b] = await Promise.all([
+      reader.threadsSince(BIG, NOW - 3 * DAY),
+      reader.threadsSince(BIG, NOW - 2 * DAY),
+    ]);
     expect(a).toBe(b);
     const once = listingCalls();
     expect(once).toBeGreaterThan(0);
@@ -99,13 +106,22 @@ describe("CommunityReader: bounded pages, shared fetches, a short cache", () => 
       const started = performance.now();
       const out = await answerQuestion(
         { reader, reportInsightError: async () => undefined, logger: silentLogger },
-        { groups: [{ id: BIG, name: "Big" }], scope: "named", range: r.range, unanswered: false, questionsOnly: false, topic: "release" },
+        {
+          groups: [{ id: BIG, name: "Big" }],
+          scope: "named",
+          range: r.range,
+          unanswered: false,
+          questionsOnly: false,
+          topic: "release",
+        },
       );
       timings[words] = Math.round(performance.now() - started);
       if (!out.ok) throw new Error(out.reply);
       capped[words] = out.answer.limits.cappedGroups.length > 0;
     }
-    console.log(`ask over ${BIG_THREADS} threads (first read, no cache): ${JSON.stringify(timings)} ms, capped ${JSON.stringify(capped)}`);
+    console.log(
+      `ask over ${BIG_THREADS} threads (first read, no cache): ${JSON.stringify(timings)} ms, capped ${JSON.stringify(capped)}`,
+    );
     expect(capped["this week"]).toBe(false);
     for (const ms of Object.values(timings)) expect(ms).toBeLessThan(3_000);
   });

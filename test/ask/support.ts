@@ -10,10 +10,7 @@ import { postSigned } from "../helpers/slack-signing.js";
 const fixtures = join(import.meta.dirname, "..", "fixtures", "slack");
 
 export type SlackEventName =
-  | "assistant_thread_started"
-  | "assistant_thread_context_changed"
-  | "message.im"
-  | "app_mention";
+  "assistant_thread_started" | "assistant_thread_context_changed" | "message.im" | "app_mention";
 
 /**
  * One of Slack's documented event envelopes (test/fixtures/slack/) with this test's team, ids

@@ -95,8 +95,11 @@ const percent = (share: number) => `${Math.round(share * 100)}%`;
 function figureLines(a: AskAnswer): string[] {
   const { current, previous, question: q } = a;
   if (current.threads === 0) {
-    const before = previous.threads > 0 ? ` (${plural(previous.threads, "thread")} ${during(q.range.previousLabel)})` : "";
-    return [`No matching thread ${during(q.range.label)}${before}. Try a longer period (“last 30 days”) or fewer words.`];
+    const before =
+      previous.threads > 0 ? ` (${plural(previous.threads, "thread")} ${during(q.range.previousLabel)})` : "";
+    return [
+      `No matching thread ${during(q.range.label)}${before}. Try a longer period (“last 30 days”) or fewer words.`,
+    ];
   }
   const messages =
     current.withoutCount > 0
@@ -111,7 +114,9 @@ function figureLines(a: AskAnswer): string[] {
     const negative = change.tones.find((t) => t.tone === "negative");
     if (negative && change.rated > 0 && (negative.count > 0 || (negative.previousCount ?? 0) > 0)) {
       const before =
-        negative.previousShare === undefined ? "" : ` (${percent(negative.previousShare)} ${during(q.range.previousLabel)})`;
+        negative.previousShare === undefined
+          ? ""
+          : ` (${percent(negative.previousShare)} ${during(q.range.previousLabel)})`;
       lines.push(`Negative: ${percent(negative.share)} of rated threads${before}`);
     }
   }
@@ -129,11 +134,15 @@ function figureLines(a: AskAnswer): string[] {
 function notes(a: AskAnswer): string[] {
   const out: string[] = [];
   for (const c of a.limits.cappedGroups) {
-    out.push(`${escapeAndTruncate(c.name, NAME_MAX)}: counted among its newest ${plural(c.read, "thread")} only.`);
+    out.push(
+      `${escapeAndTruncate(c.name, NAME_MAX)}: counted among its newest ${plural(c.read, "thread")} only.`,
+    );
   }
   if (a.limits.searchCapped) out.push("Topic matches are the service's best 300 search results.");
   if (a.limits.groupsLeftOut > 0) {
-    out.push(`${plural(a.limits.groupsLeftOut, "more group")} not read (at most 12 a question): name one to ask about it.`);
+    out.push(
+      `${plural(a.limits.groupsLeftOut, "more group")} not read (at most 12 a question): name one to ask about it.`,
+    );
   }
   for (const f of a.failures) out.push(`${EMOJI.problem} ${escapeAndTruncate(f.name, NAME_MAX)}: ${f.reply}`);
   return out;
@@ -147,7 +156,9 @@ function card(t: AnswerThread, multiGroup: boolean): KnownBlock[] {
   const facts = [
     `${mood.emoji} ${escapeAndTruncate(mood.label, 40)}`,
     th.messageCount === undefined ? undefined : plural(th.messageCount, "message"),
-    th.isQuestionLed ? `${questionStatusLabel(th.questionResponseStatus).emoji} ${escapeAndTruncate(questionStatusLabel(th.questionResponseStatus).label.toLowerCase(), 40)}` : undefined,
+    th.isQuestionLed
+      ? `${questionStatusLabel(th.questionResponseStatus).emoji} ${escapeAndTruncate(questionStatusLabel(th.questionResponseStatus).label.toLowerCase(), 40)}`
+      : undefined,
     th.lastMessageDate ? `last activity ${readerDate(th.lastMessageDate)}` : undefined,
     multiGroup ? `_${escapeAndTruncate(t.groupName, NAME_MAX)}_` : undefined,
   ].filter((x): x is string => x !== undefined);
@@ -156,7 +167,9 @@ function card(t: AnswerThread, multiGroup: boolean): KnownBlock[] {
     ? `The service's AI summary: “${escapeAndTruncate(summary, SUMMARY_MAX)}”`
     : "No summary from the service yet.";
   return toKnownBlocks(
-    Blocks.Section({ text: `${Md.bold(escapeAndTruncate(title, TITLE_MAX))}\n${facts.join(" · ")}` }).accessory(
+    Blocks.Section({
+      text: `${Md.bold(escapeAndTruncate(title, TITLE_MAX))}\n${facts.join(" · ")}`,
+    }).accessory(
       Elements.Button({
         text: "View messages",
         actionId: ACTIONS.viewMessages,
@@ -218,7 +231,9 @@ export function renderAskAnswer(v: AskAnswerView): RenderedMessage {
   });
   const plain = first.replace(/\*/g, "");
   const text =
-    offset === 0 ? `${plain} ${plural(a.current.threads, "thread")}` : `${plain} threads ${offset + 1}–${offset + cards.length} of ${total}`;
+    offset === 0
+      ? `${plain} ${plural(a.current.threads, "thread")}`
+      : `${plain} threads ${offset + 1}–${offset + cards.length} of ${total}`;
   return { text, blocks: fitted.blocks };
 }
 
