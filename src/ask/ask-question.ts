@@ -70,6 +70,7 @@ export async function askQuestion(deps: AskDeps, req: AskRequest): Promise<AskOu
   const question: AskQuestion = {
     groups: choice.groups,
     scope: choice.scope,
+    ...(choice.channelId ? { scopeChannelId: choice.channelId } : {}),
     range: u.range,
     ...(u.tone ? { tone: u.tone } : {}),
     unanswered: u.unanswered,

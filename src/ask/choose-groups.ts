@@ -17,7 +17,7 @@ export interface ChooseGroupsDeps {
 }
 
 export type GroupChoice =
-  | { ok: true; groups: AskGroup[]; scope: GroupScope; topic: string | undefined }
+  | { ok: true; groups: AskGroup[]; scope: GroupScope; topic: string | undefined; channelId?: string }
   /** Mrkdwn, escaped. */
   | { ok: false; reply: string };
 
@@ -45,7 +45,7 @@ export async function chooseGroups(
         reply: `<#${u.channelId}> follows no chat group. Name a group instead, ${example()}.`,
       };
     }
-    return { ok: true, groups, scope: "channel", topic: u.topic };
+    return { ok: true, groups, scope: "channel", topic: u.topic, channelId: u.channelId };
   }
   for (const ref of u.groupRefs) {
     const r = await resolveGroup(deps.insight, ref.ref);
@@ -67,7 +67,7 @@ export async function chooseGroups(
   }
   if (o.channelId) {
     const groups = unique(await deps.subscriptions.forChannel(o.channelId));
-    if (groups.length > 0) return { ok: true, groups, scope: "channel", topic: u.topic };
+    if (groups.length > 0) return { ok: true, groups, scope: "channel", topic: u.topic, channelId: o.channelId };
   }
   const all = unique(await deps.subscriptions.all()).sort((a, b) =>
     a.name < b.name ? -1 : a.name > b.name ? 1 : 0,

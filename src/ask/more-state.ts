@@ -19,6 +19,7 @@ export const moreStateSchema = z.object({
     .min(1)
     .max(20),
   s: z.enum(["named", "channel", "workspace", "kept"]),
+  c: z.string().regex(/^[CG][A-Z0-9]+$/).optional(),
   r: z.tuple([ms, ms, ms, ms]),
   l: z.tuple([z.string().max(80), z.string().max(80)]),
   tn: z.enum(["positive", "neutral", "mixed", "negative"]).optional(),
@@ -36,6 +37,7 @@ export function encodeMore(q: AskQuestion, offset: number): string | undefined {
   const state: MoreState = {
     g: q.groups.slice(0, 20).map((g) => [g.id, cut(g.name, NAME_MAX)]),
     s: q.scope,
+    ...(q.scopeChannelId ? { c: q.scopeChannelId } : {}),
     r: [q.range.from, q.range.to, q.range.previous.from, q.range.previous.to],
     l: [cut(q.range.label, 80), cut(q.range.previousLabel, 80)],
     ...(q.tone ? { tn: q.tone } : {}),
@@ -57,6 +59,7 @@ export function decodeMore(raw: string | undefined): { question: AskQuestion; of
     question: {
       groups: s.g.map(([gid, name]) => ({ id: gid, name })),
       scope: s.s,
+      ...(s.c ? { scopeChannelId: s.c } : {}),
       range: {
         from,
         to,

@@ -47,6 +47,8 @@ export interface GroupRef {
 export interface AskQuestion {
   groups: AskGroup[];
   scope: GroupScope;
+  /** The channel whose groups these are (scope "channel"): named in the answer. */
+  scopeChannelId?: string;
   range: AskRange;
   tone?: RatedTone;
   unanswered: boolean;

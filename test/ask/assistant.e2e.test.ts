@@ -132,7 +132,7 @@ describe("the assistant, end to end (Bolt's Assistant, Redis, the emulator and t
     );
     const lines = firstSection(answer).split("\n");
     expect(lines[0]).toBe(
-      `In *Lumen DB Support* (followed in this channel), ${u.range.label}, negative threads:`,
+      `In *Lumen DB Support* (followed in <#${TEST_CHANNEL}>), ${u.range.label}, negative threads:`,
     );
     if (f.threads > 0) {
       expect(lines[1]).toMatch(new RegExp(`^\\*${f.threads} threads?\\* · ${f.messages} messages? · `));
@@ -177,7 +177,7 @@ describe("the assistant, end to end (Bolt's Assistant, Redis, the emulator and t
     const u = read("what happened in the last 30 days?");
     const f = expectedFigures(h.emulator.store.threads(SEED.groups.support), u.range);
     const lines = firstSection(answer).split("\n");
-    expect(lines[0]).toBe(`In *Lumen DB Support* (followed in this channel), ${u.range.label}:`);
+    expect(lines[0]).toBe(`In *Lumen DB Support* (followed in <#${TEST_CHANNEL}>), ${u.range.label}:`);
     expect(lines[1]).toMatch(new RegExp(`^\\*${f.threads} threads?\\* · ${f.messages} messages? · `));
     // Public: a message in the channel's thread, never an ephemeral one.
     expect(h.slack.ephemerals().filter((c) => c.args.channel === TEST_CHANNEL)).toEqual([]);
@@ -197,7 +197,7 @@ describe("the assistant, end to end (Bolt's Assistant, Redis, the emulator and t
       payload.message = { ts: answer.ts, thread_ts: ts, text: answer.text };
       expect((await h.interact(payload)).status).toBe(200);
       const next = await nthReply(h, TEST_CHANNEL, ts, 2);
-      expect(firstSection(next)).toBe(`In *Lumen DB Support* (followed in this channel), ${u.range.label}:`);
+      expect(firstSection(next)).toBe(`In *Lumen DB Support* (followed in <#${TEST_CHANNEL}>), ${u.range.label}:`);
       expect((next.blocks?.[1] as { elements: { text: string }[] }).elements[0]?.text).toBe(
         `Threads 6–${Math.min(10, f.threads)} of ${f.threads}`,
       );
@@ -212,7 +212,7 @@ describe("the assistant, end to end (Bolt's Assistant, Redis, the emulator and t
     );
     const last = repliesIn(h, TEST_CHANNEL, ts).find((m) => firstSection(m).includes("negative threads"));
     expect(firstSection(last ?? { blocks: [] }).split("\n")[0]).toBe(
-      `In *Lumen DB Support* (followed in this channel), ${u.range.label}, negative threads:`,
+      `In *Lumen DB Support* (followed in <#${TEST_CHANNEL}>), ${u.range.label}, negative threads:`,
     );
   });
 

@@ -85,7 +85,7 @@ describe("asking the community in two workspaces of one deployment", () => {
     }
     for (const ws of [A, B]) {
       const answer = await nthReply(h, ws.channel, "1800000001.000100");
-      expect(firstSection(answer)).toMatch(new RegExp(`^In \\*${ws.group.name}\\* \\(followed in this channel\\), `));
+      expect(firstSection(answer)).toMatch(new RegExp(`^In \\*${ws.group.name}\\* \\(followed in <#${ws.channel}>\\), `));
       const post = h.slack.posts().find((c) => c.args.channel === ws.channel);
       expect(post?.team).toBe(ws.id);
     }

@@ -40,7 +40,10 @@ function whereOf(q: AskQuestion): string {
   const list = namesList(names);
   switch (q.scope) {
     case "channel":
-      return `In ${list} (followed in this channel)`;
+      // A channel link: Slack shows its name, in the reader's own client.
+      return q.scopeChannelId && /^[CG][A-Z0-9]+$/.test(q.scopeChannelId)
+        ? `In ${list} (followed in <#${q.scopeChannelId}>)`
+        : `In ${list} (followed in this channel)`;
     case "workspace":
       return names.length === 1
         ? `In ${list} (the group this workspace follows)`

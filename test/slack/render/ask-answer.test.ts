@@ -113,8 +113,8 @@ describe("renderAskAnswer", () => {
 
   it("names where the groups came from, the feeling and the question filters", () => {
     const two = [SUPPORT, { id: "g2", name: "Saturday Rides" }];
-    expect(understoodLine(q({ scope: "channel", topic: undefined }))).toBe(
-      "In *Lumen DB Support* (followed in this channel), Nov 20–26:",
+    expect(understoodLine(q({ scope: "channel", scopeChannelId: "C0SUPPORT", topic: undefined }))).toBe(
+      "In *Lumen DB Support* (followed in <#C0SUPPORT>), Nov 20–26:",
     );
     expect(understoodLine(q({ scope: "workspace", groups: two, tone: "negative", topic: undefined }))).toBe(
       "In *Lumen DB Support* and *Saturday Rides* (every group this workspace follows), Nov 20–26, negative threads:",
@@ -195,11 +195,14 @@ describe("renderAskAnswer", () => {
 
 describe("Show more's value", () => {
   it("carries the question and the offset, and a foreign value is refused", () => {
-    const value = encodeMore(q({ tone: "negative", unanswered: true }), 5);
+    const value = encodeMore(q({ tone: "negative", unanswered: true, scope: "channel", scopeChannelId: "C0SUP" }), 5);
     expect(value?.length).toBeLessThanOrEqual(2000);
     const back = decodeMore(value);
     expect(back?.offset).toBe(5);
-    expect(back?.question).toEqual({ ...q({ tone: "negative", unanswered: true }), range: { ...RANGE, words: "" } });
+    expect(back?.question).toEqual({
+      ...q({ tone: "negative", unanswered: true, scope: "channel", scopeChannelId: "C0SUP" }),
+      range: { ...RANGE, words: "" },
+    });
     expect(decodeMore('{"g":[]}')).toBeUndefined();
     expect(decodeMore("not json")).toBeUndefined();
   });
