@@ -643,7 +643,11 @@ async function askAnswer(emu: Emulator, client: InsightClient, clock: Clock) {
     logger: silentLogger,
     now: () => clock.now,
   };
-  const { reply } = await askQuestion(deps, { text: ASK_QUESTION, userId: "U0MAYA", channelId: "C0COMMUNITY" });
+  const { reply } = await askQuestion(deps, {
+    text: ASK_QUESTION,
+    userId: "U0MAYA",
+    channelId: "C0COMMUNITY",
+  });
   return reply;
 }
 
@@ -659,7 +663,12 @@ const ASK_SUMMARIES: Record<string, string> = {
     "The operator stops halfway through a rolling upgrade and leaves pods on two versions. Two members shared workarounds; the root cause is open.",
 };
 
-const SUB_FIELDS = { communityId: undefined, filters: {}, createdBy: "U0MAYA", createdAt: "2026-01-05T09:00:00.000Z" };
+const SUB_FIELDS = {
+  communityId: undefined,
+  filters: {},
+  createdBy: "U0MAYA",
+  createdAt: "2026-01-05T09:00:00.000Z",
+};
 
 // --- Photographs -------------------------------------------------------------------------------
 
