@@ -197,7 +197,9 @@ describe("the assistant, end to end (Bolt's Assistant, Redis, the emulator and t
       payload.message = { ts: answer.ts, thread_ts: ts, text: answer.text };
       expect((await h.interact(payload)).status).toBe(200);
       const next = await nthReply(h, TEST_CHANNEL, ts, 2);
-      expect(firstSection(next)).toBe(`In *Lumen DB Support* (followed in <#${TEST_CHANNEL}>), ${u.range.label}:`);
+      expect(firstSection(next)).toBe(
+        `In *Lumen DB Support* (followed in <#${TEST_CHANNEL}>), ${u.range.label}:`,
+      );
       expect((next.blocks?.[1] as { elements: { text: string }[] }).elements[0]?.text).toBe(
         `Threads 6–${Math.min(10, f.threads)} of ${f.threads}`,
       );

@@ -24,7 +24,10 @@ describe("ConversationStore (real Redis)", () => {
     await store.saveContext("D1", "1.1", { channelId: "C1", teamId: "T1", enterpriseId: undefined });
     await store.remember("D1", "1.1", { groups: [{ id: "g1", name: "Support" }], rangeWords: "last month" });
     expect(await store.context("D1", "1.1")).toEqual({ channelId: "C1", teamId: "T1" });
-    expect(await store.memory("D1", "1.1")).toEqual({ groups: [{ id: "g1", name: "Support" }], rangeWords: "last month" });
+    expect(await store.memory("D1", "1.1")).toEqual({
+      groups: [{ id: "g1", name: "Support" }],
+      rangeWords: "last month",
+    });
     expect((await redis.hkeys(keys.askThread("D1", "1.1"))).sort()).toEqual(["context", "memory"]);
     expect(await redis.ttl(keys.askThread("D1", "1.1"))).toBeGreaterThan(7 * 24 * 3600 - 5);
     expect(await store.memory("D1", "2.2")).toBeUndefined();
@@ -51,7 +54,13 @@ describe("ConversationStore (real Redis)", () => {
 
   it("reads a damaged value as nothing rather than failing", async () => {
     const keys = stateKeys(prefix);
-    await redis.hset(keys.askThread("D1", "1.1"), "memory", "{not json", "context", JSON.stringify({ channelId: 5 }));
+    await redis.hset(
+      keys.askThread("D1", "1.1"),
+      "memory",
+      "{not json",
+      "context",
+      JSON.stringify({ channelId: 5 }),
+    );
     const store = new ConversationStore(redis, keys);
     expect(await store.memory("D1", "1.1")).toBeUndefined();
     expect(await store.context("D1", "1.1")).toBeUndefined();

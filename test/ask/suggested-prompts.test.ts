@@ -11,10 +11,27 @@ const read = (q: string) => {
 
 describe("suggestedPrompts", () => {
   it("asks about the workspace's own groups, four prompts at most", () => {
-    expect(suggestedPrompts(["Lumen DB Support", "Saturday Rides", "Lumen DB Support", "Bike Workshop & Gear", "X"])).toEqual([
-      { title: "Unhappy this week in Lumen DB Support", message: "What are people unhappy about this week in Lumen DB Support?" },
-      { title: "Unanswered in Saturday Rides", message: "Which questions are still unanswered in Saturday Rides?" },
-      { title: "Today in Bike Workshop & Gear", message: "What are people saying today in Bike Workshop & Gear?" },
+    expect(
+      suggestedPrompts([
+        "Lumen DB Support",
+        "Saturday Rides",
+        "Lumen DB Support",
+        "Bike Workshop & Gear",
+        "X",
+      ]),
+    ).toEqual([
+      {
+        title: "Unhappy this week in Lumen DB Support",
+        message: "What are people unhappy about this week in Lumen DB Support?",
+      },
+      {
+        title: "Unanswered in Saturday Rides",
+        message: "Which questions are still unanswered in Saturday Rides?",
+      },
+      {
+        title: "Today in Bike Workshop & Gear",
+        message: "What are people saying today in Bike Workshop & Gear?",
+      },
       { title: "The last 30 days", message: "What happened in the last 30 days?" },
     ]);
   });
@@ -38,7 +55,9 @@ describe("suggestedPrompts", () => {
     expect(unhappy?.range.label).toBe("Nov 20–26");
     expect(unhappy?.groupRefs.map((g) => [g.ref, g.topic])).toEqual([["Saturday Rides", undefined]]);
     expect(unanswered).toMatchObject({ unanswered: true, rangeSource: "default" });
-    expect(unanswered?.groupRefs.map((g) => [g.ref, g.topic])).toEqual([["Pocketbook Android Beta", undefined]]);
+    expect(unanswered?.groupRefs.map((g) => [g.ref, g.topic])).toEqual([
+      ["Pocketbook Android Beta", undefined],
+    ]);
     expect(today?.range.label).toBe("today (Nov 26)");
     expect(today?.groupRefs.map((g) => [g.ref, g.topic])).toEqual([["Bike Workshop & Gear", undefined]]);
     expect(month).toMatchObject({ rangeSource: "said", groupRefs: [], unanswered: false });

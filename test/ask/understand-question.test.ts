@@ -113,6 +113,23 @@ describe("understandQuestion: each kind of question, read without guessing", () 
       "mixed feelings about the roadmap in the past week",
       { when: "Nov 20–26", source: "said", tone: "mixed", topic: "roadmap" },
     ],
+    // The examples of docs/ask.md.
+    [
+      "what happened yesterday in Saturday Rides?",
+      { when: "yesterday (Nov 25)", source: "said", topic: "Saturday Rides", groups: ["Saturday Rides"] },
+    ],
+    [
+      'complaints about "sync" in the mobile app',
+      {
+        when: "Nov 20–26",
+        source: "default",
+        tone: "negative",
+        topic: "sync mobile app",
+        groups: ["mobile app"],
+      },
+    ],
+    ["open questions since Monday", { when: "Nov 24–26", source: "said", unanswered: true }],
+    ["anything still waiting for a reply?", { when: "Nov 20–26", source: "default", unanswered: true }],
   ];
   it.each(rows)("%s", (question, expected) => {
     expect(seen(read(question))).toEqual(expected);

@@ -29,8 +29,20 @@ interface Ws {
  */
 describe("asking the community in two workspaces of one deployment", () => {
   let h: Harness;
-  const A: Ws = { id: "T0ALPHA", token: "", channel: "C0ALPHA", dm: "D0ALPHA", group: { id: SEED.groups.rides, name: "Saturday Rides" } };
-  const B: Ws = { id: "T0BRAVO", token: "", channel: "C0BRAVO", dm: "D0BRAVO", group: { id: SEED.groups.support, name: "Lumen DB Support" } };
+  const A: Ws = {
+    id: "T0ALPHA",
+    token: "",
+    channel: "C0ALPHA",
+    dm: "D0ALPHA",
+    group: { id: SEED.groups.rides, name: "Saturday Rides" },
+  };
+  const B: Ws = {
+    id: "T0BRAVO",
+    token: "",
+    channel: "C0BRAVO",
+    dm: "D0BRAVO",
+    group: { id: SEED.groups.support, name: "Lumen DB Support" },
+  };
   const subsOf = (ws: Ws) =>
     new SubscriptionStore(h.services.redis, stateKeys(workspacePrefix(h.config.redis.prefix, ws.id)));
 
@@ -63,7 +75,10 @@ describe("asking the community in two workspaces of one deployment", () => {
 
   it("suggests prompts from each workspace's own groups, with its own token", async () => {
     for (const ws of [A, B]) {
-      await postEvent(h, threadStarted({ user: "U0ASKER", dm: ws.dm, threadTs: "1800000000.000100", teamId: ws.id }));
+      await postEvent(
+        h,
+        threadStarted({ user: "U0ASKER", dm: ws.dm, threadTs: "1800000000.000100", teamId: ws.id }),
+      );
     }
     const prompts = await h.slack.waitFor(() => {
       const calls = h.slack.posts("assistant.threads.setSuggestedPrompts");
@@ -80,12 +95,20 @@ describe("asking the community in two workspaces of one deployment", () => {
     for (const ws of [A, B]) {
       await postEvent(
         h,
-        mention({ user: "U0ASKER", channel: ws.channel, ts: "1800000001.000100", text: "what happened in the last 30 days?", teamId: ws.id }),
+        mention({
+          user: "U0ASKER",
+          channel: ws.channel,
+          ts: "1800000001.000100",
+          text: "what happened in the last 30 days?",
+          teamId: ws.id,
+        }),
       );
     }
     for (const ws of [A, B]) {
       const answer = await nthReply(h, ws.channel, "1800000001.000100");
-      expect(firstSection(answer)).toMatch(new RegExp(`^In \\*${ws.group.name}\\* \\(followed in <#${ws.channel}>\\), `));
+      expect(firstSection(answer)).toMatch(
+        new RegExp(`^In \\*${ws.group.name}\\* \\(followed in <#${ws.channel}>\\), `),
+      );
       const post = h.slack.posts().find((c) => c.args.channel === ws.channel);
       expect(post?.team).toBe(ws.id);
     }
@@ -110,10 +133,15 @@ describe("asking the community in two workspaces of one deployment", () => {
     const inB = await nthReply(h, B.dm, "1800000000.000100");
     expect(firstSection(inA)).toMatch(/^In \*Saturday Rides\*, \w+, unanswered questions:/);
     expect(firstSection(inB)).toBe(
-      'No chat group named "Saturday Rides" is readable with the app\'s key. See `/insight groups`.\nAsk again with a group\'s name, e.g. “unanswered questions in &lt;group name&gt; this week”.',
+      "No chat group named \"Saturday Rides\" is readable with the app's key. See `/insight groups`.\nAsk again with a group's name, e.g. “unanswered questions in &lt;group name&gt; this week”.",
     );
     const conversations = async (ws: Ws) =>
-      (await keysMatching(h.services.redis, `${workspacePrefix(h.config.redis.prefix, ws.id)}:state:ask:thread:*`)).sort();
+      (
+        await keysMatching(
+          h.services.redis,
+          `${workspacePrefix(h.config.redis.prefix, ws.id)}:state:ask:thread:*`,
+        )
+      ).sort();
     expect(await conversations(A)).toEqual([
       `${workspacePrefix(h.config.redis.prefix, A.id)}:state:ask:thread:${A.channel}:1800000001.000100`,
       `${workspacePrefix(h.config.redis.prefix, A.id)}:state:ask:thread:${A.dm}:1800000000.000100`,
@@ -121,7 +149,10 @@ describe("asking the community in two workspaces of one deployment", () => {
     expect((await conversations(B)).join()).not.toContain(A.id);
     // A remembers the group its question named; B, whose question was refused, remembers nothing.
     const memory = (ws: Ws) =>
-      h.services.redis.hget(`${workspacePrefix(h.config.redis.prefix, ws.id)}:state:ask:thread:${ws.dm}:1800000000.000100`, "memory");
+      h.services.redis.hget(
+        `${workspacePrefix(h.config.redis.prefix, ws.id)}:state:ask:thread:${ws.dm}:1800000000.000100`,
+        "memory",
+      );
     expect(JSON.parse((await memory(A)) ?? "{}")).toEqual({
       groups: [{ id: SEED.groups.rides, name: "Saturday Rides" }],
       rangeWords: "last month",
