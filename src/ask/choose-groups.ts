@@ -67,7 +67,8 @@ export async function chooseGroups(
   }
   if (o.channelId) {
     const groups = unique(await deps.subscriptions.forChannel(o.channelId));
-    if (groups.length > 0) return { ok: true, groups, scope: "channel", topic: u.topic, channelId: o.channelId };
+    if (groups.length > 0)
+      return { ok: true, groups, scope: "channel", topic: u.topic, channelId: o.channelId };
   }
   const all = unique(await deps.subscriptions.all()).sort((a, b) =>
     a.name < b.name ? -1 : a.name > b.name ? 1 : 0,

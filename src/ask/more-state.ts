@@ -19,7 +19,10 @@ export const moreStateSchema = z.object({
     .min(1)
     .max(20),
   s: z.enum(["named", "channel", "workspace", "kept"]),
-  c: z.string().regex(/^[CG][A-Z0-9]+$/).optional(),
+  c: z
+    .string()
+    .regex(/^[CG][A-Z0-9]+$/)
+    .optional(),
   r: z.tuple([ms, ms, ms, ms]),
   l: z.tuple([z.string().max(80), z.string().max(80)]),
   tn: z.enum(["positive", "neutral", "mixed", "negative"]).optional(),

@@ -87,7 +87,9 @@ describe("renderAskAnswer", () => {
       [0, 1, 2, 3, 4].map((i) => ({ g: SUPPORT.id, t: `t${i}`, n: `Pricing question ${i}`, p: 1 })),
     );
     const texts = allTexts(m.blocks);
-    expect(texts).toContain("*Pricing question 0*\n:red_circle: Negative · 10 messages · :question: unanswered · last activity <!date^1764064800^{date_short_pretty} at {time}|2025-11-25 10:00 UTC>");
+    expect(texts).toContain(
+      "*Pricing question 0*\n:red_circle: Negative · 10 messages · :question: unanswered · last activity <!date^1764064800^{date_short_pretty} at {time}|2025-11-25 10:00 UTC>",
+    );
     expect(texts).toContain("The service's AI summary: “Summary 0 from the service.”");
     expect(texts).toContain("…and 2 more matching threads.");
     const more = buttons(m.blocks).find((b) => b.action_id === ACTIONS.askMore);
@@ -104,7 +106,10 @@ describe("renderAskAnswer", () => {
 
   it("says when nothing matched, with the period before and a hint", () => {
     const m = renderAskAnswer({
-      answer: answer({ current: figures({ threads: 0, messages: 0, tones: emptyTones(), unanswered: 0 }), threads: [] }),
+      answer: answer({
+        current: figures({ threads: 0, messages: 0, tones: emptyTones(), unanswered: 0 }),
+        threads: [],
+      }),
     });
     expect(firstSection(m.blocks)).toBe(
       "In *Lumen DB Support*, Nov 20–26, about “pricing”:\nNo matching thread in Nov 20–26 (5 threads in Nov 13–19). Try a longer period (“last 30 days”) or fewer words.",
@@ -178,7 +183,9 @@ describe("renderAskAnswer", () => {
     });
     expectNoLiveTokens(m.blocks);
     expectWithinLimits(m.blocks);
-    expect(firstSection(m.blocks).split("\n")[0]).toBe("In *Lumen DB Support*, Nov 20–26, about “&lt;!everyone&gt; &amp; co”:");
+    expect(firstSection(m.blocks).split("\n")[0]).toBe(
+      "In *Lumen DB Support*, Nov 20–26, about “&lt;!everyone&gt; &amp; co”:",
+    );
   });
 
   it("renders a reply without figures as one section", () => {
@@ -195,7 +202,10 @@ describe("renderAskAnswer", () => {
 
 describe("Show more's value", () => {
   it("carries the question and the offset, and a foreign value is refused", () => {
-    const value = encodeMore(q({ tone: "negative", unanswered: true, scope: "channel", scopeChannelId: "C0SUP" }), 5);
+    const value = encodeMore(
+      q({ tone: "negative", unanswered: true, scope: "channel", scopeChannelId: "C0SUP" }),
+      5,
+    );
     expect(value?.length).toBeLessThanOrEqual(2000);
     const back = decodeMore(value);
     expect(back?.offset).toBe(5);
