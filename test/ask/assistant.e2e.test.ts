@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { SEED } from "../../dev/emulator/index.js";
 import { READING_STATUS } from "../../src/ask/assistant-listeners.js";
 import { NOT_ANSWERING } from "../../src/ask/answer-question.js";
-import { understandQuestion } from "../../src/ask/understand-question.js";
+import { examplesReply, understandQuestion } from "../../src/ask/understand-question.js";
 import type { Understanding } from "../../src/ask/types.js";
 import { sentimentLabel } from "../../src/domain/sentiment.js";
 import { ACTIONS } from "../../src/slack/action-ids.js";
@@ -17,6 +17,7 @@ import {
   nthReply,
   postEvent,
   repliesIn,
+  slackEvent,
   threadMessage,
   threadStarted,
 } from "./support.js";
@@ -103,6 +104,44 @@ describe("the assistant, end to end (Bolt's Assistant, Redis, the emulator and t
       teamId: "T0STANDIN",
     });
     expect(await h.services.redis.ttl(key)).toBeGreaterThan(6 * 24 * 3600);
+  });
+
+  it("follows the channel the person looks at (assistant_thread_context_changed, through the Redis context store)", async () => {
+    const threadTs = nextTs();
+    await postEvent(h, threadStarted({ user: ALICE, dm: DM, threadTs, contextChannel: TEST_CHANNEL }));
+    await h.slack.waitFor(() =>
+      h.slack.posts("assistant.threads.setSuggestedPrompts").find((c) => c.args.thread_ts === threadTs),
+    );
+    await postEvent(
+      h,
+      slackEvent("assistant_thread_context_changed", {
+        event: {
+          assistant_thread: {
+            user_id: ALICE,
+            context: { channel_id: "C0RIDES", team_id: "T0STANDIN" },
+            channel_id: DM,
+            thread_ts: threadTs,
+          },
+          event_ts: nextTs(),
+        },
+      }),
+    );
+    const key = h.services.keys.askThread(DM, threadTs);
+    await expect
+      .poll(async () => JSON.parse((await h.services.redis.hget(key, "context")) ?? "{}") as unknown)
+      .toEqual({ channelId: "C0RIDES", teamId: "T0STANDIN" });
+    await postEvent(
+      h,
+      threadMessage({ user: ALICE, dm: DM, threadTs, ts: nextTs(), text: "what happened today?" }),
+    );
+    const answer = await nthReply(h, DM, threadTs);
+    expect(firstSection(answer).split("\n")[0]).toBe(
+      `In *Saturday Rides* (followed in <#C0RIDES>), ${read("today").range.label}:`,
+    );
+    // Bolt's default store would have rewritten a message's metadata: nothing was posted or edited for it.
+    expect(
+      h.slack.calls.filter((c) => c.method === "chat.update" || c.method === "conversations.replies"),
+    ).toEqual([]);
   });
 
   it("answers a question in the thread: a status at once, a title from the first question, figures from the listing", async () => {
@@ -216,6 +255,16 @@ describe("the assistant, end to end (Bolt's Assistant, Redis, the emulator and t
     expect(firstSection(last ?? { blocks: [] }).split("\n")[0]).toBe(
       `In *Lumen DB Support* (followed in <#${TEST_CHANNEL}>), ${u.range.label}, negative threads:`,
     );
+  });
+
+  it("/insight ask with no question lists what it can be asked", async () => {
+    const before = h.slack.responses.length;
+    await h.command("ask", { user: ALICE });
+    const reply = await h.slack.waitFor(() => h.slack.responses[before], { timeoutMs: 10_000 });
+    expect((reply.body as { text: string }).text).toBe(
+      "Ask me about the community in plain words, for example:",
+    );
+    expect(firstSection(reply.body as { blocks?: unknown[] })).toBe(examplesReply());
   });
 
   it("/insight ask answers privately: a line at once, then the answer in its place", async () => {
