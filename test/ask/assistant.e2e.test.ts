@@ -56,12 +56,7 @@ describe("the assistant, end to end (Bolt's Assistant, Redis, the emulator and t
     await h.services.subscriptions.put(follow("C0RIDES", SEED.groups.rides, "Saturday Rides"));
     await h.services.subscriptions.put(follow(FAULT_CHANNEL, SEED.groups.workshop, "Bike Workshop & Gear"));
   }, 30_000);
-  afterAll(async () => {
-    if (process.env.ASK_DUMP)
-      for (const m of h.slack.messages())
-        console.log(`--- ${m.channel} ${m.thread_ts ?? ""}\n${firstSection(m)}`);
-    await h?.stop();
-  });
+  afterAll(async () => h?.stop());
   beforeEach(() => {
     h.slack.timeZones.set(ALICE, ALICE_ZONE);
   });
