@@ -78,11 +78,12 @@ export function userMessageListener(deps: AskDeps): AssistantUserMessageMiddlewa
     if (!q) return;
     const where = { channel_id: q.channel, thread_ts: q.threadTs };
     const failed = (what: string) => (err: unknown) => deps.logger.warn({ err }, `assistant: ${what} failed`);
+    // A retried delivery is dropped before anything shows (one Redis SET NX, about a millisecond).
+    if (!(await deps.conversations.take(q.channel, q.ts).catch(() => true))) return;
     const status = deps.slack
       .call("assistant.threads.setStatus", { ...where, status: READING_STATUS })
       .catch(failed("setStatus"));
     try {
-      if (!(await deps.conversations.take(q.channel, q.ts))) return; // a retried delivery
       const title = deps.conversations
         .firstQuestion(q.channel, q.threadTs)
         .then(async (first) => {

@@ -17,7 +17,8 @@ export function mentionListener(deps: AskDeps): MentionListener {
     const channel = event.channel;
     const threadTs = event.thread_ts ?? event.ts;
     try {
-      if (!(await deps.conversations.take(channel, event.ts))) return; // a retried delivery
+      // A retried delivery answers once; should Redis not say, answering beats silence.
+      if (!(await deps.conversations.take(channel, event.ts).catch(() => true))) return;
       // The first sign, best effort: channel threads take a status too (scope chat:write).
       const status = deps.slack
         .call("assistant.threads.setStatus", {
