@@ -165,6 +165,9 @@ function blankAll(s: string, re: RegExp): { text: string; found: boolean } {
 
 const GROUP_WORD = /\s+(?:chat\s+)?group\b/i;
 const GROUP_WORD_END = /\s+(?:chat\s+)?group$/i;
+/** "… in Lumen DB Support lately?": words after a name that are not part of it. */
+const TRAILING_ADVERBS =
+  /(?:\s+(?:lately|recently|currently|now|please|pls|so\s+far|these\s+days|at\s+the\s+moment|right\s+now))+$/i;
 
 /**
  * Phrases that may name a group: "… in the Lumen DB group" (said as a group: explicit), "group
@@ -178,6 +181,7 @@ function groupRefsOf(residual: string): GroupRef[] {
       .replace(/^[\s"“']+|[\s"”'?!.,;:]+$/g, "")
       .replace(/^the\s+/i, "")
       .replace(GROUP_WORD_END, "")
+      .replace(TRAILING_ADVERBS, "")
       .trim();
     if (!name || name.length > 80 || name.split(/\s+/).length > 8 || !/[\p{L}\p{N}]/u.test(name)) return;
     // "… in the X group about Y": the explicit reading already took "X".

@@ -129,6 +129,16 @@ describe("understandQuestion: each kind of question, read without guessing", () 
       },
     ],
     ["open questions since Monday", { when: "Nov 24–26", source: "said", unanswered: true }],
+    [
+      "is the new release going down badly in Lumen DB Support lately?",
+      {
+        when: "Nov 20–26",
+        source: "default",
+        tone: "negative",
+        topic: "release Lumen DB Support",
+        groups: ["Lumen DB Support"],
+      },
+    ],
     ["anything still waiting for a reply?", { when: "Nov 20–26", source: "default", unanswered: true }],
   ];
   it.each(rows)("%s", (question, expected) => {
@@ -139,6 +149,9 @@ describe("understandQuestion: each kind of question, read without guessing", () 
     const u = read('threads about "Saturday" in Saturday Rides in October');
     expect(u.groupRefs).toEqual([{ ref: "Saturday Rides", explicit: false, topic: "Saturday" }]);
     expect(read("complaints about sync in the mobile app").groupRefs[0]?.topic).toBe("sync");
+    expect(read("is the new release going down badly in Lumen DB Support lately?").groupRefs[0]?.topic).toBe(
+      "release",
+    );
   });
 
   it("every example question the app shows is read, none refused", () => {
