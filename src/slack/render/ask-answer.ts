@@ -24,6 +24,7 @@ const SUMMARY_MAX = 280;
 const NAME_MAX = 60;
 const TOPIC_MAX = 100;
 const NAMES_SHOWN = 3;
+const DAY_MS = 86_400_000;
 
 const bold = (name: string) => Md.bold(escapeAndTruncate(name, NAME_MAX));
 
@@ -100,9 +101,12 @@ function figureLines(a: AskAnswer): string[] {
   if (current.threads === 0) {
     const before =
       previous.threads > 0 ? ` (${plural(previous.threads, "thread")} ${during(q.range.previousLabel)})` : "";
-    return [
-      `No matching thread ${during(q.range.label)}${before}. Try a longer period (“last 30 days”) or fewer words.`,
-    ];
+    // A month or more already: a longer period is not the likely fix.
+    const hint =
+      q.range.to - q.range.from < 25 * DAY_MS
+        ? "Try a longer period (“last 30 days”) or fewer words."
+        : "Try other words.";
+    return [`No matching thread ${during(q.range.label)}${before}. ${hint}`];
   }
   const messages =
     current.withoutCount > 0

@@ -116,6 +116,22 @@ describe("renderAskAnswer", () => {
     );
   });
 
+  it("does not suggest a longer period when the period is a month or more", () => {
+    const long = readTimeRange("last 3 months", { now: NOW, timeZone: "Europe/Berlin" });
+    if (long.kind !== "range") throw new Error("range");
+    const m = renderAskAnswer({
+      answer: answer({
+        question: q({ range: long.range }),
+        current: figures({ threads: 0, messages: 0, tones: emptyTones(), unanswered: 0 }),
+        previous: figures({ threads: 0, messages: 0, tones: emptyTones(), unanswered: 0 }),
+        threads: [],
+      }),
+    });
+    expect(firstSection(m.blocks).split("\n")[1]).toBe(
+      "No matching thread in Aug 27 – Nov 26. Try other words.",
+    );
+  });
+
   it("names where the groups came from, the feeling and the question filters", () => {
     const two = [SUPPORT, { id: "g2", name: "Saturday Rides" }];
     expect(understoodLine(q({ scope: "channel", scopeChannelId: "C0SUPPORT", topic: undefined }))).toBe(
