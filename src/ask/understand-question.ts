@@ -1,5 +1,5 @@
 import type { RatedTone } from "../domain/weekly-compare.js";
-import { defaultRange, rangeOfWords, readTimeRange, RANGE_EXAMPLES, type Clock } from "./time-range.js";
+import { defaultRange, rangeOfWords, readTimeRange, type Clock } from "./time-range.js";
 import type { GroupRef, Understanding } from "./types.js";
 
 /*
@@ -322,10 +322,3 @@ export function understandQuestion(raw: string, o: ReadOptions): Reading {
   }
   return { ok: true, understood };
 }
-
-/** For refusals that come after the reading (a group that does not resolve): an example to follow. */
-export function exampleWith(groupName: string | undefined): string {
-  return groupName ? `“unanswered questions in ${groupName} this week”` : `“${EXAMPLE_QUESTIONS[1]}”`;
-}
-
-export { RANGE_EXAMPLES };
