@@ -18,6 +18,10 @@ import { installKeys, stateKeys, type StateKeys } from "../store/keys.js";
 import type { MessageRefStore } from "../store/message-refs.js";
 import type { PendingReplies } from "../store/pending-replies.js";
 import type { TriageStore } from "../store/triage.js";
+import type { ReminderStore } from "../store/reminders.js";
+import type { WatchDmRefs } from "../store/watch-dms.js";
+import type { WatchPendingStore } from "../store/watch-pending.js";
+import type { WatchStore } from "../store/watches.js";
 import { createRedis, isCluster } from "../store/redis.js";
 import type { SubscriptionStore } from "../store/subscriptions.js";
 import type { RedisClient as Redis } from "../store/redis.js";
@@ -84,6 +88,11 @@ export interface Services {
     timeZoneOf(channelId: string): Promise<string>;
   };
   alerts: AlertSettingsStore;
+  /** Personal: watches, where their DMs are, matches waiting (daily, quiet hours), reminders. */
+  watches: WatchStore;
+  watchDms: WatchDmRefs;
+  watchPending: WatchPendingStore;
+  reminders: ReminderStore;
   ops: OpsNotifier;
   throttle: ChannelThrottle;
   insight: { client: InsightClient; lookup: ThreadLookup };

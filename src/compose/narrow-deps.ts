@@ -20,6 +20,7 @@ import { stateKeys } from "../store/keys.js";
 import { isCluster } from "../store/redis.js";
 import type { AlertsEvalDeps } from "../alerts/evaluate.js";
 import type { AlertsCommandDeps } from "../slack/commands/alerts.js";
+import { reminderJob } from "../jobs/remind.js";
 
 /*
  * Each feature's narrow dependencies, cut from the process's services. Tests build features
@@ -107,6 +108,7 @@ export function slackOutDeps(s: Services): SlackOutDeps {
     sender: s.sender,
     logger: s.logger,
     lockTtlMs: s.tuning.digestLockTtlMs ?? DIGEST_LOCK_TTL_MS,
+    reminders: { reminders: s.reminders, refs: s.refs, triage: s.triage, watchDms: s.watchDms },
   };
 }
 
@@ -152,6 +154,29 @@ export function commandsDeps(s: Services): CommandsDeps {
     refs: s.refs,
     cards: cardEffects(s),
     ...(s.homeTop ? { homeTop: s.homeTop } : {}),
+    ...personalDeps(s),
+  };
+}
+
+/**
+ * A person's Slack time zone. Until the users.info reader (src/slack/user-time-zone.ts) is
+ * wired here, the deployment's DEFAULT_TIMEZONE stands in for everyone's.
+ */
+function userTimeZoneOf(s: Services): (userId: string) => Promise<string> {
+  return async () => s.config.weekly.defaultTimezone;
+}
+
+/** Watches, reminders and what they read: the stores of the person's workspace, the reminders' queue. */
+function personalDeps(s: Services) {
+  return {
+    watches: s.watches,
+    watchDms: s.watchDms,
+    reminders: s.reminders,
+    userTimeZoneOf: userTimeZoneOf(s),
+    scheduleReminder: async (r: { id: string; userId: string; dueAtMs: number }) => {
+      const job = reminderJob(r, Date.now());
+      await s.queues.slack.add(job.name, job.data, job.opts);
+    },
   };
 }
 

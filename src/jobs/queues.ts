@@ -94,7 +94,17 @@ export type SlackJob =
       card?: { channel: string; ts: string };
       slotAt?: number;
     }
-  | { kind: "notice"; channelId: string; text: string; slotAt?: number };
+  | { kind: "notice"; channelId: string; text: string; slotAt?: number }
+  | {
+      /** A reminder set from a card (`digest.remind`), delayed to its time: jobs/remind.ts. */
+      kind: "remind";
+      /** The throttle's key: the user's DM, one slot a second like a channel. */
+      channelId: string;
+      userId: string;
+      /** Its id in the person's reminders (store/reminders.ts); cancelled when gone. */
+      reminderId: string;
+      slotAt?: number;
+    };
 
 /** A later look at the listing for a thread whose digest went out without sentiment. */
 export interface RefreshJob {

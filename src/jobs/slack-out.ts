@@ -26,6 +26,7 @@ import { channelIncident, type OpsNotifier } from "../ops/ops-notifier.js";
 import { escapeAndTruncate } from "../slack/mrkdwn.js";
 import { EMOJI, plural } from "../slack/render/wording.js";
 import { jobId, type Producer, type SlackJob } from "./queues.js";
+import { prepareReminder, sendReminder, type PreparedReminder, type ReminderPrepareDeps } from "./remind.js";
 
 export interface SlackOutDeps {
   /** The (channel, thread) posting lock. */
@@ -48,6 +49,8 @@ export interface SlackOutDeps {
   logger: Logger;
   now?: () => number;
   lockTtlMs?: number;
+  /** `remind` jobs (jobs/remind.ts): what a reminder reads when its time comes. */
+  reminders?: Omit<ReminderPrepareDeps, "logger">;
 }
 
 export type SlackOutcome = "posted" | "updated" | "stale" | "paused" | "sent" | "held";
@@ -126,6 +129,13 @@ export async function processSlackJob(job: SlackAttempt, deps: SlackOutDeps): Pr
     cardUpdate = await prepareCard(deps, data.channelId, data.threadId, data.reason);
     if (!cardUpdate) return "stale";
   }
+  let reminder: PreparedReminder | undefined;
+  if (data.kind === "remind") {
+    // Cancelled or handled meanwhile: nothing to send (jobs/remind.ts decides).
+    const r = deps.reminders;
+    reminder = r ? await prepareReminder({ ...r, logger: deps.logger }, data) : undefined;
+    if (!reminder) return "stale";
+  }
   let batch: Awaited<ReturnType<PendingReplies["peek"]>> | undefined;
   let replyTo: MessageRef | undefined;
   if (data.kind === "replies") {
@@ -156,6 +166,13 @@ export async function processSlackJob(job: SlackAttempt, deps: SlackOutDeps): Pr
           return "sent";
         case "dm":
           return sendDm(deps, data);
+        case "remind":
+          return reminder && deps.reminders
+            ? sendReminder(
+                { sender: deps.sender, reminders: deps.reminders.reminders, logger: deps.logger },
+                reminder,
+              )
+            : "stale";
         case "card":
           return cardUpdate ? sendCard(job, deps, cardUpdate, now) : "stale";
         case "replies":
