@@ -7,6 +7,7 @@ import { silentLogger } from "../src/log.js";
 import { SLACK_EVENTS_PATH } from "../src/slack/app.js";
 import { coreSubcommands } from "../src/slack/commands/feature.js";
 import { CommandRouter } from "../src/slack/commands/router.js";
+import { SHORTCUTS } from "../src/slack/personal-ids.js";
 import { fakeCommandsDeps } from "./helpers/fakes.js";
 
 const root = join(import.meta.dirname, "..");
@@ -104,7 +105,21 @@ describe("manifest.yml", () => {
     expect(m.display_information.long_description?.length).toBeGreaterThanOrEqual(175);
     expect(m.features.bot_user.display_name).toBe("Insight Relay");
     expect(m.features.app_home.home_tab_enabled).toBe(true);
-    expect(m.settings.event_subscriptions.bot_events).toEqual(["app_home_opened"]);
+    expect(m.settings.event_subscriptions.bot_events).toEqual([
+      "app_home_opened",
+      "reaction_added",
+      "reaction_removed",
+    ]);
+  });
+
+  it("has the two public shortcuts (DESIGN.md), one for messages and one global", () => {
+    const shortcuts = (manifest as { features: { shortcuts?: { type: string; callback_id: string }[] } })
+      .features.shortcuts;
+    expect(shortcuts?.map((s) => [s.type, s.callback_id])).toEqual([
+      ["message", SHORTCUTS.searchMessage],
+      ["global", SHORTCUTS.searchGlobal],
+    ]);
+    expect(SHORTCUTS).toEqual({ searchMessage: "search_community", searchGlobal: "search_community_global" });
   });
 
   it("asks for exactly the bot scopes the app uses, each justified by a comment", () => {
@@ -117,6 +132,7 @@ describe("manifest.yml", () => {
         "files:write",
         "groups:history",
         "im:write",
+        "reactions:read",
       ].sort(),
     );
     expect(m.oauth_config.scopes.user).toBeUndefined();

@@ -7,6 +7,7 @@ import { answerAuthorize } from "./authorize-page.js";
 import { createOAuthRegistry, type OAuthRegistry } from "./oauth.js";
 import {
   isKnownMethod,
+  reactionKey,
   STANDIN_TEAM,
   runMethod,
   type MethodContext,
@@ -78,6 +79,13 @@ export interface SlackStandIn {
   waitFor<T>(probe: () => T | undefined | false, o?: { timeoutMs?: number; intervalMs?: number }): Promise<T>;
   /** Many workspaces: grants (codes), per-workspace tokens, admins, revoked tokens. */
   oauth: OAuthRegistry;
+  /**
+   * A person adds (or removes) a reaction on a message, as reactions.get then reports it. Slack
+   * also sends the app a `reaction_added` / `reaction_removed` event: tests send that themselves.
+   */
+  react(a: { channel: string; ts: string; user: string; name: string; removed?: boolean }): void;
+  /** A person's Slack time zone, as users.info reports it (`tz`, `tz_offset`); default UTC. */
+  setTimeZone(user: string, timeZone: string): void;
   /** Forgets every call, message, view, file, response and injected failure. */
   reset(): void;
   close(): Promise<void>;
@@ -206,6 +214,8 @@ export async function startSlackStandIn(opts: SlackStandInOptions = {}): Promise
     published: new Map(),
     opened: [],
     files: [],
+    reactions: new Map(),
+    timeZones: new Map(),
   };
   let rules: FailureRule[] = [];
   const oauth = createOAuthRegistry(opts.oauthClient);
@@ -469,6 +479,15 @@ export async function startSlackStandIn(opts: SlackStandInOptions = {}): Promise
     files: state.files,
     oauth,
     views: { opened: state.opened, published: state.published },
+    react({ channel, ts, user, name, removed }) {
+      const byName = state.reactions.get(reactionKey(channel, ts)) ?? new Map<string, string[]>();
+      const users = (byName.get(name) ?? []).filter((u) => u !== user);
+      byName.set(name, removed ? users : [...users, user]);
+      state.reactions.set(reactionKey(channel, ts), byName);
+    },
+    setTimeZone(user, timeZone) {
+      state.timeZones.set(user, timeZone);
+    },
     messages(channel) {
       return [...state.messages.values()]
         .filter((m) => channel === undefined || m.channel === channel)
@@ -529,6 +548,8 @@ export async function startSlackStandIn(opts: SlackStandInOptions = {}): Promise
       state.published.clear();
       state.opened.length = 0;
       state.files.length = 0;
+      state.reactions.clear();
+      state.timeZones.clear();
       rules = [];
       oauth.reset();
       for (const ws of opts.workspaces ?? []) oauth.declare(ws);

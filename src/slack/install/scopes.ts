@@ -10,5 +10,6 @@ export const INSTALL_SCOPES = [
   "files:write",
   "channels:join",
   "im:write",
+  "reactions:read",
   "users:read",
 ] as const;

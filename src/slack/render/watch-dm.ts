@@ -19,9 +19,6 @@ import { EMOJI, plural, slackDate } from "./wording.js";
  * Pure: a domain object in, text and blocks out, escaped and within Slack's limits.
  */
 
-/** Message metadata of a watch DM, so that a tool (or a retry) can tell it from other DMs. */
-export const WATCH_DM_EVENT_TYPE = "insight_watch_dm";
-
 const WORDS_MAX = 120;
 const GROUP_MAX = 80;
 const TITLE_MAX = 150;
