@@ -124,12 +124,9 @@ export function parseWatchSpec(args: readonly string[]): Exclude<WatchArgs, { ki
       forFilters.push(token);
       continue;
     }
-    // The value: the `=value`, else the words up to the next option.
+    // The value: the `=value` and the words after it, up to the next option.
     const parts: string[] = mine.inline !== undefined ? [mine.inline] : [];
-    if (mine.inline === undefined) {
-      while (i < rest.length && !isFlagToken(rest[i] ?? "") && !own(rest[i] ?? ""))
-        parts.push(rest[i++] ?? "");
-    }
+    while (i < rest.length && !isFlagToken(rest[i] ?? "") && !own(rest[i] ?? "")) parts.push(rest[i++] ?? "");
     const value = parts.join(" ").trim();
     if (mine.flag === "--group") {
       if (!value) return fail("Name the chat group after --group, like --group Lumen DB Support.");
@@ -158,7 +155,11 @@ export function parseWatchSpec(args: readonly string[]): Exclude<WatchArgs, { ki
   if (!parsed.ok) {
     return {
       kind: "error",
-      error: parsed.error,
+      // The option parser knows `subscribe`'s options; a watch has three more of its own.
+      error: parsed.error.replace(
+        /^(Unknown option "[^"]*"): use (.*)\.$/,
+        "$1: a watch takes --group, --daily, --quiet and $2.",
+      ),
       understood: [understoodOf({ words, groupRef, daily, quiet }), parsed.understood]
         .filter(Boolean)
         .join(" · "),

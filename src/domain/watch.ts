@@ -90,7 +90,7 @@ export const describeWords = (words: readonly string[]): string =>
  */
 export function describeWatch(w: WatchSpec): string {
   const parts = [
-    `${describeWords(w.words)} in ${w.group ? w.group.name || w.group.id : "any group"}`,
+    `${w.words.length > 0 ? describeWords(w.words) : "threads"} in ${w.group ? w.group.name || w.group.id : "any group"}`,
     ...(hasFilters(w.filters) ? [describeFilters(w.filters)] : []),
     ...(w.daily !== undefined ? [`daily at ${formatClockTime(w.daily)}`] : []),
     ...(w.quiet ? [`quiet ${formatQuietWindow(w.quiet)}`] : []),
