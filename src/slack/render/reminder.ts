@@ -51,8 +51,8 @@ export function reminderSetText(o: { title: string; dueAtMs: number; already?: b
   const title = escapeAndTruncate(o.title.trim() || "this thread", TITLE_MAX);
   const when = slackDate(o.dueAtMs, "{date_short_pretty} at {time}");
   return o.already
-    ? `${EMOJI.reminder} You already have a reminder about *${title}* ${when}.`
-    : `${EMOJI.reminder} I will remind you about *${title}* ${when}, unless it is marked handled by then. Cancel it from \`/insight watch list\` or the Home tab.`;
+    ? `${EMOJI.reminder} You already have a reminder about *${title}* (${when}).`
+    : `${EMOJI.reminder} I will remind you about *${title}* (${when}), unless it is marked handled by then. Cancel it from \`/insight watch list\` or the Home tab.`;
 }
 
 /** A pending reminder's line in `watch list` and on Home. */

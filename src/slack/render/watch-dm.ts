@@ -1,5 +1,4 @@
 import { Blocks, Elements, Md } from "slack-block-builder";
-import { sentimentLabel } from "../../domain/sentiment.js";
 import type { TriageState } from "../../domain/thread-change.js";
 import type { ThreadDigest } from "../../domain/thread-digest.js";
 import { formatClockTime } from "../../domain/local-time.js";
@@ -77,7 +76,6 @@ function gatheredLine(
 ): KnownBlock[] {
   const d = l.digest;
   const title = d.title.trim() || "Untitled thread";
-  const mood = d.sentiment === undefined ? "" : `${sentimentLabel(d.sentiment).emoji} `;
   const facts = [
     threadStateLine(d),
     `${EMOJI.group} ${escapeAndTruncate(groupOf(d), GROUP_MAX)}`,
@@ -85,7 +83,7 @@ function gatheredLine(
   ].filter(Boolean);
   return toKnownBlocks(
     Blocks.Section({
-      text: `${mood}${Md.bold(escapeAndTruncate(title, TITLE_MAX))}\n${facts.join(" · ")}`,
+      text: `${Md.bold(escapeAndTruncate(title, TITLE_MAX))}\n${facts.join(" · ")}`,
     }).accessory(
       Elements.Button({
         text: "Messages",

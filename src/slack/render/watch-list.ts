@@ -45,7 +45,7 @@ export function watchAddedText(o: { watch: Watch; count: number; limit: number; 
 }
 
 export const watchLimitText = (count: number, limit: number): string =>
-  `${EMOJI.notAllowed} You already have ${plural(count, "watch", "watches")}, the most one person can keep (${limit}). Stop one first: \`/insight watch list\`, then \`/insight watch off <number>\`.`;
+  `${EMOJI.notAllowed} You already have ${plural(count, "watch", "watches")}, the most one person can keep (${limit}). Stop one first: \`/insight watch list\`, then \`/insight watch off &lt;number&gt;\`.`;
 
 export const watchDuplicateText = (w: Watch, position: number): string =>
   `You already watch that: watch ${position}, ${escapeAndTruncate(describeWatch(w), LINE_MAX)}. Nothing changed.`;
@@ -121,7 +121,7 @@ export function renderWatchList(o: WatchListInput): RenderedMessage {
     o.watches.length > 0
       ? toKnownBlocks(
           Blocks.Context().elements(
-            "Stop one with `/insight watch off <number>`, or all with `/insight watch off all`. Edit them on the app's Home tab.",
+            "Stop one with `/insight watch off &lt;number&gt;`, or all with `/insight watch off all`. Edit them on the app's Home tab.",
           ),
         )
       : [];
@@ -146,8 +146,9 @@ export function watchOffText(
       : `You have no watch ${o.missing}: you have ${plural(o.count, "watch", "watches")} (see \`/insight watch list\`).`;
   }
   if (o.removed === "all") {
-    return o.count === 0
-      ? "You watch nothing, so there is nothing to stop."
+    if (o.count === 0) return "You watch nothing, so there is nothing to stop.";
+    return o.count === 1
+      ? "Stopped your only watch."
       : `Stopped all ${plural(o.count, "watch", "watches")} of yours.`;
   }
   return `Stopped watch ${o.position}: ${escapeAndTruncate(describeWatch(o.removed), LINE_MAX)}.`;
