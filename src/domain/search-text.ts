@@ -14,16 +14,18 @@ const unescape = (s: string) => s.replace(/&lt;/g, "<").replace(/&gt;/g, ">").re
 
 /** Slack markup to plain words: `<@U1|maya>` → maya, `<https://x|docs>` → docs, a bare link or `<!here>` → nothing. */
 function plainWords(raw: string): string {
-  return unescape(
-    raw
-      .replace(/<([^<>|]*)\|([^<>]*)>/g, (_m, _target: string, label: string) => ` ${label} `)
-      .replace(/<[^<>]*>/g, " ")
-      .replace(/:[a-z0-9_+-]+(?:::skin-tone-\d)?:/gi, " ")
-      .replace(/```/g, " ")
-      .replace(/[`*~]+/g, " ")
-      .replace(/^\s*>+/gm, " "),
-  )
+  const tokensOut = raw
+    .replace(/<([^<>|]*)\|([^<>]*)>/g, (_m, _target: string, label: string) => ` ${label} `)
+    .replace(/<[^<>]*>/g, " ");
+  // Entities after the tokens (a literal "<" is sent as &lt;), then quote markers and formatting.
+  return unescape(tokensOut)
+    .replace(/^\s*>+/gm, " ")
+    .replace(/:[a-z0-9_+-]+(?:::skin-tone-\d)?:/gi, " ")
+    .replace(/```/g, " ")
+    .replace(/[`*~]+/g, " ")
     .replace(/\s+/g, " ")
+    // A mention or emoji taken out leaves "upgrading , anyone": the comma goes back to its word.
+    .replace(/ ([,.;:!?])/g, "$1")
     .trim();
 }
 

@@ -31,9 +31,9 @@ const many = (v: FormValues, block: string) => (input(v, block)?.selected_option
 const picked = (v: FormValues, block: string) => input(v, block)?.selected_option?.value;
 const timeOf = (v: FormValues, block: string) => input(v, block)?.selected_time ?? undefined;
 
-/** One field as the command would read it: its flag and value, alone. */
+/** One field as the command would read it: its flag and value, after a word (the whole is checked later). */
 function fieldError(flag: string, value: string): string | undefined {
-  const r = parseWatchSpec([flag, ...tokenize(value)]);
+  const r = parseWatchSpec(["field", flag, ...tokenize(value)]);
   return r.kind === "error" ? r.error : undefined;
 }
 
