@@ -82,9 +82,10 @@ describe("triage by reaction on a card", () => {
     threadId = thread.id;
     const card = await h.slack.waitFor(() => digestsOf(h, threadId)[0], { timeoutMs: 15_000 });
     cardTs = card.ts;
-    await h.slack.waitFor(
-      async () => (await h.services.refs.get(TEST_CHANNEL, threadId))?.ts === cardTs || undefined,
-    );
+    // The card's ref is recorded right after the post: reactions find the card through it.
+    for (let n = 0; n < 100 && (await h.services.refs.get(TEST_CHANNEL, threadId))?.ts !== cardTs; n++) {
+      await new Promise((r) => setTimeout(r, 50));
+    }
   });
   afterAll(async () => h?.stop());
 
