@@ -18,15 +18,17 @@ function plainWords(raw: string): string {
     .replace(/<([^<>|]*)\|([^<>]*)>/g, (_m, _target: string, label: string) => ` ${label} `)
     .replace(/<[^<>]*>/g, " ");
   // Entities after the tokens (a literal "<" is sent as &lt;), then quote markers and formatting.
-  return unescape(tokensOut)
-    .replace(/^\s*>+/gm, " ")
-    .replace(/:[a-z0-9_+-]+(?:::skin-tone-\d)?:/gi, " ")
-    .replace(/```/g, " ")
-    .replace(/[`*~]+/g, " ")
-    .replace(/\s+/g, " ")
-    // A mention or emoji taken out leaves "upgrading , anyone": the comma goes back to its word.
-    .replace(/ ([,.;:!?])/g, "$1")
-    .trim();
+  return (
+    unescape(tokensOut)
+      .replace(/^\s*>+/gm, " ")
+      .replace(/:[a-z0-9_+-]+(?:::skin-tone-\d)?:/gi, " ")
+      .replace(/```/g, " ")
+      .replace(/[`*~]+/g, " ")
+      .replace(/\s+/g, " ")
+      // A mention or emoji taken out leaves "upgrading , anyone": the comma goes back to its word.
+      .replace(/ ([,.;:!?])/g, "$1")
+      .trim()
+  );
 }
 
 /**

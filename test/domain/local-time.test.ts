@@ -61,7 +61,9 @@ describe("quiet hours in the person's own zone", () => {
     // Berlin's quiet hours end at 07:00 Berlin time the next morning.
     expect(iso(quietWindowEnd(t, NIGHT, "Europe/Berlin"))).toBe("2026-03-14T06:00:00.000Z");
     // In the small hours the window ends the same morning.
-    expect(iso(quietWindowEnd(at("2026-03-14T02:00:00Z"), NIGHT, "Europe/Berlin"))).toBe("2026-03-14T06:00:00.000Z");
+    expect(iso(quietWindowEnd(at("2026-03-14T02:00:00Z"), NIGHT, "Europe/Berlin"))).toBe(
+      "2026-03-14T06:00:00.000Z",
+    );
   });
 
   it("across daylight saving: the window keeps its wall-clock hours; the night clocks spring forward is an hour shorter", () => {
@@ -74,22 +76,36 @@ describe("quiet hours in the person's own zone", () => {
     expect(isInQuietWindow(at("2026-03-29T04:59:00Z"), NIGHT, "Europe/Berlin")).toBe(true);
     expect(isInQuietWindow(at("2026-03-29T05:00:00Z"), NIGHT, "Europe/Berlin")).toBe(false);
     // And back on 2026-10-25: 07:00 CET is 06:00 UTC again.
-    expect(iso(quietWindowEnd(at("2026-10-24T21:00:00Z"), NIGHT, "Europe/Berlin"))).toBe("2026-10-25T06:00:00.000Z");
+    expect(iso(quietWindowEnd(at("2026-10-24T21:00:00Z"), NIGHT, "Europe/Berlin"))).toBe(
+      "2026-10-25T06:00:00.000Z",
+    );
   });
 
   it("a wall time a change skips is the first instant after the gap; a repeated one the earlier", () => {
-    expect(iso(instantAtLocal({ y: 2026, m: 3, d: 29 }, 150, "Europe/Berlin"))).toBe("2026-03-29T01:30:00.000Z");
-    expect(iso(instantAtLocal({ y: 2026, m: 10, d: 25 }, 150, "Europe/Berlin"))).toBe("2026-10-25T00:30:00.000Z");
-    expect(iso(instantAtLocal({ y: 2026, m: 3, d: 8 }, 150, "America/New_York"))).toBe("2026-03-08T07:30:00.000Z");
+    expect(iso(instantAtLocal({ y: 2026, m: 3, d: 29 }, 150, "Europe/Berlin"))).toBe(
+      "2026-03-29T01:30:00.000Z",
+    );
+    expect(iso(instantAtLocal({ y: 2026, m: 10, d: 25 }, 150, "Europe/Berlin"))).toBe(
+      "2026-10-25T00:30:00.000Z",
+    );
+    expect(iso(instantAtLocal({ y: 2026, m: 3, d: 8 }, 150, "America/New_York"))).toBe(
+      "2026-03-08T07:30:00.000Z",
+    );
   });
 });
 
 describe("the next daily time", () => {
   it("is today's when still ahead, else tomorrow's, in the person's zone", () => {
-    expect(iso(nextDailyAt(at("2026-03-13T07:00:00Z"), 9 * 60, "Europe/Berlin"))).toBe("2026-03-13T08:00:00.000Z");
-    expect(iso(nextDailyAt(at("2026-03-13T08:00:00Z"), 9 * 60, "Europe/Berlin"))).toBe("2026-03-14T08:00:00.000Z");
+    expect(iso(nextDailyAt(at("2026-03-13T07:00:00Z"), 9 * 60, "Europe/Berlin"))).toBe(
+      "2026-03-13T08:00:00.000Z",
+    );
+    expect(iso(nextDailyAt(at("2026-03-13T08:00:00Z"), 9 * 60, "Europe/Berlin"))).toBe(
+      "2026-03-14T08:00:00.000Z",
+    );
     // The same instant: 09:00 in New York is still ahead (it is 03:00 there).
-    expect(iso(nextDailyAt(at("2026-03-13T08:00:00Z"), 9 * 60, "America/New_York"))).toBe("2026-03-13T13:00:00.000Z");
+    expect(iso(nextDailyAt(at("2026-03-13T08:00:00Z"), 9 * 60, "America/New_York"))).toBe(
+      "2026-03-13T13:00:00.000Z",
+    );
   });
 
   it("keeps 09:00 across the spring change (a 23-hour day)", () => {
