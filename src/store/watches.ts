@@ -161,6 +161,15 @@ export class WatchStore {
     return lists.flat();
   }
 
+  /**
+   * Whether any watch of the workspace covers a group (names it, or names none): the intake
+   * keeps a delivery of a group no channel follows when this says yes (DESIGN.md, `watch`).
+   */
+  async covers(groupId: string): Promise<boolean> {
+    if ((await this.redis.scard(this.keys.watchers)) === 0) return false;
+    return (await this.all()).some((w) => !w.group || w.group.id === groupId);
+  }
+
   private async removeWhere(userId: string, field: string): Promise<number> {
     return Number(
       await REMOVE.run(this.redis, 2, this.keys.watches(userId), this.keys.watchers, userId, field),

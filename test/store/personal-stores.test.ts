@@ -66,6 +66,9 @@ describe("personal stores (real Redis)", () => {
       "U0MAYA:3",
       "U0SAM:1",
     ]);
+    // The intake keeps deliveries of groups a watch covers: one named, or all when none is.
+    expect(await store.covers("g1")).toBe(true);
+    expect(await store.covers("g2")).toBe(true);
     expect(await store.remove("U0SAM", "1")).toBe(true);
     expect(await store.remove("U0SAM", "1")).toBe(false);
     expect(
@@ -74,6 +77,11 @@ describe("personal stores (real Redis)", () => {
     expect((await store.get("U0MAYA", "2"))?.filters).toEqual({ sentiments: ["negative"] });
     expect(await store.removeAll("U0MAYA")).toBe(3);
     expect(await store.all()).toEqual([]);
+    expect(await store.covers("g1")).toBe(false);
+    await store.add("U0SAM", { words: ["arm64"], group: { id: "g1", name: "Support" }, filters: {} }, at);
+    expect(await store.covers("g1")).toBe(true);
+    expect(await store.covers("g2")).toBe(false);
+    await store.removeAll("U0SAM");
     // Numbers are not given twice: a new watch after removals gets the next one.
     expect(await store.add("U0MAYA", { words: ["x"], filters: {} }, at)).toMatchObject({
       watch: { id: "4" },

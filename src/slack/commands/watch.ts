@@ -73,7 +73,7 @@ export function watchCommand(deps: WatchCommandDeps): Subcommand {
     name: "watch",
     usage: `${WATCH_USAGE}, watch list, watch off <n|all>`,
     summary:
-      "a personal watch: a DM when a thread first matches every word (title, summary or keywords) and the filters of `subscribe`; later changes edit that DM. `--daily 09:00` gathers a day's matches, `--quiet 22:00-07:00` holds DMs in your own time zone",
+      "a DM when a thread first matches every word (title, summary or keywords) and the filters of `subscribe`; later changes edit it. `--daily 09:00` gathers a day's, `--quiet 22:00-07:00` holds them",
     mutates: false,
     async run(ctx) {
       const parsed = parseWatchArgs(ctx.args);
