@@ -26,7 +26,7 @@ import {
   type SearchFormState,
 } from "../render/search-modal.js";
 import { plural } from "../render/wording.js";
-import { within } from "./watch-actions.js";
+import { within } from "./within.js";
 import type { FormValues } from "./settings-submit.js";
 
 /*

@@ -21,6 +21,7 @@ import { EMOJI } from "../render/wording.js";
 import type { Respond } from "./reply.js";
 import type { FormValues } from "./settings-submit.js";
 import { readWatchForm } from "./watch-form.js";
+import { within } from "./within.js";
 
 /*
  * The buttons of `watch list` and Home's "My watches": Remove a watch, Cancel a reminder, and
@@ -108,19 +109,6 @@ export function reminderCancelAction(deps: WatchActionsDeps, refreshHome: Refres
 const ZONE_WAIT_MS = 1_000;
 /** How long a Save waits for a renamed group to resolve (Slack gives the answer 3 s). */
 const GROUP_WAIT_MS = 2_000;
-
-/** The promise's value, or undefined when it takes longer than `ms`. */
-export async function within<T>(p: Promise<T>, ms: number): Promise<T | undefined> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<undefined>((resolve) => {
-    timer = setTimeout(() => resolve(undefined), ms);
-  });
-  try {
-    return await Promise.race([p, late]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 async function zoneWithin(deps: WatchActionsDeps, userId: string, ms: number): Promise<string> {
   const zone = await within(
