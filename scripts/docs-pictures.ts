@@ -1,7 +1,7 @@
 /*
- * Pictures for the README: a thread digest (new and re-enriched), a compact card, a batched
- * digest (digest mode), a weekly summary and the weekly chart, and an answer of the assistant
- * (docs/ask.md), as they look in Slack. The messages come from the app's own path, not from
+ * Pictures for the README and docs/: a thread digest (new and re-enriched), a compact card, a
+ * batched digest (digest mode), a weekly summary and the weekly chart, an answer of the assistant
+ * (docs/ask.md), a watch DM and the search shortcut's modal, as they look in Slack. The messages come from the app's own path, not from
  * hand-built blocks: the emulator sends real webhooks, the Insight client reads the listing,
  * buildThreadDigest/renderThreadDigest, mergePending/groupBatch/renderBatchedDigest and
  * summarizeGroup/renderWeeklyReport make the Block Kit, and src/weekly/chart.ts draws the chart. A small Block Kit -> HTML renderer below then
@@ -46,6 +46,10 @@ import { renderThreadDigest } from "../src/slack/render/thread-digest.js";
 import { renderWeeklyReport } from "../src/slack/render/weekly-summary.js";
 import { renderSentimentChart, sentimentChartInput } from "../src/weekly/chart.js";
 import { summarizeGroup } from "../src/weekly/summarize-group.js";
+import { renderWatchDm } from "../src/slack/render/watch-dm.js";
+import { renderSearchResultsModal, searchEntries } from "../src/slack/render/search-modal.js";
+import { searchGroups } from "../src/slack/commands/search-groups.js";
+import type { ViewPayload } from "../src/slack/render/view-payload.js";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 const OUT = join(ROOT, "docs", "images");
@@ -69,6 +73,7 @@ const WIDTH = 700;
 
 /** The shortcodes the renderers use (grep `:[a-z_]+:` in src/slack/render and src/domain). */
 const EMOJI: Record<string, string> = {
+  alarm_clock: "⏰",
   arrows_counterclockwise: "🔄",
   ballot_box_with_check: "☑️",
   bell: "🔔",
@@ -88,6 +93,7 @@ const EMOJI: Record<string, string> = {
   question: "❓",
   red_circle: "🔴",
   speech_balloon: "💬",
+  telescope: "🔭",
   warning: "⚠️",
   white_check_mark: "✅",
   white_circle: "⚪",
@@ -202,6 +208,11 @@ function elementHtml(e: unknown): string {
       : (sel.placeholder?.text ?? "");
     return `<span class="button select">${html(shownName)} ▾</span>`;
   }
+  // A static_select (Remind me): its placeholder, as a menu.
+  if (el.type === "static_select") {
+    const sel = e as { placeholder?: { text?: string } };
+    return `<span class="button select">${html(sel.placeholder?.text ?? "")} ▾</span>`;
+  }
   // Nothing is fetched while photographing: an image shows as a placeholder.
   if (el.type === "image") return `<span class="thumb"></span>`;
   if (isText(e)) return `<span>${textHtml(e)}</span>`;
@@ -226,9 +237,38 @@ function blockHtml(b: KnownBlock): string {
       const accessory = b.accessory ? `<div class="accessory">${elementHtml(b.accessory)}</div>` : "";
       return `<div class="section"><div class="main">${text}${fields}</div>${accessory}</div>`;
     }
+    case "input":
+      return inputHtml(b as unknown as InputBlock);
     default:
       return `<div class="section"><i>(${html(b.type)} block)</i></div>`;
   }
+}
+
+interface InputBlock {
+  label: TextObject;
+  hint?: TextObject;
+  element: {
+    type: string;
+    initial_value?: string;
+    placeholder?: TextObject;
+    initial_option?: { text: TextObject };
+    initial_conversation?: string;
+  };
+}
+
+/** A modal's input: its label, the field as filled in (or its placeholder), its hint. */
+function inputHtml(b: InputBlock): string {
+  const e = b.element;
+  const shown =
+    e.initial_value ??
+    e.initial_option?.text.text ??
+    (e.initial_conversation ? `# community-insights` : undefined);
+  const value = shown
+    ? `<span>${html(shown)}</span>`
+    : `<span class="placeholder">${html(e.placeholder?.text ?? (e.type === "conversations_select" ? "Select a channel" : ""))}</span>`;
+  const caret = e.type.endsWith("select") ? `<span class="caret">▾</span>` : "";
+  const hint = b.hint ? `<div class="hint">${html(b.hint.text)}</div>` : "";
+  return `<div class="input"><div class="label">${html(b.label.text)}</div><div class="field">${value}${caret}</div>${hint}</div>`;
 }
 
 /** The app's avatar: a square with a relay of bars, in Slack's aubergine. */
@@ -276,6 +316,16 @@ code{font:12px/1.5 Monaco,Menlo,"DejaVu Sans Mono",monospace;color:#e01e5a;backg
 hr{border:0;border-top:1px solid rgba(29,28,29,.13);margin:12px 0}
 .edited{display:block;font-size:12px;line-height:1.2;color:#616061;margin-top:-2px}
 .person{width:36px;height:36px;flex:none;margin:4px 8px 0 0;border-radius:6px;background:#2eb67d;color:#fff;font-weight:900;display:flex;align-items:center;justify-content:center}
+.modal{width:${WIDTH}px;border:1px solid #ddd;border-radius:8px;overflow:hidden}
+.modal .title{display:flex;justify-content:space-between;align-items:center;padding:16px 24px;border-bottom:1px solid #e8e8e8;font-size:22px;font-weight:900}
+.modal .body{padding:8px 24px 16px}
+.modal .foot{display:flex;justify-content:flex-end;gap:8px;padding:16px 24px;border-top:1px solid #e8e8e8}
+.input{margin:12px 0}
+.input .label{font-weight:700;margin-bottom:6px}
+.input .field{display:flex;justify-content:space-between;border:1px solid rgba(29,28,29,.3);border-radius:4px;padding:8px 12px}
+.input .placeholder{color:#868686}
+.input .caret{color:#616061}
+.input .hint{font-size:13px;color:#616061;margin-top:4px}
 `;
 
 interface SlackPicture {
@@ -287,12 +337,16 @@ interface SlackPicture {
   asked?: { who: string; text: string };
   /** The conversation's name in the header; default the channel's. */
   where?: string;
+  /** A DM with the app instead of the channel. */
+  dm?: boolean;
 }
 
 function slackPage(p: SlackPicture): string {
   const time = new Intl.DateTimeFormat("en-US", { timeZone: TIME_ZONE, hour: "numeric", minute: "2-digit" });
   const edited = p.edited ? `<span class="edited">(edited)</span>` : "";
-  const where = p.where ?? `# community-insights<span>Lumen DB community health</span>`;
+  const where = p.dm
+    ? `Insight Relay<span>Your direct messages with the app</span>`
+    : (p.where ?? `# community-insights<span>Lumen DB community health</span>`);
   const asked = p.asked
     ? `<div class="msg"><div class="person">${html(p.asked.who.slice(0, 1))}</div><div class="content">
 <div class="who"><span class="name">${html(p.asked.who)}</span><span class="time">${time.format(p.postedAt - 60_000)}</span></div>
@@ -306,6 +360,19 @@ ${asked}
 <div class="who"><span class="name">Insight Relay</span><span class="badge">APP</span><span class="time">${time.format(p.postedAt)}</span></div>
 ${p.blocks.map(blockHtml).join("\n")}${edited}
 </div></div></div></body></html>`;
+}
+
+/** A modal as Slack draws it: title bar, the blocks, and its Close and submit buttons. */
+function modalPage(v: ViewPayload): string {
+  const title = (v.title as TextObject | undefined)?.text ?? "";
+  const submit = (v.submit as TextObject | undefined)?.text;
+  const close = (v.close as TextObject | undefined)?.text ?? "Close";
+  const blocks = (v.blocks as KnownBlock[]).map(blockHtml).join("\n");
+  return `<!doctype html><html><head><meta charset="utf-8"><style>${CSS}</style></head><body>
+<div id="shot" class="modal"><div class="title">${html(title)}<span>✕</span></div>
+<div class="body">${blocks}</div>
+<div class="foot"><span class="button">${html(close)}</span>${submit ? `<span class="button primary">${html(submit)}</span>` : ""}</div>
+</div></body></html>`;
 }
 
 // --- The messages, made by the app's own code -------------------------------------------------
@@ -391,6 +458,7 @@ async function digests(emu: Emulator, client: InsightClient, clock: Clock) {
       enrichedAtMs: UPDATED_AT,
     });
     return {
+      createdDigest: created,
       created: renderThreadDigest(created, { now: new Date(DIGEST_AT) }),
       updated: renderThreadDigest(updated, { now: new Date(UPDATED_AT), triage, change }),
       compact: renderThreadDigest(updated, { format: "compact", triage: { followers: 0 } }),
@@ -670,6 +738,42 @@ const SUB_FIELDS = {
   createdAt: "2026-01-05T09:00:00.000Z",
 };
 
+/**
+ * Personal surfaces: the watch DM of the thread the digest pictures show (a person watching
+ * "replicas upgrade" with quiet hours), and the search shortcut's modal after a search for that
+ * message's words in the group, through the Insight client and the emulator's search.
+ */
+async function personal(
+  client: InsightClient,
+  createdDigest: Parameters<typeof renderWatchDm>[0]["digest"],
+  emu: Emulator,
+) {
+  const watchDm = renderWatchDm({
+    digest: createdDigest,
+    watch: { words: ["replicas", "upgrade"], group: { id: GROUP, name: "Lumen DB Support" } },
+  });
+  const name = emu.store.group(GROUP)?.name ?? "Lumen DB Support";
+  const query = "Replicas fall behind after upgrading";
+  const found = await searchGroups(
+    { insight: client, logger: silentLogger, reportInsightError: async () => undefined },
+    [{ id: GROUP, name }],
+    query,
+  );
+  const searchModal = renderSearchResultsModal({
+    form: {
+      query,
+      groups: "channel",
+      followed: [{ id: GROUP, name }],
+      channelFollows: true,
+      channelId: "C0COMMUNITY",
+    },
+    where: name,
+    entries: searchEntries(found.threads, found.messages).slice(0, 3),
+    failures: [],
+  });
+  return { watchDm, searchModal };
+}
+
 // --- Photographs -------------------------------------------------------------------------------
 
 function browserPath(): string {
@@ -682,10 +786,10 @@ function browserPath(): string {
   return path;
 }
 
-async function shoot(browser: BrowserContext, picture: SlackPicture, file: string): Promise<void> {
+async function shoot(browser: BrowserContext, picture: SlackPicture | string, file: string): Promise<void> {
   const page = await browser.newPage();
   try {
-    await page.setContent(slackPage(picture), { waitUntil: "load" });
+    await page.setContent(typeof picture === "string" ? picture : slackPage(picture), { waitUntil: "load" });
     // A string: the script is typed for Node, without the DOM library.
     await page.evaluate("document.fonts.ready.then(() => true)");
     await page.locator("#shot").screenshot({ path: file });
@@ -709,6 +813,7 @@ async function main(): Promise<void> {
   let browser: BrowserContext | undefined;
   try {
     const d = await digests(emu, client, clock);
+    const p = await personal(client, d.createdDigest, emu);
     const w = await weekly(emu, client, clock);
     const batch = await batchedDigest({ now: BATCH_AT });
     const answer = await askAnswer(emu, client, clock);
@@ -739,6 +844,8 @@ async function main(): Promise<void> {
       weekly: join(OUT, "weekly-summary.png"),
       chart: join(OUT, "weekly-chart.png"),
       ask: join(OUT, "ask-answer.png"),
+      watchDm: join(OUT, "watch-dm.png"),
+      searchModal: join(OUT, "search-modal.png"),
     };
     await shoot(browser, { blocks: d.created.blocks, postedAt: DIGEST_AT }, files.digest);
     await shoot(browser, { blocks: d.updated.blocks, postedAt: DIGEST_AT, edited: true }, files.updated);
@@ -756,6 +863,8 @@ async function main(): Promise<void> {
       },
       files.ask,
     );
+    await shoot(browser, { blocks: p.watchDm.blocks, postedAt: DIGEST_AT, dm: true }, files.watchDm);
+    await shoot(browser, modalPage(p.searchModal), files.searchModal);
     console.log("Pictures written:");
     Object.values(files).forEach(report);
   } finally {

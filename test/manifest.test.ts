@@ -7,6 +7,7 @@ import { silentLogger } from "../src/log.js";
 import { SLACK_EVENTS_PATH } from "../src/slack/app.js";
 import { coreSubcommands } from "../src/slack/commands/feature.js";
 import { CommandRouter } from "../src/slack/commands/router.js";
+import { SHORTCUTS } from "../src/slack/personal-ids.js";
 import { fakeCommandsDeps } from "./helpers/fakes.js";
 
 const root = join(import.meta.dirname, "..");
@@ -109,7 +110,7 @@ describe("manifest.yml", () => {
     expect(m.settings.event_subscriptions.bot_events).toContain("app_home_opened");
   });
 
-  it("has the assistant: its feature, its events and no others, each justified by a comment", () => {
+  it("has the events it uses and no others, each justified by a comment", () => {
     expect(m.features.assistant_view?.assistant_description.length).toBeGreaterThan(20);
     // The assistant's threads live in the app's messages tab.
     expect(m.features.app_home.messages_tab_enabled).toBe(true);
@@ -119,6 +120,8 @@ describe("manifest.yml", () => {
       "assistant_thread_context_changed",
       "message.im",
       "app_mention",
+      "reaction_added",
+      "reaction_removed",
     ]);
     const doc = parseDocument(manifestText);
     const events = doc.getIn(["settings", "event_subscriptions", "bot_events"], true);
@@ -126,6 +129,16 @@ describe("manifest.yml", () => {
     for (const item of events.items) {
       expect(isScalar(item) ? (item.comment?.trim().length ?? 0) : 0, String(item)).toBeGreaterThan(10);
     }
+  });
+
+  it("has the two public shortcuts (DESIGN.md), one for messages and one global", () => {
+    const shortcuts = (manifest as { features: { shortcuts?: { type: string; callback_id: string }[] } })
+      .features.shortcuts;
+    expect(shortcuts?.map((s) => [s.type, s.callback_id])).toEqual([
+      ["message", SHORTCUTS.searchMessage],
+      ["global", SHORTCUTS.searchGlobal],
+    ]);
+    expect(SHORTCUTS).toEqual({ searchMessage: "search_community", searchGlobal: "search_community_global" });
   });
 
   it("asks for exactly the bot scopes the app uses, each justified by a comment", () => {
@@ -142,6 +155,7 @@ describe("manifest.yml", () => {
         "im:history",
         "app_mentions:read",
         "users:read",
+        "reactions:read",
       ].sort(),
     );
     expect(m.oauth_config.scopes.user).toBeUndefined();

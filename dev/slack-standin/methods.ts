@@ -33,6 +33,29 @@ export interface StandInState {
   published: Map<string, unknown>;
   opened: RecordedCall[];
   files: UploadedFile[];
+  /** Reactions people put on messages (tests set them; reactions.get reads them): name -> users. */
+  reactions: Map<string, Map<string, string[]>>;
+  /** Each person's Slack time zone (users.info `tz`); UTC for anyone not set. */
+  timeZones: Map<string, string>;
+}
+
+/** The key of one message in `StandInState.reactions`. */
+export const reactionKey = (channel: string, ts: string) => `${channel}\u0000${ts}`;
+
+/** A zone's offset from UTC at an instant, in seconds (users.info `tz_offset`). */
+function offsetSeconds(timeZone: string, at: number): number {
+  const parts = new Intl.DateTimeFormat("en-US", {
+    timeZone,
+    hourCycle: "h23",
+    year: "numeric",
+    month: "numeric",
+    day: "numeric",
+    hour: "numeric",
+    minute: "numeric",
+  }).formatToParts(at);
+  const n = (t: string) => Number(parts.find((p) => p.type === t)?.value ?? 0);
+  const local = Date.UTC(n("year"), n("month") - 1, n("day"), n("hour"), n("minute"));
+  return Math.round((local - (at - (at % 60_000))) / 1000);
 }
 
 export interface MethodContext {
@@ -50,8 +73,6 @@ export interface MethodContext {
   isAdmin(user: string): boolean;
   /** users.list: the people of the call's workspace (installer, admins, members). */
   users(): { id: string; admin: boolean }[];
-  /** users.info's `tz` of a user: "UTC" unless a test set another (SlackStandIn.timeZones). */
-  timeZoneOf(user: string): string;
 }
 
 type Handler = (args: Obj, ctx: MethodContext) => MethodResult;
@@ -298,7 +319,7 @@ const handlers: Record<string, Handler> = {
     const user = str(args.user);
     if (!user) return fail("user_not_found");
     const name = `user-${user.toLowerCase()}`;
-    const tz = ctx.timeZoneOf(user);
+    const tz = ctx.state.timeZones.get(user) ?? "UTC";
     return {
       ok: true,
       user: {
@@ -308,7 +329,7 @@ const handlers: Record<string, Handler> = {
         real_name: `User ${user}`,
         tz,
         tz_label: tz === "UTC" ? "Coordinated Universal Time" : tz,
-        tz_offset: tz === "UTC" ? 0 : null,
+        tz_offset: offsetSeconds(tz, Date.now()),
         is_bot: false,
         is_admin: ctx.isAdmin(user),
         deleted: false,
@@ -378,6 +399,25 @@ const handlers: Record<string, Handler> = {
     if (!str(args.thread_ts)) return fail("invalid_thread_ts");
     if (!str(args.title)) return fail("invalid_arguments");
     return { ok: true };
+  },
+
+  // Who reacted with what on one message, as Slack answers with `full: true`.
+  "reactions.get": (args, ctx) => {
+    const channel = str(args.channel);
+    const ts = str(args.timestamp);
+    if (!channel) return fail("channel_not_found");
+    const msg = ts ? ctx.state.messages.get(key(channel, ts)) : undefined;
+    if (!msg || !ts) return fail("message_not_found");
+    const byName = ctx.state.reactions.get(reactionKey(channel, ts)) ?? new Map<string, string[]>();
+    const reactions = [...byName]
+      .filter(([, users]) => users.length > 0)
+      .map(([name, users]) => ({ name, users: [...users], count: users.length }));
+    return {
+      ok: true,
+      type: "message",
+      channel,
+      message: { ...botMessage(msg), ...(reactions.length > 0 ? { reactions } : {}) },
+    };
   },
 
   "views.open": (args, ctx) => {

@@ -7,6 +7,7 @@ import { answerAuthorize } from "./authorize-page.js";
 import { createOAuthRegistry, type OAuthRegistry } from "./oauth.js";
 import {
   isKnownMethod,
+  reactionKey,
   STANDIN_TEAM,
   runMethod,
   type MethodContext,
@@ -80,6 +81,13 @@ export interface SlackStandIn {
   oauth: OAuthRegistry;
   /** users.info's `tz` per user id ("UTC" for anyone not in it); cleared by reset(). */
   timeZones: Map<string, string>;
+  /**
+   * A person adds (or removes) a reaction on a message, as reactions.get then reports it. Slack
+   * also sends the app a `reaction_added` / `reaction_removed` event: tests send that themselves.
+   */
+  react(a: { channel: string; ts: string; user: string; name: string; removed?: boolean }): void;
+  /** A person's Slack time zone, as users.info reports it (`tz`, `tz_offset`); default UTC. */
+  setTimeZone(user: string, timeZone: string): void;
   /** Forgets every call, message, view, file, response, time zone and injected failure. */
   reset(): void;
   close(): Promise<void>;
@@ -208,9 +216,10 @@ export async function startSlackStandIn(opts: SlackStandInOptions = {}): Promise
     published: new Map(),
     opened: [],
     files: [],
+    reactions: new Map(),
+    timeZones: new Map(),
   };
   let rules: FailureRule[] = [];
-  const timeZones = new Map<string, string>();
   const oauth = createOAuthRegistry(opts.oauthClient);
   for (const ws of opts.workspaces ?? []) oauth.declare(ws);
   const nowSec = () => Math.floor(now() / 1000);
@@ -367,7 +376,6 @@ export async function startSlackStandIn(opts: SlackStandInOptions = {}): Promise
       },
       isAdmin: (user) => oauth.isAdmin(user),
       users: () => oauth.usersOf(teamId),
-      timeZoneOf: (user) => timeZones.get(user) ?? "UTC",
       onJoin: (channel) => {
         rules = rules.filter(
           (r) => !(r.kind === "error" && r.code === "not_in_channel" && r.channel === channel),
@@ -467,13 +475,22 @@ export async function startSlackStandIn(opts: SlackStandInOptions = {}): Promise
   const successful = (method: string) => calls.filter((c) => c.method === method && c.ok);
 
   return {
-    timeZones,
+    timeZones: state.timeZones,
     url: `${origin}/api/`,
     calls,
     responses,
     files: state.files,
     oauth,
     views: { opened: state.opened, published: state.published },
+    react({ channel, ts, user, name, removed }) {
+      const byName = state.reactions.get(reactionKey(channel, ts)) ?? new Map<string, string[]>();
+      const users = (byName.get(name) ?? []).filter((u) => u !== user);
+      byName.set(name, removed ? users : [...users, user]);
+      state.reactions.set(reactionKey(channel, ts), byName);
+    },
+    setTimeZone(user, timeZone) {
+      state.timeZones.set(user, timeZone);
+    },
     messages(channel) {
       return [...state.messages.values()]
         .filter((m) => channel === undefined || m.channel === channel)
@@ -534,8 +551,9 @@ export async function startSlackStandIn(opts: SlackStandInOptions = {}): Promise
       state.published.clear();
       state.opened.length = 0;
       state.files.length = 0;
+      state.reactions.clear();
+      state.timeZones.clear();
       rules = [];
-      timeZones.clear();
       oauth.reset();
       for (const ws of opts.workspaces ?? []) oauth.declare(ws);
     },

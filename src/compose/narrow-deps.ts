@@ -29,6 +29,7 @@ import { CommunityReader } from "../ask/community-reader.js";
 import { ConversationStore } from "../ask/conversation-store.js";
 import type { AskDeps } from "../ask/deps.js";
 import { userTimeZones, type UserTimeZones } from "../slack/user-time-zone.js";
+import { reminderJob } from "../jobs/slack-jobs/remind.js";
 
 /*
  * Each feature's narrow dependencies, cut from the process's services. Tests build features
@@ -116,6 +117,8 @@ export function slackOutDeps(s: WorkspaceServices): SlackJobDeps {
     sender: s.sender,
     logger: s.logger,
     lockTtlMs: s.tuning.digestLockTtlMs ?? DIGEST_LOCK_TTL_MS,
+    reminders: s.reminders,
+    watchDms: s.watchDms,
   };
 }
 
@@ -157,6 +160,7 @@ export function commandsDeps(s: AppWorkspace): CommandsDeps {
     cards: cardEffects(s),
     // The workspace's own subcommands, for Home's quick help.
     help: () => s.commands.all,
+    ...personalDeps(s),
     ...(s.homeTop ? { homeTop: s.homeTop } : {}),
   };
 }
@@ -296,4 +300,18 @@ export function userTimeZonesOf(s: WorkspaceServices): UserTimeZones {
     fallback: s.config.weekly.defaultTimezone,
     logger: s.logger,
   });
+}
+
+/** Watches and reminders: the person's own, in their workspace, and the reminders' queue. */
+function personalDeps(s: WorkspaceServices) {
+  return {
+    watches: s.watches,
+    watchDms: s.watchDms,
+    reminders: s.reminders,
+    userTimeZoneOf: (userId: string) => userTimeZonesOf(s).of(userId),
+    scheduleReminder: async (r: { id: string; userId: string; dueAtMs: number }) => {
+      const job = reminderJob(r, Date.now());
+      await s.queues.slack.add(job.name, job.data, job.opts);
+    },
+  };
 }

@@ -11,6 +11,10 @@ import { PendingReplies } from "../store/pending-replies.js";
 import type { RedisClient } from "../store/redis.js";
 import { SubscriptionStore } from "../store/subscriptions.js";
 import { TriageStore } from "../store/triage.js";
+import { ReminderStore } from "../store/reminders.js";
+import { WatchDmRefs } from "../store/watch-dms.js";
+import { WatchPendingStore } from "../store/watch-pending.js";
+import { WatchStore } from "../store/watches.js";
 import { WeeklySchedules } from "../weekly/schedules.js";
 
 /** The stores of one workspace, over its keys (workspace-services.ts). */
@@ -51,5 +55,10 @@ export function stateStores(o: {
     },
     alerts: new AlertSettingsStore(redis, keys),
     throttle: new ChannelThrottle(redis, keys, o.channelGapMs),
+    // Personal (issue 36): each person's watches, their DMs and pending matches, reminders.
+    watches: new WatchStore(redis, keys),
+    watchDms: new WatchDmRefs(redis, keys),
+    watchPending: new WatchPendingStore(redis, keys),
+    reminders: new ReminderStore(redis, keys),
   };
 }

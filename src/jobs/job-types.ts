@@ -115,6 +115,16 @@ export type SlackJob = (
       slotAt?: number;
     }
   | { kind: "notice"; channelId: string; text: string; slotAt?: number }
+  | {
+      /** A reminder set from a card (`digest.remind`), delayed to its time: slack-jobs/remind.ts. */
+      kind: "remind";
+      /** The throttle's key: the user's DM, one slot a second like a channel. */
+      channelId: string;
+      userId: string;
+      /** Its id in the person's reminders (store/reminders.ts); cancelled when gone. */
+      reminderId: string;
+      slotAt?: number;
+    }
 ) &
   WorkspaceStamp;
 

@@ -27,6 +27,8 @@ export const DIGEST_ACTIONS = {
   markHandled: "digest.mark_handled",
   assign: "digest.assign",
   follow: "digest.follow",
+  /** A menu: in 1 hour, in 4 hours, tomorrow at 9:00 in the presser's zone (slack/actions/remind.ts). */
+  remind: "digest.remind",
 } as const;
 
 /** The block_id prefix of a card's actions block; the rest names the thread (see button-values.ts). */

@@ -266,6 +266,11 @@ export class SlackApi {
     return (await this.#parsed("views.open", { ...args }, viewRef)).view;
   }
 
+  /** A modal on top of the one the interaction came from (views.open does not stack). */
+  async pushView(args: { trigger_id: string; view: ViewPayload }): Promise<{ id: string; hash?: string }> {
+    return (await this.#parsed("views.push", { ...args }, viewRef)).view;
+  }
+
   async updateView(
     args: ({ view_id: string } | { external_id: string }) & { view: ViewPayload; hash?: string },
   ): Promise<{ id: string; hash?: string }> {

@@ -16,8 +16,10 @@
  * - `alerts`: every channel's alert settings and the set of channels that have some;
  * - `install` (installKeys): every installation, the set of installed workspaces, every Insight
  *   connection and the webhook secret index;
+ * - `watch`: every person's watches, the set of watchers and the id counter (one script adds a
+ *   watch under the limit);
  * - no tag (one key at a time): locks, channel slots, method holds, alerts, schedules, weekly runs,
- *   the assistant's conversations and time zones.
+ *   watch DMs, pending watch matches, reminders, the assistant's conversations and time zones.
  */
 export function stateKeys(prefix: string, o: { cluster?: boolean } = {}) {
   const s = `${prefix}:state`;
@@ -105,6 +107,22 @@ export function stateKeys(prefix: string, o: { cluster?: boolean } = {}) {
     askTaken: (channelId: string, ts: string) => `${s}:ask:taken:${channelId}:${ts}`,
     /** A user's Slack time zone (users.info `tz`), cached briefly. */
     userTimeZone: (userId: string) => `${s}:tz:${userId}`,
+    // family `watch`: one script adds a watch, counts the person's and notes them among watchers.
+    /** One person's watches: id -> the watch (JSON). */
+    watches: (userId: string) => `${s}:${tag("watch")}:u:${userId}`,
+    /** People who have at least one watch: what matching a thread reads first. */
+    watchers: `${s}:${tag("watch")}:users`,
+    /** The last watch id given to each person: userId -> number. */
+    watchIds: `${s}:${tag("watch")}:ids`,
+    // no tag
+    /** Who has a DM of one thread from a watch, and where: userId -> the DM's ref (JSON). */
+    watchDms: (threadId: string) => `${s}:watch-dm:${threadId}`,
+    /** What one gathered watch DM (daily, or after quiet hours) lists, so a change edits it. */
+    watchGathered: (userId: string, ts: string) => `${s}:watch-gathered:${userId}:${ts}`,
+    /** A person's matches waiting for their daily DM or the end of their quiet hours: threadId -> entry. */
+    watchPending: (userId: string) => `${s}:watch-pending:${userId}`,
+    /** A person's reminders (`digest.remind`): id -> the reminder (JSON). */
+    reminders: (userId: string) => `${s}:remind:${userId}`,
   };
 }
 export type StateKeys = ReturnType<typeof stateKeys>;

@@ -14,6 +14,7 @@ import type { CommandsDeps } from "../../src/slack/commands/feature.js";
 import type { CommandContext, CommandReply } from "../../src/slack/commands/types.js";
 import { tokenize } from "../../src/slack/commands/tokenize.js";
 import type { Subscription } from "../../src/store/subscriptions.js";
+import { fakePersonalDeps } from "./personal-fakes.js";
 
 /** The subscription store's interface over a Map. */
 export class FakeSubscriptions {
@@ -146,12 +147,12 @@ export class FakeInsight {
 /** The Slack wrapper's writing side, recording every call. */
 export class FakeSlack implements Pick<
   SlackApi,
-  "postMessage" | "publishHome" | "openView" | "updateView" | "call" | "postEphemeral"
+  "postMessage" | "publishHome" | "openView" | "pushView" | "updateView" | "call" | "postEphemeral"
 > {
   readonly posts: Parameters<SlackApi["postMessage"]>[0][] = [];
   /** Every other Web API method called (e.g. conversations.join), in order. */
   readonly calls: { method: string; args: Record<string, unknown> }[] = [];
-  readonly views: { kind: "open" | "update"; view: unknown }[] = [];
+  readonly views: { kind: "open" | "push" | "update"; view: unknown }[] = [];
   /** Makes the next call of that method fail with this error. */
   readonly failMethod = new Map<string, unknown>();
   readonly homes: Parameters<SlackApi["publishHome"]>[0][] = [];
@@ -184,6 +185,10 @@ export class FakeSlack implements Pick<
   async openView(args: Parameters<SlackApi["openView"]>[0]) {
     this.views.push({ kind: "open", view: args.view });
     return { id: "V0MODAL" };
+  }
+  async pushView(args: Parameters<SlackApi["pushView"]>[0]) {
+    this.views.push({ kind: "push", view: args.view });
+    return { id: "V0PUSHED" };
   }
   async updateView(args: Parameters<SlackApi["updateView"]>[0]) {
     this.views.push({ kind: "update", view: args.view });
@@ -284,8 +289,10 @@ export function fakeCommandsDeps(over: Partial<CommandsDeps> = {}) {
   const alerts: AlertSettings[] = [];
   const triage = new FakeTriage();
   const cards = new FakeCards();
+  const personal = fakePersonalDeps();
   const deps: CommandsDeps = {
     help: () => [],
+    ...personal.deps,
     triage,
     cards,
     refs: { get: async () => undefined },
@@ -314,7 +321,7 @@ export function fakeCommandsDeps(over: Partial<CommandsDeps> = {}) {
     now: () => FIXED_NOW,
     ...over,
   };
-  return { deps, subscriptions, ops, slack, insight, reported, triage, cards, synced, alerts };
+  return { deps, subscriptions, ops, slack, insight, reported, triage, cards, synced, alerts, personal };
 }
 
 /** A request to one subcommand, as the router builds it; the replies land in `replies`. */

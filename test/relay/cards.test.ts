@@ -102,6 +102,7 @@ describe("cards people act on (end to end over HTTP)", () => {
       "digest.mark_handled",
       "digest.assign",
       "digest.follow",
+      "digest.remind",
     ]);
     // The first post carries everything known: title, summary and sentiment.
     const t = shownText(card);

@@ -9,6 +9,8 @@ import type { PendingReplies } from "../../store/pending-replies.js";
 import type { RedisClient } from "../../store/redis.js";
 import type { SubscriptionStore } from "../../store/subscriptions.js";
 import type { TriageStore } from "../../store/triage.js";
+import type { ReminderStore } from "../../store/reminders.js";
+import type { WatchDmRefs } from "../../store/watch-dms.js";
 import type { Producer, SlackJob } from "../job-types.js";
 
 /** Everything the Slack jobs use together; each handler takes its own `Pick` of it. */
@@ -18,6 +20,10 @@ export interface SlackJobDeps {
   keys: Pick<StateKeys, "lock">;
   refs: Pick<MessageRefStore, "get" | "postingSince" | "setIfNewer" | "markPosting" | "setCard">;
   triage: Pick<TriageStore, "get" | "followersOf" | "noteCard">;
+  /** Reminders (`digest.remind`): read when one falls due, forgotten once sent. */
+  reminders: Pick<ReminderStore, "get" | "remove">;
+  /** A reminder set on a watch DM reads that DM's card. */
+  watchDms: Pick<WatchDmRefs, "get">;
   replies: Pick<PendingReplies, "peek" | "drop">;
   /** Where DMs to followers and further reply batches are queued (a getter: see `healingQueue`). */
   slackQueue: () => Producer<SlackJob>;

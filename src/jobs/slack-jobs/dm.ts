@@ -1,4 +1,6 @@
+import type { Logger } from "../../log.js";
 import { classifySlackError } from "../../slack/errors.js";
+import type { SlackSender } from "../../slack/outbound/slack-sender.js";
 import type { SlackJob } from "../job-types.js";
 import type { SlackAttempt, SlackOutcome } from "./attempt.js";
 import type { SlackJobDeps } from "./deps.js";
@@ -13,19 +15,25 @@ async function send(
 ): Promise<SlackOutcome> {
   const data = attempt.data;
   const dm = await deps.sender.openDm(data.userId);
-  let text = data.text;
-  if (data.card) {
-    const link = await deps.sender.permalink(data.card.channel, data.card.ts).catch((err: unknown) => {
-      // Rate limited: the DM waits for its link rather than going without it.
-      if (classifySlackError(err).kind === "rate_limited") throw err;
-      // The card was deleted meanwhile: the DM still says what happened, without the link.
-      deps.logger.debug({ err, channel: data.card?.channel }, "no permalink for the card");
-      return undefined;
-    });
-    if (link) text += `\n<${link}|Open the card>`;
-  }
-  await deps.sender.post({ channel: dm, text });
+  await deps.sender.post({ channel: dm, text: await withCardLink(deps, data.text, data.card) });
   return "sent";
+}
+
+/** A DM's text with a link to the card it is about, when there is one and Slack still has it. */
+export async function withCardLink(
+  deps: { sender: Pick<SlackSender, "permalink">; logger: Logger },
+  text: string,
+  card: { channel: string; ts: string } | undefined,
+): Promise<string> {
+  if (!card) return text;
+  const link = await deps.sender.permalink(card.channel, card.ts).catch((err: unknown) => {
+    // Rate limited: the DM waits for its link rather than going without it.
+    if (classifySlackError(err).kind === "rate_limited") throw err;
+    // The card was deleted meanwhile: the DM still says what happened, without the link.
+    deps.logger.debug({ err, channel: card.channel }, "no permalink for the card");
+    return undefined;
+  });
+  return link ? `${text}\n<${link}|Open the card>` : text;
 }
 
 /** A direct message (an assignment, a followed thread's change); nothing to read before its turn. */

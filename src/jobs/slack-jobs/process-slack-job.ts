@@ -9,6 +9,7 @@ import { digestHandler } from "./digest.js";
 import { dmHandler } from "./dm.js";
 import type { SlackJobHandler } from "./handler.js";
 import { noticeHandler } from "./notice.js";
+import { remindHandler } from "./remind.js";
 import { repliesHandler } from "./replies.js";
 
 /** One handler per kind of Slack job. */
@@ -18,6 +19,7 @@ const HANDLERS: { readonly [K in SlackJobKind]: SlackJobHandler<K> } = {
   replies: repliesHandler,
   dm: dmHandler,
   notice: noticeHandler,
+  remind: remindHandler,
 };
 
 /**

@@ -111,6 +111,8 @@ export async function pressAssign(
   if (!changed) return "unchanged";
   deps.logger.info({ channel: t.channelId, threadId: t.threadId, user: p.userId, assignee }, "card assigned");
   await deps.cards.refresh(t.channelId, t.threadId, `assign-${now.getTime()}-${assignee}`);
+  // Taking it oneself (the Assign menu, or 👀 on the card) needs no DM to oneself.
+  if (assignee === p.userId) return "changed";
   const ref = await deps.refs.get(t.channelId, t.threadId);
   const title = escapeAndTruncate(ref?.card?.digest.title.trim() || "a thread", 200);
   await deps.cards.dm({

@@ -9,7 +9,7 @@ import { MESSAGES_PAGE_SIZE, renderMessagesModal } from "../render/messages-moda
 /** What the messages modal reads and writes. */
 export interface MessagesModalDeps {
   insight: Pick<InsightClient, "listMessages">;
-  slack: Pick<SlackApi, "openView" | "updateView">;
+  slack: Pick<SlackApi, "openView" | "pushView" | "updateView">;
   logger: Logger;
   reportInsightError: ReportInsightError;
 }

@@ -3,7 +3,26 @@ import type { DepsOf } from "../../feature.js";
 import { perRequest } from "../per-request.js";
 import { ACTIONS, DIGEST_ACTIONS } from "../action-ids.js";
 import type { ThreadPageDeps } from "../commands/threads.js";
-import type { HomeDeps } from "../home/publish-home.js";
+import { publishHome, type HomeDeps } from "../home/publish-home.js";
+import {
+  PERSONAL_ACTIONS,
+  SEARCH_MODAL_CALLBACK,
+  SHARE_PICK_CALLBACK,
+  SHORTCUTS,
+  WATCH_MODAL_CALLBACK,
+} from "../personal-ids.js";
+import { reactionListener, type ReactionDeps } from "./reactions.js";
+import { remindAction, type RemindDeps } from "./remind.js";
+import { globalShortcut, messageShortcut, searchSubmit, type SearchShortcutDeps } from "./search-shortcut.js";
+import { shareFromModal, sharePickSubmit, type ModalShareDeps } from "./share-from-modal.js";
+import {
+  reminderCancelAction,
+  watchEditAction,
+  watchEditSubmit,
+  watchRemoveAction,
+  type RefreshHome,
+  type WatchActionsDeps,
+} from "./watch-actions.js";
 import {
   cardActionListener,
   pressAssign,
@@ -32,13 +51,18 @@ export type ActionsDeps = ThreadPageDeps &
   CardActionDeps &
   SettingsOpenDeps &
   SettingsSubmitDeps &
-  SubscribeHereDeps;
+  SubscribeHereDeps &
+  WatchActionsDeps &
+  RemindDeps &
+  ReactionDeps &
+  SearchShortcutDeps &
+  ModalShareDeps;
 
 // Paging buttons carry a suffix (`insight.threads.page.next`): Slack wants unique action ids per message.
 const prefixed = (id: string) => new RegExp(`^${id.replace(/\./g, "\\.")}(?:\\.|$)`);
 
 /**
- * Buttons, modals and the Home tab. Every listener acks first (Slack's 3-second deadline),
+ * Buttons, modals, shortcuts, reactions and the Home tab. Every listener acks first (Slack's 3-second deadline),
  * then works; replies go through the action's response_url or the Web API.
  */
 export function registerActions(app: App, depsOf: DepsOf<ActionsDeps>): void {
@@ -46,7 +70,10 @@ export function registerActions(app: App, depsOf: DepsOf<ActionsDeps>): void {
   app.action(prefixed(ACTIONS.threadsPage), on(threadsPageAction));
   app.action(ACTIONS.viewMessages, on(viewMessagesAction));
   app.action(prefixed(ACTIONS.messagesPage), on(messagesPageAction));
-  app.action(ACTIONS.share, on(shareAction));
+  app.action(
+    ACTIONS.share,
+    on((d) => shareAction(d, (a) => shareFromModal(d, a))),
+  );
   app.action(ACTIONS.resume, on(resumeAction));
   // The digest card's public actions (DESIGN.md); Messages reuses the threads listing's modal.
   app.action(DIGEST_ACTIONS.viewMessages, on(viewMessagesAction));
@@ -66,4 +93,32 @@ export function registerActions(app: App, depsOf: DepsOf<ActionsDeps>): void {
   app.action(SETTINGS_ACTIONS.open, on(settingsOpenAction));
   app.action(SETTINGS_ACTIONS.subscribeHere, on(subscribeHereAction));
   app.view(SETTINGS_MODAL_CALLBACK, on(settingsSubmitView));
+  // Personal: watches and reminders (watch list, Home), remind me later, reactions, search shortcuts.
+  const refreshing =
+    (d: ActionsDeps): RefreshHome =>
+    (userId, notice) =>
+      publishHome(d, userId, notice !== undefined ? { notice } : {});
+  app.action(
+    PERSONAL_ACTIONS.watchRemove,
+    on((d) => watchRemoveAction(d, refreshing(d))),
+  );
+  app.action(
+    PERSONAL_ACTIONS.watchEdit,
+    on((d) => watchEditAction(d, refreshing(d))),
+  );
+  app.action(
+    PERSONAL_ACTIONS.reminderCancel,
+    on((d) => reminderCancelAction(d, refreshing(d))),
+  );
+  app.view(
+    WATCH_MODAL_CALLBACK,
+    on((d) => watchEditSubmit(d, refreshing(d))),
+  );
+  app.action(DIGEST_ACTIONS.remind, on(remindAction));
+  app.event("reaction_added", on(reactionListener));
+  app.event("reaction_removed", on(reactionListener));
+  app.shortcut({ callback_id: SHORTCUTS.searchMessage, type: "message_action" }, on(messageShortcut));
+  app.shortcut({ callback_id: SHORTCUTS.searchGlobal, type: "shortcut" }, on(globalShortcut));
+  app.view(SEARCH_MODAL_CALLBACK, on(searchSubmit));
+  app.view(SHARE_PICK_CALLBACK, on(sharePickSubmit));
 }

@@ -8,6 +8,7 @@ import type { Respond } from "./reply.js";
 import { STALE_BUTTON } from "./reply.js";
 import { decodeState, shareStateSchema } from "../button-values.js";
 import type { ButtonListener } from "./listeners.js";
+import type { FormValues } from "./settings-submit.js";
 
 export interface ShareDeps {
   slack: Pick<SlackApi, "postMessage">;
@@ -57,10 +58,33 @@ export async function shareResult(
   });
 }
 
-export function shareAction(deps: ShareDeps): ButtonListener {
+/**
+ * "Share in channel" under a search result. Pressed inside a modal (the search shortcut's), it
+ * has no channel and no response_url of its own: `fromModal` takes over.
+ */
+export function shareAction(
+  deps: ShareDeps,
+  fromModal?: (a: {
+    value: string | undefined;
+    userId: string;
+    triggerId: string;
+    values: FormValues;
+    privateMetadata: string | undefined;
+  }) => Promise<unknown>,
+): ButtonListener {
   return async ({ ack, action, body, respond }) => {
     await ack();
     try {
+      if (body.view?.type === "modal" && fromModal) {
+        await fromModal({
+          value: action.value,
+          userId: body.user.id,
+          triggerId: body.trigger_id,
+          values: body.view.state.values as FormValues,
+          privateMetadata: body.view.private_metadata,
+        });
+        return;
+      }
       await shareResult(deps, {
         value: action.value,
         channelId: body.channel?.id ?? body.container?.channel_id,

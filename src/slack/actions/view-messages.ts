@@ -13,11 +13,14 @@ export async function openMessagesModal(
   deps: MessagesModalDeps,
   triggerId: string,
   ref: ThreadRef,
+  o: { fromModal?: boolean } = {},
 ): Promise<void> {
-  const opened = await deps.slack.openView({
+  const loading = {
     trigger_id: triggerId,
     view: renderMessagesLoading({ groupId: ref.g, threadId: ref.t, title: ref.n }),
-  });
+  };
+  // Pressed inside a modal (the search shortcut's): stacked on it, as Slack wants.
+  const opened = o.fromModal ? await deps.slack.pushView(loading) : await deps.slack.openView(loading);
   const view = await loadMessagesView(deps, ref);
   await deps.slack.updateView({ view_id: opened.id, view });
 }
@@ -29,14 +32,14 @@ export function viewMessagesAction(deps: MessagesModalDeps): ButtonListener {
     await ack();
     const ref = decodeState(threadRefSchema, action.value);
     if (!ref) {
-      await respond({ replace_original: false, text: STALE_BUTTON }).catch(replyFailed);
+      await respond?.({ replace_original: false, text: STALE_BUTTON }).catch(replyFailed);
       return;
     }
     try {
-      await openMessagesModal(deps, body.trigger_id, ref);
+      await openMessagesModal(deps, body.trigger_id, ref, { fromModal: body.view?.type === "modal" });
     } catch (err) {
       deps.logger.error({ err, threadId: ref.t }, "messages modal failed");
-      await respond({
+      await respond?.({
         replace_original: false,
         text: "Could not open the messages. Try the button again.",
       }).catch(replyFailed);

@@ -9,6 +9,7 @@ import { subscribeCommand, type SubscribeDeps } from "./subscribe.js";
 import { threadsCommand, type ThreadsDeps } from "./threads.js";
 import type { Subcommand } from "./types.js";
 import { unsubscribeCommand, type UnsubscribeDeps } from "./unsubscribe.js";
+import { watchCommand, type WatchCommandDeps } from "./watch.js";
 
 /** Everything the subcommands and their buttons use: each part takes only its own slice. */
 export type CommandsDeps = SubscribeDeps &
@@ -19,6 +20,7 @@ export type CommandsDeps = SubscribeDeps &
   SearchDeps &
   StatusCommandDeps &
   SettingsDeps &
+  WatchCommandDeps &
   ActionsDeps;
 
 /** The core subcommands, in the order `help` lists them. */
@@ -31,6 +33,7 @@ export function coreSubcommands(deps: CommandsDeps): Subcommand[] {
     groupsCommand(deps),
     threadsCommand(deps),
     searchCommand(deps),
+    watchCommand(deps),
     statusCommand(deps),
   ];
 }

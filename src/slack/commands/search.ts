@@ -1,19 +1,13 @@
 import type { InsightClient } from "../../insight/client.js";
-import type { SearchMessageHit, SearchThreadHit } from "../../insight/schemas.js";
 import type { Logger } from "../../log.js";
 import type { SubscriptionStore } from "../../store/subscriptions.js";
 import { escapeMrkdwn } from "../mrkdwn.js";
-import {
-  renderSearchResults,
-  type GroupedMessageHit,
-  type GroupedThreadHit,
-} from "../render/search-results.js";
-import { replyForError } from "./error-replies.js";
+import { renderSearchResults } from "../render/search-results.js";
+import { searchGroups } from "./search-groups.js";
 import { resolveGroupOrReply, type ResolveGroupDeps } from "./resolve-group.js";
 import type { Subcommand } from "./types.js";
 
-/** Hits asked of each group; the reply shows the best few of all groups together. */
-export const SEARCH_LIMIT_PER_GROUP = 10;
+export { SEARCH_LIMIT_PER_GROUP } from "./search-groups.js";
 export const MAX_QUERY_LENGTH = 500;
 const GROUP_FLAGS = new Set(["--group", "-g", "--in"]);
 const USAGE = "search <text> [--group <group>]";
@@ -54,14 +48,6 @@ export function parseSearchArgs(args: readonly string[]): SearchArgs {
   return { ok: true, text, groupRef };
 }
 
-/** Best first; hits without a score keep the service's order, after scored ones. */
-function byScore<T extends { score: number | undefined }>(hits: T[]): T[] {
-  return hits
-    .map((h, i) => ({ h, i }))
-    .sort((a, b) => (b.h.score ?? -Infinity) - (a.h.score ?? -Infinity) || a.i - b.i)
-    .map(({ h }) => h);
-}
-
 export function searchCommand(deps: SearchDeps): Subcommand {
   return {
     name: "search",
@@ -75,7 +61,6 @@ export function searchCommand(deps: SearchDeps): Subcommand {
         await ctx.respond({ text: parsed.reply });
         return;
       }
-      const client = deps.insight;
       let groups: { id: string; name: string }[];
       if (parsed.groupRef) {
         const group = await resolveGroupOrReply(deps, ctx, parsed.groupRef);
@@ -92,43 +77,19 @@ export function searchCommand(deps: SearchDeps): Subcommand {
         groups = subs.map((s) => ({ id: s.groupId, name: s.groupName || s.groupId }));
       }
 
-      const outcomes = await Promise.all(
-        groups.map(async (g) => {
-          try {
-            const r = await client.search(g.id, parsed.text, { limit: SEARCH_LIMIT_PER_GROUP });
-            return { g, ok: true as const, threads: r.threads, messages: r.messages };
-          } catch (err) {
-            deps.logger.warn({ groupId: g.id, err }, "search failed");
-            await deps.reportInsightError(err);
-            return {
-              g,
-              ok: false as const,
-              reply: replyForError(err, `the chat group "${escapeMrkdwn(g.name)}"`),
-            };
-          }
-        }),
-      );
-      const failures = outcomes.flatMap((o) => (o.ok ? [] : [{ name: o.g.name, reply: o.reply }]));
-      if (failures.length === outcomes.length) {
+      const found = await searchGroups(deps, groups, parsed.text);
+      if (found.allFailed) {
         // Nothing to show: the reason alone, said once per distinct reason.
-        const reasons = [...new Set(failures.map((f) => f.reply))];
+        const reasons = [...new Set(found.failures.map((f) => f.reply))];
         await ctx.respond({ text: reasons.join("\n") });
         return;
       }
-      const withGroup = <T extends SearchThreadHit | SearchMessageHit>(hits: T[], name: string) =>
-        hits.map((h) => ({ ...h, groupName: name }));
-      const threadHits: GroupedThreadHit[] = byScore(
-        outcomes.flatMap((o) => (o.ok ? withGroup(o.threads, o.g.name) : [])),
-      );
-      const messageHits: GroupedMessageHit[] = byScore(
-        outcomes.flatMap((o) => (o.ok ? withGroup(o.messages, o.g.name) : [])),
-      );
       const rendered = renderSearchResults({
         query: parsed.text,
         groups,
-        threads: threadHits,
-        messages: messageHits,
-        failures,
+        threads: found.threads,
+        messages: found.messages,
+        failures: found.failures,
       });
       await ctx.respond({ text: rendered.text, blocks: rendered.blocks });
     },

@@ -7,6 +7,8 @@ import type { SlackApi } from "../client.js";
 import type { ScheduleLine } from "../commands/list.js";
 import { renderHome, type HomeCard, type HomeThreads } from "../render/home.js";
 import type { KnownBlock } from "../render/known-blocks.js";
+import type { ReminderStore } from "../../store/reminders.js";
+import type { WatchStore } from "../../store/watches.js";
 
 /** The Home tab's live API check waits at most this long (the event is acked already). */
 const HOME_PROBE_TIMEOUT_MS = 3_000;
@@ -25,6 +27,9 @@ export interface HomeDeps extends StatusDeps {
   timeZoneOf?: (channelId: string) => Promise<string>;
   /** The workspace's subcommands, for the quick help (`help` lists the same). */
   help(): readonly { usage: string; summary: string }[];
+  /** The viewer's own watches and reminders ("My watches"); absent: the section is left out. */
+  watches?: Pick<WatchStore, "list" | "limit">;
+  reminders?: Pick<ReminderStore, "list">;
 }
 
 /** How many threads of each kind Home lists. */
@@ -61,6 +66,14 @@ async function gatherThreads(deps: HomeDeps, userId: string): Promise<HomeThread
   return { assigned, handled, open };
 }
 
+/** The viewer's watches and pending reminders, when the stores are there. */
+async function gatherPersonal(deps: HomeDeps, userId: string) {
+  const { watches, reminders } = deps;
+  if (!watches || !reminders) return undefined;
+  const [w, r] = await Promise.all([watches.list(userId), reminders.list(userId)]);
+  return { watches: w, reminders: r, limit: watches.limit };
+}
+
 export interface PublishHomeOptions {
   notice?: string;
   now?: Date;
@@ -75,6 +88,7 @@ export async function publishHome(deps: HomeDeps, userId: string, o: PublishHome
     gatherStatus(deps, { now, probeTimeoutMs: HOME_PROBE_TIMEOUT_MS }).catch(() => undefined),
   ]);
   const threads = await gatherThreads(deps, userId).catch(() => undefined);
+  const personal = await gatherPersonal(deps, userId).catch(() => undefined);
   const schedules = new Map<string, string>();
   const channels = [...new Set(subs.map((s) => s.channelId))];
   const timeZones = new Map<string, string>();
@@ -109,6 +123,7 @@ export async function publishHome(deps: HomeDeps, userId: string, o: PublishHome
     adminsOnly: deps.adminUserIds.length > 0,
     ...(o.notice !== undefined ? { notice: o.notice } : {}),
     ...(threads ? { threads } : {}),
+    ...(personal ? { personal } : {}),
   });
   const top = deps.homeTop ? await deps.homeTop(userId).catch((): KnownBlock[] => []) : [];
   const blocks = Array.isArray(view.blocks) ? (view.blocks as unknown[]) : [];

@@ -13,5 +13,6 @@ export const INSTALL_SCOPES = [
   "assistant:write",
   "im:history",
   "app_mentions:read",
+  "reactions:read",
   "users:read",
 ] as const;

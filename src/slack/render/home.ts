@@ -11,6 +11,10 @@ import { fitList } from "./limits.js";
 import { channelRef, healthGlance } from "./status.js";
 import { settingsButton } from "./subscription-list.js";
 import { EMOJI, readerDate, slackDate } from "./wording.js";
+import { describeWatch, type Watch } from "../../domain/watch.js";
+import type { Reminder } from "../../domain/reminder.js";
+import { encodeItemRef, PERSONAL_ACTIONS } from "../personal-ids.js";
+import { reminderLine } from "./reminder.js";
 
 /** One thread card as Home lists it (title and group are community text: untrusted). */
 export interface HomeCard {
@@ -49,6 +53,63 @@ export interface HomeInput {
   notice?: string;
   /** Triage of thread cards; absent when it could not be read. */
   threads?: HomeThreads;
+  /** The viewer's own watches and pending reminders; absent when they could not be read. */
+  personal?: { watches: readonly Watch[]; reminders: readonly Reminder[]; limit: number };
+}
+
+/** Reminders listed on Home; the rest are in `watch list`. */
+const HOME_REMINDERS = 5;
+
+/** "My watches": each with Edit and Remove, then pending reminders with Cancel. Private to the viewer. */
+function personalBlocks(p: NonNullable<HomeInput["personal"]>): KnownBlock[] {
+  const watches = p.watches.flatMap((w, i) =>
+    toKnownBlocks(
+      Blocks.Section({ text: `*${i + 1}.* ${escapeAndTruncate(describeWatch(w), 400)}` }),
+      Blocks.Actions().elements(
+        Elements.Button({
+          text: "Edit",
+          actionId: PERSONAL_ACTIONS.watchEdit,
+          value: encodeItemRef({ i: w.id }),
+        }),
+        Elements.Button({
+          text: "Remove",
+          actionId: PERSONAL_ACTIONS.watchRemove,
+          value: encodeItemRef({ i: w.id }),
+        }),
+      ),
+    ),
+  );
+  const reminders = p.reminders.slice(0, HOME_REMINDERS).flatMap((r) =>
+    toKnownBlocks(
+      Blocks.Section({ text: reminderLine(r) }).accessory(
+        Elements.Button({
+          text: "Cancel",
+          actionId: PERSONAL_ACTIONS.reminderCancel,
+          value: encodeItemRef({ i: r.id }),
+        }),
+      ),
+    ),
+  );
+  const more = p.reminders.length - HOME_REMINDERS;
+  return toKnownBlocks(
+    Blocks.Divider(),
+    Blocks.Section({
+      text: `${EMOJI.watch} ${Md.bold("My watches")} — ${p.watches.length} of ${p.limit}, seen only by you`,
+    }),
+    p.watches.length === 0 &&
+      Blocks.Section({
+        text: "No watch yet. `/insight watch refund failed --sentiment negative` sends you a DM when a thread like that comes in.",
+      }),
+  ).concat(
+    watches,
+    p.reminders.length > 0
+      ? [
+          ...toKnownBlocks(Blocks.Section({ text: Md.bold(`Pending reminders (${p.reminders.length})`) })),
+          ...reminders,
+        ]
+      : [],
+    more > 0 ? toKnownBlocks(Blocks.Context().elements(`…and ${more} more in \`/insight watch list\`.`)) : [],
+  );
 }
 
 function channelItem(
@@ -163,6 +224,8 @@ export function renderHome(input: HomeInput): ViewPayload {
       text: `${Md.bold("Subscriptions")} — ${input.subscriptions.length} in ${byChannel.size} channel${byChannel.size === 1 ? "" : "s"}`,
     }),
   );
+  // The viewer's own watches and reminders, between health and the workspace's subscriptions.
+  if (input.personal) head.splice(head.length - 2, 0, ...personalBlocks(input.personal));
 
   const items: KnownBlock[][] = [];
   if (input.threads) items.push(...threadItems(input.threads));

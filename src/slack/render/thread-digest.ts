@@ -1,4 +1,4 @@
-import { Blocks, Elements, Md } from "slack-block-builder";
+import { Bits, Blocks, Elements, Md } from "slack-block-builder";
 import type { CardFormat } from "../../domain/subscription.js";
 import { questionStatusLabel, sentimentLabel } from "../../domain/sentiment.js";
 import { NO_TRIAGE, type TriageState } from "../../domain/thread-change.js";
@@ -10,6 +10,7 @@ import { toKnownBlocks, type KnownBlock } from "./known-blocks.js";
 import { fitBlocks, LIMITS } from "./limits.js";
 import { formatNumber } from "../../domain/without-icu.js";
 import { EMOJI, plural, readerDate, slackDate } from "./wording.js";
+import { REMIND_CHOICES } from "../../domain/reminder.js";
 
 export interface RenderedMessage {
   /** The notification and accessibility fallback: escaped mrkdwn, one short line. */
@@ -99,7 +100,13 @@ function triageLines(o: RenderDigestOptions): string[] {
   return lines;
 }
 
-/** The four card actions (DESIGN.md): messages, handled/reopen, assign, follow. */
+/** Remind me later (`digest.remind`): when, in the presser's own zone for "tomorrow". */
+const remindMenu = () =>
+  Elements.StaticSelect({ actionId: DIGEST_ACTIONS.remind, placeholder: "Remind me" }).options(
+    Object.entries(REMIND_CHOICES).map(([value, text]) => Bits.Option({ text, value })),
+  );
+
+/** The card actions (DESIGN.md): messages, handled/reopen, assign, follow, remind. */
 function actionsBlock(d: ThreadDigest, title: string, triage: TriageState): KnownBlock[] {
   const blockId = encodeCardBlockId(CARD_BLOCK_PREFIX, { g: d.groupId, t: d.threadId });
   const assign = Elements.UserSelect({ actionId: DIGEST_ACTIONS.assign, placeholder: "Assign" });
@@ -125,6 +132,7 @@ function actionsBlock(d: ThreadDigest, title: string, triage: TriageState): Know
       markHandled,
       assign,
       Elements.Button({ text: "Follow", actionId: DIGEST_ACTIONS.follow, value: "toggle" }),
+      remindMenu(),
     ),
   );
 }
@@ -140,7 +148,7 @@ function withActions(content: KnownBlock[], actions: KnownBlock[]): KnownBlock[]
 
 /**
  * A thread card: title, summary, sentiment, counts, question status, keywords, triage (what
- * changed, handled, assignee, followers, filters left), group and activity, and the four card
+ * changed, handled, assignee, followers, filters left), group and activity, and the card
  * actions. Every community string is escaped and every limit held. When the sentiment has not
  * arrived yet it says so quietly (the card is edited when it comes); a missing summary is left
  * out rather than announced.
@@ -207,7 +215,7 @@ function compactLine(d: ThreadDigest, title: string): string {
 
 /**
  * The compact card (`--format compact`): at most three blocks, one line of facts, one
- * context line of triage when there is any, the same four actions; edited in place like the
+ * context line of triage when there is any, the same card actions; edited in place like the
  * full card.
  */
 export function renderCompactCard(d: ThreadDigest, opts: RenderDigestOptions = {}): RenderedMessage {

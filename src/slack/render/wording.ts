@@ -58,6 +58,10 @@ export const EMOJI = {
   searchResult: ":mag:",
   /** A message someone shared in the channel, with who wrote it. */
   sharedMessage: ":speech_balloon:",
+  /** A person's own watch: its DM, its confirmation, its list. */
+  watch: ":telescope:",
+  /** A reminder someone set on a card (`digest.remind`). */
+  reminder: ":alarm_clock:",
 } as const;
 
 /** "45 s", "12 min", "3 h", "2 d": how long ago, coarse on purpose. */

@@ -20,7 +20,7 @@ const joined = (r: { blocks: unknown[] }) => allTexts(r.blocks).join("\n");
 const HANDLED_AT = Date.parse("2025-03-05T14:00:00.000Z");
 
 describe("thread card actions and triage", () => {
-  it("every card carries the four public actions, last, naming its thread", () => {
+  it("every card carries the five public actions, last, naming its thread", () => {
     const r = renderThreadDigest(digest());
     const last = blocksOf(r).at(-1);
     expect(last?.type).toBe("actions");
@@ -30,8 +30,15 @@ describe("thread card actions and triage", () => {
       DIGEST_ACTIONS.markHandled,
       DIGEST_ACTIONS.assign,
       DIGEST_ACTIONS.follow,
+      DIGEST_ACTIONS.remind,
     ]);
-    expect(actionsOf(r).map((e) => e.type)).toEqual(["button", "button", "users_select", "button"]);
+    expect(actionsOf(r).map((e) => e.type)).toEqual([
+      "button",
+      "button",
+      "users_select",
+      "button",
+      "static_select",
+    ]);
     const handled = actionsOf(r)[1];
     expect(handled?.text?.text).toBe("Mark handled");
     expect(handled?.value).toBe("handle");
@@ -122,7 +129,7 @@ describe("compact card", () => {
     );
     expect(joined(r)).toContain("Handled by <@U0BOB>");
     expect(blocksOf(r).at(-1)?.type).toBe("actions");
-    expect(actionsOf(r)).toHaveLength(4);
+    expect(actionsOf(r)).toHaveLength(5);
   });
 
   it("is two blocks when nobody triaged it, and the same through renderThreadDigest's format", () => {
