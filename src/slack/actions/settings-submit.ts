@@ -1,11 +1,11 @@
 import type { Middleware, SlackViewMiddlewareArgs, ViewSubmitAction } from "@slack/bolt";
+import { normalizeFilters, type SubscriptionFilters } from "../../domain/filters.js";
 import {
-  MAX_KEYWORD_LENGTH,
-  MAX_KEYWORDS,
-  normalizeFilters,
-  type SubscriptionFilters,
-} from "../../domain/filters.js";
-import { describeSubscription, parseThreshold } from "../../domain/subscription-options.js";
+  checkFilters,
+  describeSubscription,
+  FILTER_PROBLEMS,
+  parseThreshold,
+} from "../../domain/subscription-options.js";
 import {
   CARD_FORMATS,
   DELIVERY_MODES,
@@ -79,21 +79,14 @@ export function readSettingsForm(v: FormValues): FormResult {
     keywords: list(typed(v, F.keywords)),
     excludeKeywords: list(typed(v, F.excludeKeywords)),
   };
-  const both = (filters.sentiments ?? []).filter((s) => filters.excludeSentiments?.includes(s));
-  if (both.length > 0) {
-    errors[F.excludeSentiments] =
-      `${both.join(", ")} cannot be both wanted and excluded: remove ${both.length === 1 ? "it" : "them"} from one of the two.`;
-  }
-  for (const [block, field] of [
-    [F.keywords, "keywords"],
-    [F.excludeKeywords, "excludeKeywords"],
-  ] as const) {
-    const words = filters[field] ?? [];
-    if (words.length > MAX_KEYWORDS) errors[block] = `Up to ${MAX_KEYWORDS} words, separated by commas.`;
-    else if (words.some((w) => w.length > MAX_KEYWORD_LENGTH)) {
-      errors[block] = `Each entry can be at most ${MAX_KEYWORD_LENGTH} characters long.`;
-    }
-  }
+  // The same checks and the same words as the command line (rule 13).
+  const blockOf = {
+    sentiments: F.sentiments,
+    excludeSentiments: F.excludeSentiments,
+    keywords: F.keywords,
+    excludeKeywords: F.excludeKeywords,
+  } as const;
+  for (const p of checkFilters(filters)) errors[blockOf[p.field]] ??= p.problem;
   for (const [block, field] of [
     [F.minMessages, "minMessages"],
     [F.minParticipants, "minParticipants"],
@@ -101,8 +94,7 @@ export function readSettingsForm(v: FormValues): FormResult {
     const raw = typed(v, block);
     if (raw === "") continue;
     const n = parseThreshold(raw);
-    if (n === undefined)
-      errors[block] = `A whole number from 1 to 10,000, like 5 (you typed "${raw.slice(0, 20)}").`;
+    if (n === undefined) errors[block] = FILTER_PROBLEMS.threshold(raw);
     else filters[field] = n;
   }
   if (Object.keys(errors).length > 0 || !mode) return { ok: false, errors };

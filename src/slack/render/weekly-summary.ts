@@ -324,7 +324,9 @@ export function renderWeeklyReport(r: WeeklyReport): WeeklyMessage {
   const head = toKnownBlocks(
     Blocks.Header({ text: plainText(heading, LIMITS.headerText) }),
     Blocks.Context().elements(
-      `${range}: 7 calendar days in ${zone}. Threads count on the day of their last activity.`,
+      r.window.untilNow
+        ? `${range}: the last 7 days up to now, today included, in ${zone}. Threads count on the day of their last activity.`
+        : `${range}: 7 calendar days in ${zone}. Threads count on the day of their last activity.`,
     ),
   );
   const tail = toKnownBlocks(

@@ -111,7 +111,7 @@ describe("settings modal (pure)", () => {
         [F.minMessages]: 'A whole number from 1 to 10,000, like 5 (you typed "five").',
         [F.minParticipants]: 'A whole number from 1 to 10,000, like 5 (you typed "0").',
         [F.excludeSentiments]: "negative cannot be both wanted and excluded: remove it from one of the two.",
-        [F.keywords]: "Up to 20 words, separated by commas.",
+        [F.keywords]: "Up to 20 keywords, separated by commas.",
       },
     });
   });
