@@ -9,9 +9,9 @@ import { pngSize } from "./png.js";
 
 const GROUP = SEED.groups.support;
 
-/** The week as the emulator holds it (the 7 calendar days before today, in the default zone). */
+/** The week as the emulator holds it (the last 7 days up to now, today included, in the default zone). */
 function expectedWeek(h: Harness, groupId: string) {
-  const w = weekWindow(Date.now(), h.config.weekly.defaultTimezone);
+  const w = weekWindow(Date.now(), h.config.weekly.defaultTimezone, { untilNow: true });
   const week = h.emulator.store.threads(groupId).filter((t) => {
     const ms = Date.parse(t.lastMessageDate);
     return ms >= w.start && ms < w.end;
