@@ -28,7 +28,7 @@ export interface WeeklyRunDeps extends SummarizeDeps {
   reportInsightError(err: unknown): Promise<void>;
   /**
    * Which of these threads are marked handled in this channel (the triage store); optional:
-   * without it the summary has no "Handled in Slack" line.
+   * without it the summary has no "Marked handled here" line.
    */
   handled?: (channelId: string, threadIds: string[]) => Promise<Set<string>>;
   /** Replaceable so tests can make the chart fail. */

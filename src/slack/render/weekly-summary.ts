@@ -76,10 +76,10 @@ function keywordsLine(w: GroupWeek): string | undefined {
   const k = w.stats.keywords.slice(0, SHOWN_KEYWORDS);
   if (k.length === 0) return undefined;
   const parts = k.map((e) => `${escapeAndTruncate(e.keyword, KEYWORD_MAX)} (${formatNumber(e.count)})`);
-  return `${Md.bold("Top keywords:")} ${parts.join(" · ")}`;
+  return `${Md.bold("Recurring keywords")} (threads that have each): ${parts.join(" · ")}`;
 }
 
-/** The question counts, and the open questions not handled in Slack, quiet longest first. */
+/** The question counts, and the open questions nobody marked handled here, quiet longest first. */
 function questionsSection(w: GroupWeek, timeZone: string): string {
   const q = w.stats.questions;
   if (q.total === 0) return `${Md.bold("Questions:")} no thread started with a question.`;
@@ -93,7 +93,7 @@ function questionsSection(w: GroupWeek, timeZone: string): string {
   const lines = [
     `${Md.bold("Questions:")} ${plural(q.total, "thread")} started with a question — ${parts.join(" · ")}`,
   ];
-  // Handled in Slack: someone took care of it here, so it leaves "Still open" whatever the service says.
+  // Marked handled: someone took care of it here, so it leaves "Still open" whatever the service says.
   const handled = w.handled?.ids;
   const isOpen = (id: string) => !handled?.has(id);
   const open = w.stats.openQuestionIds.filter(isOpen).length;
@@ -112,7 +112,7 @@ function questionsSection(w: GroupWeek, timeZone: string): string {
     }
     if (open > waiting.length) lines.push(Md.italic(`…and ${formatNumber(open - waiting.length)} more`));
   } else if (handled && open === 0 && w.stats.openQuestionIds.length > 0) {
-    lines.push(Md.italic("Every open question was handled in Slack."));
+    lines.push(Md.italic("Every open question was marked handled here."));
   }
   return lines.join("\n");
 }
@@ -206,9 +206,10 @@ function countFields(w: GroupWeek): string[] {
     `${Md.bold("Threads active")}\n${formatNumber(s.threads)}${threadsChange(s.threads, w.previous?.threads)}`,
     `${Md.bold("Messages in these threads")}\n${formatNumber(s.messages)}${s.threadsWithoutCount > 0 ? ` (${plural(s.threadsWithoutCount, "thread")} without a count)` : ""}`,
   ];
-  if (w.handled)
+  // Only where someone triages: "0 of 5" would read as a failure in a channel without cards.
+  if (w.handled && w.handled.count > 0)
     fields.push(
-      `${Md.bold("Handled in Slack")}\n${formatNumber(w.handled.count)} of ${formatNumber(s.threads)}`,
+      `${Md.bold("Marked handled here")}\n${formatNumber(w.handled.count)} of ${formatNumber(s.threads)} (Mark handled on their cards)`,
     );
   return fields;
 }
@@ -258,7 +259,9 @@ function compactLine(w: GroupWeek): string {
     negative && w.change.rated > 0 && `${TONE_EMOJI.negative} ${Math.round(negative.share * 100)}% negative`,
     s.questions.total > 0 &&
       `${plural(w.stats.openQuestionIds.filter((id) => !w.handled?.ids.has(id)).length, "open question")}`,
-    w.handled && `handled in Slack: ${formatNumber(w.handled.count)} of ${formatNumber(s.threads)}`,
+    w.handled &&
+      w.handled.count > 0 &&
+      `marked handled here: ${formatNumber(w.handled.count)} of ${formatNumber(s.threads)}`,
     w.busiest[0] && `busiest ${formatDay(w.busiest[0].day)} (${plural(w.busiest[0].count, "thread")})`,
   ].filter((p): p is string => typeof p === "string");
   return `• ${Md.bold(name(w.groupName, w.groupId))}: ${parts.join(" · ")}`;
