@@ -173,7 +173,7 @@ export class WeekAccumulator {
     if (t.messageCount === undefined) this.#withoutCount++;
     else this.#messages += t.messageCount;
 
-    // Only a real value is a tone; "Pending" (absent) and unrecognised labels are "not rated".
+    // Only a real value is a tone; "Not rated yet" (absent) and unrecognised labels are "not rated".
     const tone = sentimentLabel(t.sentiment).tone;
     this.#sentiment[tone]++;
     counts[tone]++;

@@ -146,7 +146,7 @@ export function renderHome(input: HomeInput): ViewPayload {
     Blocks.Header({ text: "Insight Relay" }),
     input.notice !== undefined && Blocks.Section({ text: input.notice }),
     Blocks.Section({
-      text: "Community chat insights in Slack: thread digests, searches and weekly summaries from the Insight Service.",
+      text: "Your community's chat groups in Slack: thread cards and digests, searches and weekly summaries from the Insight Service.",
     }),
     Blocks.Divider(),
     Blocks.Section({ text: Md.bold("Health at a glance") }),

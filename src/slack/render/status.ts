@@ -6,6 +6,7 @@ import { escapeAndTruncate, escapeMrkdwn } from "../mrkdwn.js";
 import { toKnownBlocks, type KnownBlock } from "./known-blocks.js";
 import { fitBlocks } from "./limits.js";
 import type { RenderedMessage } from "./thread-digest.js";
+import { formatNumber } from "../../domain/without-icu.js";
 import { durationText, EMOJI, plural, readerDate } from "./wording.js";
 
 const PAUSED_SHOWN = 10;
@@ -50,17 +51,17 @@ export function silenceLine(r: StatusReport): string {
   const silent = (r.openAlerts ?? []).filter((id) => silenceIncidentCommunity(id) !== undefined);
   if (silent.length > 0) {
     const where = silent.length > 1 ? ` for ${silent.length} communities` : "";
-    return `${EMOJI.problem} *Webhook deliveries have stopped*${where} while the Insight API shows new enrichment: the webhook is probably disabled. The reconciler is posting the missed digests meanwhile. In the Insight dashboard, open the community's Webhooks settings, read "Last Error", fix the cause and re-enable the webhook.`;
+    return `${EMOJI.problem} *Updates from the Insight Service have stopped*${where} while its API shows new summaries: the webhook is probably disabled. The app is catching up on the missed threads meanwhile. In the Insight dashboard, open the community's Webhooks settings, read "Last Error", fix the cause and re-enable the webhook.`;
   }
   const s = r.silence;
   if (!s || !r.subscriptions)
     return `${EMOJI.problem} Webhook silence could not be checked (Redis did not answer).`;
-  if (s.since === undefined) return "No active subscriptions: no deliveries are expected.";
+  if (s.since === undefined) return "No active subscriptions: no updates are expected.";
   const quiet = durationText(s.quietForMs ?? 0);
   if (!s.silent) {
     return s.since === "last-delivery"
-      ? `${EMOJI.ok} Thread deliveries look normal (last one ${quiet} ago).`
-      : `${EMOJI.ok} No thread delivery yet; subscriptions are ${quiet} old, within the ${durationText(r.silenceThresholdMs)} allowance.`;
+      ? `${EMOJI.ok} Thread updates arrive normally (last one ${quiet} ago).`
+      : `${EMOJI.ok} No thread update yet; subscriptions are ${quiet} old, within the ${durationText(r.silenceThresholdMs)} allowance.`;
   }
   const known = s.communities.filter(Boolean);
   const from =
@@ -72,19 +73,19 @@ export function silenceLine(r: StatusReport): string {
           .join(", ")}${known.length > 3 ? ` and ${known.length - 3} more` : ""}`;
   const what =
     s.since === "last-delivery"
-      ? `No thread delivery${from} for ${quiet}`
-      : `No thread delivery${from} ever, in ${quiet}`;
-  return `${EMOJI.problem} *Deliveries look silent:* ${what} while ${plural(r.subscriptions.total - r.subscriptions.paused.length, "subscription")} wait. The webhook may be disabled: check its "Last Error" in the Insight dashboard and re-enable it.`;
+      ? `No thread update${from} for ${quiet}`
+      : `No thread update${from} ever, in ${quiet}`;
+  return `${EMOJI.problem} *Updates look silent:* ${what} while ${plural(r.subscriptions.total - r.subscriptions.paused.length, "subscription")} wait. The webhook may be disabled: check its "Last Error" in the Insight dashboard and re-enable it.`;
 }
 
 function deliveriesText(r: StatusReport, now: Date): string {
-  if (!r.deliveries) return `${EMOJI.broken} Could not read delivery health.`;
+  if (!r.deliveries) return `${EMOJI.broken} Could not read which webhooks arrived.`;
   return r.deliveries
     .map((d) => {
       const when = d.lastAt
         ? `last ${readerDate(d.lastAt)} (${durationText(now.getTime() - Date.parse(d.lastAt))} ago)`
         : "never";
-      return `• \`${escapeAndTruncate(d.type, 40)}\`: ${when} · ${plural(d.count, "delivery", "deliveries")}`;
+      return `• \`${escapeAndTruncate(d.type, 40)}\`: ${when} · ${formatNumber(d.count)} received`;
     })
     .join("\n");
 }
@@ -151,7 +152,7 @@ export function healthGlance(r: StatusReport): string[] {
   if (r.deadLetters && r.deadLetters.total > 0) lines.push(deadLettersText(r));
   if (r.spool)
     lines.push(
-      `${EMOJI.problem} *Spool:* ${plural(r.spool, "delivery", "deliveries")} on disk, waiting for Redis`,
+      `${EMOJI.problem} *Spool:* ${plural(r.spool, "webhook call")} on disk, waiting for Redis`,
     );
   return lines;
 }
@@ -164,12 +165,12 @@ const DELIVERY_WORDS: Record<string, string> = {
 
 /** Deliveries in plain words: no webhook type names. */
 function plainDeliveriesText(r: StatusReport): string {
-  if (!r.deliveries) return `${EMOJI.broken} Could not read delivery health.`;
+  if (!r.deliveries) return `${EMOJI.broken} Could not read which updates arrived.`;
   return r.deliveries
     .map((d) => {
       const what = DELIVERY_WORDS[d.type] ?? "Other updates";
       const when = d.lastAt ? `last ${readerDate(d.lastAt)}` : "none received yet";
-      return `• ${what}: ${when} · ${plural(d.count, "delivery", "deliveries")}`;
+      return `• ${what}: ${when} · ${formatNumber(d.count)} received`;
     })
     .join("\n");
 }
@@ -220,7 +221,7 @@ export function renderStatus(
         deadLettersText(r),
         r.spool === undefined
           ? "*Spool:* unknown"
-          : `${r.spool > 0 ? `${EMOJI.problem} ` : ""}*Spool:* ${plural(r.spool, "delivery", "deliveries")} waiting on disk`,
+          : `${r.spool > 0 ? `${EMOJI.problem} ` : ""}*Spool:* ${plural(r.spool, "webhook call")} waiting on disk`,
       ].join("\n"),
     }),
     Blocks.Section({ text: apiLine(r.api, r.lastUnauthorizedAt, r.insightNotConnected) }),

@@ -1,6 +1,6 @@
 import { Blocks, Elements, Md } from "slack-block-builder";
 import type { CardFormat } from "../../domain/subscription.js";
-import { questionStatusLabel, sentimentLabel } from "../../domain/sentiment.js";
+import { NOT_RATED, questionStatusLabel, sentimentLabel } from "../../domain/sentiment.js";
 import { NO_TRIAGE, type TriageState } from "../../domain/thread-change.js";
 import type { ThreadDigest } from "../../domain/thread-digest.js";
 import { CARD_BLOCK_PREFIX, DIGEST_ACTIONS } from "../action-ids.js";
@@ -56,18 +56,18 @@ function keywordsLine(keywords: string[], max: number): string {
 }
 
 function sentimentField(d: ThreadDigest): string {
-  // Not known yet: said quietly, without an emoji; the edit that brings it fills it in.
-  if (d.sentiment === undefined) return `${Md.bold("Sentiment:")} not known yet`;
+  // Not rated yet: said quietly, without an emoji; the edit that brings it fills it in.
+  if (d.sentiment === undefined) return `${Md.bold("Sentiment:")} ${NOT_RATED}`;
   const s = sentimentLabel(d.sentiment);
   return `${Md.bold("Sentiment:")} ${s.emoji} ${escapeAndTruncate(s.label, LABEL_MAX)}`;
 }
 
 function questionField(d: ThreadDigest): string | undefined {
-  if (d.isQuestionLed === false) return `${Md.bold("Question-led:")} no`;
+  if (d.isQuestionLed === false) return `${Md.bold("Starts with a question:")} no`;
   if (d.isQuestionLed === undefined && d.questionResponseStatus === undefined) return undefined;
   const q = questionStatusLabel(d.questionResponseStatus);
   const status = d.questionResponseStatus === undefined ? "status not known yet" : q.label;
-  const heading = d.isQuestionLed ? "Question-led:" : "Question status:";
+  const heading = d.isQuestionLed ? "Question:" : "Question status:";
   return `${Md.bold(heading)} ${q.emoji} ${escapeAndTruncate(status, LABEL_MAX)}`;
 }
 
@@ -75,7 +75,7 @@ const countText = (n: number | undefined) => (n === undefined ? "–" : formatNu
 
 /** The fallback line: what a notification or a screen reader says first. */
 function fallbackText(d: ThreadDigest, title: string, group: string): string {
-  const what = d.action === "updated" ? "Updated thread insights" : "New thread insights";
+  const what = d.action === "updated" ? "Updated thread" : "New thread";
   const mood = d.sentiment === undefined ? "" : ` (${sentimentLabel(d.sentiment).label})`;
   return escapeAndTruncate(`${what} in ${group}: ${title}${mood}`, FALLBACK_TEXT_MAX);
 }
@@ -163,8 +163,8 @@ export function renderThreadDigest(d: ThreadDigest, opts: RenderDigestOptions = 
   ].filter(Boolean);
   const marker =
     d.action === "updated"
-      ? `${EMOJI.changed} Updated with new insights ${readerDate(d.enrichedAt)}`
-      : `Enriched ${readerDate(d.enrichedAt)}`;
+      ? `${EMOJI.changed} Updated ${readerDate(d.enrichedAt)}`
+      : `Summarised ${readerDate(d.enrichedAt)}`;
   const triage = triageLines(opts);
 
   const content = toKnownBlocks(
@@ -197,7 +197,7 @@ function compactLine(d: ThreadDigest, title: string): string {
   ].filter((x): x is string => typeof x === "string");
   return [
     `${mood ? `${mood.emoji} ` : ""}${Md.bold(escapeAndTruncate(title, 300))}`,
-    mood ? escapeAndTruncate(mood.label, LABEL_MAX) : "sentiment not known yet",
+    mood ? escapeAndTruncate(mood.label, LABEL_MAX) : `sentiment ${NOT_RATED}`,
     q && `${q.emoji} ${escapeAndTruncate(q.label, LABEL_MAX)}`,
     counts.length > 0 && counts.join(", "),
   ]

@@ -1,5 +1,5 @@
 import { Blocks, Elements, Md } from "slack-block-builder";
-import { questionStatusLabel, sentimentLabel, TONE_EMOJI } from "../../domain/sentiment.js";
+import { NOT_RATED, questionStatusLabel, sentimentLabel, TONE_EMOJI } from "../../domain/sentiment.js";
 import { percentChange, type ToneChange } from "../../domain/weekly-compare.js";
 import type { DayCount } from "../../domain/weekly-days.js";
 import type { GroupFailure, GroupOutcome, GroupWeek, WeeklyReport } from "../../domain/weekly-report.js";
@@ -65,7 +65,7 @@ function sentimentSection(w: GroupWeek): string {
   const lines = [Md.bold("Sentiment") + (w.previous ? " (change against the week before)" : "")];
   if (w.change.rated === 0) lines.push("No thread has a sentiment yet.");
   else lines.push(...w.change.tones.map(toneLine));
-  if (w.change.unrated > 0) lines.push(Md.italic(`${plural(w.change.unrated, "thread")} not rated yet`));
+  if (w.change.unrated > 0) lines.push(Md.italic(`${plural(w.change.unrated, "thread")} ${NOT_RATED}`));
   if (!w.previous) lines.push(Md.italic("No comparison: the week before could not be read."));
   else if (w.change.previousRated === 0)
     lines.push(Md.italic("No comparison: no thread was rated the week before."));
