@@ -317,6 +317,15 @@ export function parseSubscriptionOptions(
       return fail(`--every sets the period of digest mode; it does nothing with --mode ${delivery.mode}.`);
     }
   }
+  // Card settings with a mode that posts no cards would silently do nothing too.
+  if (delivery.mode !== undefined && delivery.mode !== "realtime") {
+    const cardFlag = delivery.format !== undefined ? "--format" : delivery.replies !== undefined ? "--replies" : "";
+    if (cardFlag) {
+      return fail(
+        `${cardFlag} is about the cards of realtime mode; --mode ${delivery.mode} posts no cards.`,
+      );
+    }
+  }
   const problem = checkFilters(filters)[0];
   if (problem) return fail(problem.problem);
   return { ok: true, change: { filters, clearFilters, delivery } };
@@ -374,7 +383,8 @@ export function describeDelivery(d: Delivery, timeZone?: string): string {
         : `digest every ${hours(d.every)}, ${digestTimes(d.every)}${zone}`,
     );
   } else parts.push("a card per thread");
-  if (d.format === "compact") parts.push("compact cards");
+  // Card settings say nothing in digest or summary mode, which post no cards.
+  if (d.mode === "realtime" && d.format === "compact") parts.push("compact cards");
   if (d.mode === "realtime" && d.replies) parts.push("new messages as replies under the card");
   return parts.join(", ");
 }

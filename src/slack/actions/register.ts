@@ -1,4 +1,4 @@
-import type { App } from "@slack/bolt";
+import type { App, BlockAction, StaticSelectAction } from "@slack/bolt";
 import { ACTIONS, DIGEST_ACTIONS } from "../action-ids.js";
 import type { ThreadPageDeps } from "../commands/threads.js";
 import type { HomeDeps } from "../home/publish-home.js";
@@ -13,10 +13,11 @@ import { homeOpenedEvent } from "./home-opened.js";
 import type { MessagesModalDeps } from "./messages.js";
 import { messagesPageAction } from "./messages-page.js";
 import { resumeAction, type ResumeDeps } from "./resume.js";
-import { settingsOpenAction, type SettingsOpenDeps } from "./settings-open.js";
+import { settingsModeAction, settingsOpenAction, type SettingsOpenDeps } from "./settings-open.js";
 import { subscribeHereAction, type SubscribeHereDeps } from "./settings-subscribe-here.js";
 import { settingsSubmitView, type SettingsSubmitDeps } from "./settings-submit.js";
 import { SETTINGS_ACTIONS, SETTINGS_MODAL_CALLBACK } from "../settings-ids.js";
+import { SETTINGS_FIELDS, SETTINGS_INPUT } from "../render/settings-modal.js";
 import { shareAction, type ShareDeps } from "./share.js";
 import { threadsPageAction } from "./threads-page.js";
 import { viewMessagesAction } from "./view-messages.js";
@@ -56,6 +57,11 @@ export function registerActions(
   app.action(DIGEST_ACTIONS.follow, cardActionListener(deps, pressFollow));
   app.event("app_home_opened", homeOpenedEvent(deps, help));
   app.action(SETTINGS_ACTIONS.open, settingsOpenAction(deps));
+  // The settings modal's mode: redrawn with that mode's settings only.
+  app.action<BlockAction<StaticSelectAction>>(
+    { type: "block_actions", block_id: SETTINGS_FIELDS.mode, action_id: SETTINGS_INPUT },
+    settingsModeAction(deps),
+  );
   app.action(SETTINGS_ACTIONS.subscribeHere, subscribeHereAction(deps));
   app.view(SETTINGS_MODAL_CALLBACK, settingsSubmitView(deps));
 }

@@ -8,8 +8,10 @@ import {
 } from "../../domain/subscription-options.js";
 import {
   CARD_FORMATS,
+  DEFAULT_DELIVERY,
   DELIVERY_MODES,
   DIGEST_PERIODS,
+  deliveryOf,
   type Delivery,
   type Subscription,
 } from "../../domain/subscription.js";
@@ -60,16 +62,17 @@ const list = (raw: string) =>
 
 /**
  * Reads and checks the modal's values: the settings, or one sentence per field that is
- * wrong (shown under that field by Slack). Pure.
+ * wrong (shown under that field by Slack). A delivery setting the modal did not show (it does
+ * not apply to the chosen mode) keeps its value in `current`. Pure.
  */
-export function readSettingsForm(v: FormValues): FormResult {
+export function readSettingsForm(v: FormValues, current: Delivery = DEFAULT_DELIVERY): FormResult {
   const errors: Record<string, string> = {};
   const F = SETTINGS_FIELDS;
   const mode = DELIVERY_MODES.find((m) => m === selected(v, F.mode));
   if (!mode) errors[F.mode] = "Choose a mode.";
-  const every = DIGEST_PERIODS.find((p) => p === selected(v, F.every)) ?? "24h";
-  const format = CARD_FORMATS.find((p) => p === selected(v, F.format)) ?? "full";
-  const replies = selected(v, F.replies) === "on";
+  const every = DIGEST_PERIODS.find((p) => p === selected(v, F.every)) ?? current.every;
+  const format = CARD_FORMATS.find((p) => p === selected(v, F.format)) ?? current.format;
+  const replies = input(v, F.replies) ? selected(v, F.replies) === "on" : current.replies;
 
   const filters: SubscriptionFilters = {
     sentiments: many(v, F.sentiments),
@@ -130,12 +133,15 @@ export function settingsSubmitView(deps: SettingsSubmitDeps): ViewListener {
       await ack({ response_action: "errors", errors: { [SETTINGS_FIELDS.mode]: ADMIN_ONLY_REFUSAL } });
       return;
     }
-    const form = readSettingsForm(view.state.values as FormValues);
+    const current = ref ? await deps.subscriptions.get(ref.c, ref.g) : undefined;
+    const form = readSettingsForm(
+      view.state.values as FormValues,
+      current ? deliveryOf(current) : DEFAULT_DELIVERY,
+    );
     if (!form.ok) {
       await ack({ response_action: "errors", errors: form.errors });
       return;
     }
-    const current = ref ? await deps.subscriptions.get(ref.c, ref.g) : undefined;
     if (!current) {
       await ack({
         response_action: "errors",
