@@ -115,13 +115,15 @@ export function searchCommand(deps: SearchDeps): Subcommand {
         await ctx.respond({ text: reasons.join("\n") });
         return;
       }
-      const withGroup = <T extends SearchThreadHit | SearchMessageHit>(hits: T[], name: string) =>
-        hits.map((h) => ({ ...h, groupName: name }));
+      const withGroup = <T extends SearchThreadHit | SearchMessageHit>(
+        hits: T[],
+        g: { id: string; name: string },
+      ) => hits.map((h) => ({ ...h, groupName: g.name, groupId: g.id }));
       const threadHits: GroupedThreadHit[] = byScore(
-        outcomes.flatMap((o) => (o.ok ? withGroup(o.threads, o.g.name) : [])),
+        outcomes.flatMap((o) => (o.ok ? withGroup(o.threads, o.g) : [])),
       );
       const messageHits: GroupedMessageHit[] = byScore(
-        outcomes.flatMap((o) => (o.ok ? withGroup(o.messages, o.g.name) : [])),
+        outcomes.flatMap((o) => (o.ok ? withGroup(o.messages, o.g) : [])),
       );
       const rendered = renderSearchResults({
         query: parsed.text,

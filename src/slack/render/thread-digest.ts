@@ -99,8 +99,17 @@ function triageLines(o: RenderDigestOptions): string[] {
   return lines;
 }
 
-/** The four card actions (DESIGN.md): messages, handled/reopen, assign, follow. */
-function actionsBlock(d: ThreadDigest, title: string, triage: TriageState): KnownBlock[] {
+/**
+ * The four card actions (DESIGN.md): messages, handled/reopen, assign, follow. Mark handled is
+ * the primary (green) button only while the thread matches the channel's filters: a card kept
+ * up to date after it left them asks for nothing.
+ */
+function actionsBlock(
+  d: ThreadDigest,
+  title: string,
+  triage: TriageState,
+  o: { noLongerMatches?: boolean } = {},
+): KnownBlock[] {
   const blockId = encodeCardBlockId(CARD_BLOCK_PREFIX, { g: d.groupId, t: d.threadId });
   const assign = Elements.UserSelect({ actionId: DIGEST_ACTIONS.assign, placeholder: "Assign" });
   if (triage.assignee) assign.initialUser(triage.assignee.user);
@@ -111,7 +120,7 @@ function actionsBlock(d: ThreadDigest, title: string, triage: TriageState): Know
     // The state the reader saw: a double click asks for the same state twice, and acts once.
     value: handled ? "reopen" : "handle",
   });
-  if (!handled) markHandled.primary();
+  if (!handled && !o.noLongerMatches) markHandled.primary();
   return toKnownBlocks(
     Blocks.Actions({
       // A block_id over Slack's limit (ids of 100+ characters) is left off: the buttons then say they are stale.
@@ -180,12 +189,12 @@ export function renderThreadDigest(d: ThreadDigest, opts: RenderDigestOptions = 
       marker,
     ),
   );
-  const actions = actionsBlock(d, title, opts.triage ?? NO_TRIAGE);
+  const actions = actionsBlock(d, title, opts.triage ?? NO_TRIAGE, opts);
   return { text: fallbackText(d, title, group), blocks: withActions(content, actions) };
 }
 
-/** The compact card's one line: sentiment, title, question status, counts. */
-function compactLine(d: ThreadDigest, title: string): string {
+/** The compact card's one line: sentiment, title, question status, counts, group. */
+function compactLine(d: ThreadDigest, title: string, group: string): string {
   const mood = d.sentiment === undefined ? undefined : sentimentLabel(d.sentiment);
   const q =
     d.isQuestionLed && d.questionResponseStatus !== undefined
@@ -200,6 +209,7 @@ function compactLine(d: ThreadDigest, title: string): string {
     mood ? escapeAndTruncate(mood.label, LABEL_MAX) : `sentiment ${NOT_RATED}`,
     q && `${q.emoji} ${escapeAndTruncate(q.label, LABEL_MAX)}`,
     counts.length > 0 && counts.join(", "),
+    `${EMOJI.group} ${escapeAndTruncate(group, LABEL_MAX)}`,
   ]
     .filter((x): x is string => typeof x === "string")
     .join(" · ");
@@ -216,9 +226,9 @@ export function renderCompactCard(d: ThreadDigest, opts: RenderDigestOptions = {
   const triage = triageLines(opts);
   // Each part is escaped and capped on its own (title 300, labels 80): the line stays short.
   const content = toKnownBlocks(
-    Blocks.Section({ text: compactLine(d, title) }),
+    Blocks.Section({ text: compactLine(d, title, group) }),
     triage.length > 0 && Blocks.Context().elements(triage.join(" · ")),
   );
-  const actions = actionsBlock(d, title, opts.triage ?? NO_TRIAGE);
+  const actions = actionsBlock(d, title, opts.triage ?? NO_TRIAGE, opts);
   return { text: fallbackText(d, title, group), blocks: withActions(content, actions) };
 }
