@@ -251,7 +251,7 @@ async function post(
       const off = groupIds.map((g) => `\`/insight alerts off ${escapeAndTruncate(g, 60)}\``).join(", ");
       await deps.ops.alert(
         `alerts-${channelId}-${c.code}`,
-        `${EMOJI.problem} Alerts for <#${channelId}> could not be posted. ${describeSlackError(c.code)} Or turn them off there: ${off}.`,
+        `${EMOJI.problem} Alerts for <#${channelId}> could not be posted. ${describeSlackError(c.code)} (\`${c.code}\`) Or turn them off there: ${off}.`,
       );
       throw new Error(`Slack refused the alert: ${c.code}`);
     },

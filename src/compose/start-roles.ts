@@ -278,7 +278,7 @@ async function startWeb(
     extend: (app) => {
       for (const f of features) f.interactions?.(app, commands.all);
       if (workspaces && s.installs) {
-        registerConnect(app, connectDeps(s, s.installs, workspaces));
+        registerConnect(app, connectDeps(s, s.installs, workspaces, commands.all));
         registerLifecycle(app, lifecycleDeps(s, s.installs, workspaces));
       }
     },

@@ -190,7 +190,12 @@ export function workspaceIngests(
 }
 
 /** What Connect needs, from the deployment's config and stores. */
-export function connectDeps(s: Services, installs: Installs, workspaces: Workspaces): ConnectDeps {
+export function connectDeps(
+  s: Services,
+  installs: Installs,
+  workspaces: Workspaces,
+  help: readonly { usage: string; summary: string }[] = [],
+): ConnectDeps {
   const { config, logger } = s;
   const deps: ConnectDeps = {
     connections: installs.connections,
@@ -221,7 +226,8 @@ export function connectDeps(s: Services, installs: Installs, workspaces: Workspa
         timeZoneOf: ws.digest.timeZoneOf,
         homeTop: (u: string) => connectionBlocks(deps, id, u),
       };
-      await publishHome(home, userId, { help: [] });
+      // The same quick help as any Home: Connect must not shrink it.
+      await publishHome(home, userId, { help });
     },
     changed: (id) => workspaces.forget(id),
     logger,

@@ -10,6 +10,7 @@ import {
   type CardActionDeps,
 } from "./card-actions.js";
 import { homeOpenedEvent } from "./home-opened.js";
+import { homeOpenThreadsAction } from "./home-open-threads.js";
 import type { MessagesModalDeps } from "./messages.js";
 import { messagesPageAction } from "./messages-page.js";
 import { resumeAction, type ResumeDeps } from "./resume.js";
@@ -56,6 +57,7 @@ export function registerActions(
   app.action(DIGEST_ACTIONS.assign, cardActionListener(deps, pressAssign));
   app.action(DIGEST_ACTIONS.follow, cardActionListener(deps, pressFollow));
   app.event("app_home_opened", homeOpenedEvent(deps, help));
+  app.action(ACTIONS.homeOpenThreads, homeOpenThreadsAction(deps));
   app.action(SETTINGS_ACTIONS.open, settingsOpenAction(deps));
   // The settings modal's mode: redrawn with that mode's settings only.
   app.action<BlockAction<StaticSelectAction>>(

@@ -1,6 +1,13 @@
 import { Blocks, Md } from "slack-block-builder";
 import { silenceIncidentCommunity } from "../../reconcile/silence-incident.js";
-import { WATCH_INCIDENTS, watchLines, type ApiProbe, type StatusReport } from "../../status/status-report.js";
+import {
+  WATCH_INCIDENTS,
+  watchLines,
+  type ApiProbe,
+  type QueueDepth,
+  type StatusReport,
+} from "../../status/status-report.js";
+import { describeSlackError } from "../errors.js";
 import type { Subscription } from "../../domain/subscription.js";
 import { escapeAndTruncate, escapeMrkdwn } from "../mrkdwn.js";
 import { toKnownBlocks, type KnownBlock } from "./known-blocks.js";
@@ -117,17 +124,26 @@ function deadLettersText(r: StatusReport): string {
   return `${EMOJI.problem} *Dead letters:* ${d.total} (${reasons}); the newest ${d.kept} are kept for operators`;
 }
 
-export function pausedLine(s: Subscription): string {
-  const code = s.paused ? ` — Slack said \`${escapeAndTruncate(s.paused.code, 60)}\`` : "";
-  return `• *${escapeAndTruncate(s.groupName || s.groupId, 100)}* in ${channelRef(s.channelId)}${code}`;
+/**
+ * Why Slack refused a paused subscription's channel, as a sentence with the fix (one table:
+ * slack/errors.ts); operators also see Slack's code.
+ */
+export function pausedReason(code: string, detail: boolean): string {
+  const sentence = describeSlackError(code);
+  return detail ? `${sentence} (\`${escapeAndTruncate(code, 60)}\`)` : sentence;
 }
 
-function subscriptionsText(r: StatusReport): string {
+export function pausedLine(s: Subscription, detail = true): string {
+  const why = s.paused ? ` — ${pausedReason(s.paused.code, detail)}` : "";
+  return `• *${escapeAndTruncate(s.groupName || s.groupId, 100)}* in ${channelRef(s.channelId)}${why}`;
+}
+
+function subscriptionsText(r: StatusReport, detail = true): string {
   const s = r.subscriptions;
   if (!s) return "*Subscriptions:* unknown";
   const head = `*Subscriptions:* ${plural(s.total, "subscription")} in ${plural(s.channels, "channel")}`;
   if (s.paused.length === 0) return `${head}, none paused`;
-  const lines = s.paused.slice(0, PAUSED_SHOWN).map(pausedLine);
+  const lines = s.paused.slice(0, PAUSED_SHOWN).map((p) => pausedLine(p, detail));
   const more = s.paused.length > PAUSED_SHOWN ? [`…and ${s.paused.length - PAUSED_SHOWN} more`] : [];
   return [
     `${head}; ${EMOJI.problem} ${plural(s.paused.length, "paused one", "paused")}:`,
@@ -136,20 +152,31 @@ function subscriptionsText(r: StatusReport): string {
   ].join("\n");
 }
 
-/** The few lines the Home tab shows "at a glance". */
-export function healthGlance(r: StatusReport): string[] {
+/**
+ * The few lines the Home tab shows "at a glance", in the words `/insight status` uses for the
+ * same viewer: queue figures for operators, the plain sentence for others; paused
+ * subscriptions as a warning in both.
+ */
+export function healthGlance(r: StatusReport, view: StatusView = { detail: true }): string[] {
   // Not connected: the Home tab's Connect section above says so, with the button.
   const lines = [...(r.insightNotConnected ? [] : [apiLine(r.api, r.lastUnauthorizedAt)]), silenceLine(r)];
   if (!r.redis.ok)
     lines.unshift(`${EMOJI.broken} *Redis* did not answer: ${escapeAndTruncate(r.redis.error ?? "", 200)}`);
   lines.unshift(...watchLines(r.openAlerts).map((l) => `${EMOJI.broken} ${l}`));
-  const failed = r.queues?.reduce((n, q) => n + q.failed, 0) ?? 0;
-  const waiting = r.queues?.reduce((n, q) => n + q.waiting + q.delayed, 0) ?? 0;
-  if (r.queues)
+  if (r.queues && view.detail) {
+    const sum = (f: (q: QueueDepth) => number) => r.queues?.reduce((n, q) => n + f(q), 0) ?? 0;
+    const failed = sum((q) => q.failed);
+    const stalled = r.queues.some((q) => q.workers === 0 && q.waiting > 0);
     lines.push(
-      `${failed > 0 ? EMOJI.problem : EMOJI.ok} *Queues:* ${waiting} waiting or delayed, ${failed} failed`,
+      `${failed > 0 || stalled ? EMOJI.problem : EMOJI.ok} *Queues:* ${sum((q) => q.waiting)} waiting · ${sum((q) => q.active)} active · ${sum((q) => q.delayed)} delayed · ${failed} failed${stalled ? ` · ${EMOJI.problem} no worker connected` : ""}`,
     );
-  if (r.deadLetters && r.deadLetters.total > 0) lines.push(deadLettersText(r));
+  } else if (r.queues) lines.push(plainQueuesText(r));
+  const paused = r.subscriptions?.paused.length ?? 0;
+  if (paused > 0)
+    lines.push(
+      `${EMOJI.problem} *Subscriptions:* ${plural(paused, "paused one", "paused")}: Slack refused their channel (see below).`,
+    );
+  if (r.deadLetters && r.deadLetters.total > 0 && view.detail) lines.push(deadLettersText(r));
   if (r.spool)
     lines.push(
       `${EMOJI.problem} *Spool:* ${plural(r.spool, "webhook call")} on disk, waiting for Redis`,
@@ -175,17 +202,21 @@ function plainDeliveriesText(r: StatusReport): string {
     .join("\n");
 }
 
-/** Queues in one sentence: how much work waits, whether anything failed or stalls; no queue names. */
+/**
+ * Queues in one sentence: how much work waits or runs, whether anything failed or stalls; no
+ * queue names. Delayed jobs are left out: most are the next runs of idle schedules (weekly
+ * summaries, digests, alerts), which are not work in progress.
+ */
 function plainQueuesText(r: StatusReport): string {
   if (!r.queues) return `${EMOJI.broken} Could not read the work queues.`;
-  const waiting = r.queues.reduce((n, q) => n + q.waiting + q.delayed + q.active, 0);
+  const working = r.queues.reduce((n, q) => n + q.waiting + q.active, 0);
   const failed = r.queues.reduce((n, q) => n + q.failed, 0);
   const stalled = r.queues.some((q) => q.workers === 0 && q.waiting > 0);
   if (stalled)
-    return `${EMOJI.problem} Work is waiting and nothing is processing it; an operator has to look.`;
+    return `${EMOJI.problem} Work is waiting and nothing is processing it; the app's admins have to look.`;
   if (failed > 0)
-    return `${EMOJI.problem} ${plural(waiting, "task")} in progress; ${plural(failed, "task")} failed (operators can see which).`;
-  return `${EMOJI.ok} ${waiting === 0 ? "Nothing waiting: all work is done." : `${plural(waiting, "task")} in progress.`}`;
+    return `${EMOJI.problem} ${plural(working, "task")} waiting or running; ${plural(failed, "task")} failed (the app's admins can see which).`;
+  return `${EMOJI.ok} ${working === 0 ? "Nothing waiting: all work is done." : `${plural(working, "task")} waiting or running.`}`;
 }
 
 export interface StatusView {
@@ -274,7 +305,7 @@ function renderPlainStatus(r: StatusReport): RenderedMessage {
           .join("; ")}.`,
       }),
     Blocks.Section({ text: apiLine(r.api, r.lastUnauthorizedAt, r.insightNotConnected) }),
-    Blocks.Section({ text: subscriptionsText(r) }),
+    Blocks.Section({ text: subscriptionsText(r, false) }),
     alerts > 0 &&
       Blocks.Context().elements(
         `${plural(alerts, "operator alert")} open; the app's admins see the details in \`/insight status\`.`,
