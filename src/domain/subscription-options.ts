@@ -317,15 +317,6 @@ export function parseSubscriptionOptions(
       return fail(`--every sets the period of digest mode; it does nothing with --mode ${delivery.mode}.`);
     }
   }
-  // Card settings with a mode that posts no cards would silently do nothing too.
-  if (delivery.mode !== undefined && delivery.mode !== "realtime") {
-    const cardFlag = delivery.format !== undefined ? "--format" : delivery.replies !== undefined ? "--replies" : "";
-    if (cardFlag) {
-      return fail(
-        `${cardFlag} is about the cards of realtime mode; --mode ${delivery.mode} posts no cards.`,
-      );
-    }
-  }
   const problem = checkFilters(filters)[0];
   if (problem) return fail(problem.problem);
   return { ok: true, change: { filters, clearFilters, delivery } };

@@ -146,7 +146,7 @@ function subscriptionsText(r: StatusReport, detail = true): string {
   const lines = s.paused.slice(0, PAUSED_SHOWN).map((p) => pausedLine(p, detail));
   const more = s.paused.length > PAUSED_SHOWN ? [`…and ${s.paused.length - PAUSED_SHOWN} more`] : [];
   return [
-    `${head}; ${EMOJI.problem} ${plural(s.paused.length, "paused one", "paused")}:`,
+    `${head}; ${EMOJI.problem} ${formatNumber(s.paused.length)} paused:`,
     ...lines,
     ...more,
   ].join("\n");
@@ -174,7 +174,7 @@ export function healthGlance(r: StatusReport, view: StatusView = { detail: true 
   const paused = r.subscriptions?.paused.length ?? 0;
   if (paused > 0)
     lines.push(
-      `${EMOJI.problem} *Subscriptions:* ${plural(paused, "paused one", "paused")}: Slack refused their channel (see below).`,
+      `${EMOJI.problem} *Subscriptions:* ${formatNumber(paused)} paused: Slack refused their channel (listed below).`,
     );
   if (r.deadLetters && r.deadLetters.total > 0 && view.detail) lines.push(deadLettersText(r));
   if (r.spool)
