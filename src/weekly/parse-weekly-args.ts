@@ -22,7 +22,8 @@ const DAY_MS = 86_400_000;
 const MIN_GAP_MS = 7 * DAY_MS - 2 * 3_600_000;
 const MAX_GAP_MS = 7 * DAY_MS + 2 * 3_600_000;
 /** A daily round-up exists already: the digest mode. */
-const DAILY_HINT = "For a daily round-up, use a daily digest: `/insight subscribe &lt;group&gt; --mode digest`.";
+const DAILY_HINT =
+  "For a daily round-up, use a daily digest: `/insight subscribe &lt;group&gt; --mode digest`.";
 /** What the user typed, echoed back: escaped and short. */
 const shown = (s: string) => escapeAndTruncate(s, 200);
 
@@ -92,9 +93,16 @@ export function parseWeeklyArgs(
   }
   const { cron, timeZone } = parsed;
   const gaps = gapsMs(cron, timeZone, now);
-  const what = shown(describeUnderstood(parsed.understood));
+  const u = parsed.understood;
+  // "weekdays (Monday to Friday) at 08:00", or the cron as typed.
+  const what = u.days && u.time ? shown(`${u.days} at ${u.time}`) : `\`${shown(cron)}\``;
   if (gaps.min < MIN_GAP_MS) {
-    const times = gaps.inAWeek > 1 ? `${gaps.inAWeek} times a week` : "more than once a week";
+    const times =
+      gaps.inAWeek > 12
+        ? "many times a week"
+        : gaps.inAWeek > 1
+          ? `${gaps.inAWeek} times a week`
+          : "more than once a week";
     return {
       ok: false,
       error: `A weekly summary goes out once a week, and each covers the last 7 days: ${what} would post it ${times}, repeating the same threads. Name one day, for example ${EXAMPLE}. ${DAILY_HINT}`,

@@ -60,7 +60,7 @@ describe("weekly now, end to end (emulator + stand-in Slack)", () => {
       `${want.questions} thread${want.questions === 1 ? "" : "s"} started with a question`,
     );
     expect(text).toContain("*Sentiment*");
-    expect(text).toContain("*Top keywords:*");
+    expect(text).toContain("*Recurring keywords* (threads that have each):");
     expect(text).toContain("*Most active threads*");
     expect(text).toContain("*Busiest days* (threads by day of last activity)");
 
@@ -93,6 +93,38 @@ describe("weekly now, end to end (emulator + stand-in Slack)", () => {
     expect(reply.text).toContain("a moment ago");
     await new Promise((r) => setTimeout(r, 300));
     expect(postsIn(h, channel).length).toBe(before);
+  });
+
+  it("covers the last 7 days up to now: a group whose threads are all from today reports them", async () => {
+    const channel = "C0WEEKLYTODAY";
+    const group = h.emulator.store.addGroup(SEED.communities.primary, { name: "Launch day" });
+    const startOfToday = new Date(new Date().toISOString().slice(0, 10)).getTime();
+    const at = Math.max(Date.now() - 60_000, startOfToday + 1_000);
+    for (const i of [1, 2, 3]) {
+      h.emulator.store.addThread(group._id, {
+        title: `Launch question ${i}`,
+        lastMessageDate: new Date(at - i).toISOString(),
+        messageCount: 2,
+      });
+    }
+    await h.services.subscriptions.put({
+      channelId: channel,
+      groupId: group._id,
+      groupName: group.name,
+      communityId: SEED.communities.primary,
+      filters: {},
+      createdBy: "U0ALICE",
+      createdAt: new Date().toISOString(),
+    });
+    const reply = await ask(h, "weekly now", { channel });
+    expect(reply.text).toContain(
+      "A summary of the last 7 days up to now, today included (UTC), of the 1 chat group this channel follows is on its way",
+    );
+    const m = await h.slack.waitFor(() => postsIn(h, channel)[0], { timeoutMs: 20_000 });
+    const text = messageText(m);
+    expect(text).toContain("Weekly summary: Launch day");
+    expect(text).toContain("*Threads active*\n3");
+    expect(text).toContain("the last 7 days up to now, today included, in UTC.");
   });
 
   it("a week without threads says so in one line", async () => {
