@@ -80,7 +80,9 @@ describe("Slack's own request samples, signed, against the running app", () => {
       response_url: h.slack.responseUrl("sample-command"),
       trigger_id: "7012345678901.1234567890123.0123456789abcdef",
     }) as Record<string, unknown>;
-    const body = new URLSearchParams(Object.entries(fields).map(([k, v]): [string, string] => [k, String(v)])).toString();
+    const body = new URLSearchParams(
+      Object.entries(fields).map(([k, v]): [string, string] => [k, String(v)]),
+    ).toString();
     const res = await postSigned(`${h.baseUrl}/slack/events`, TEST_SIGNING_SECRET, body);
     expect(res.status).toBe(200);
     const reply = await h.slack.waitFor(() => h.slack.responses.find((r) => r.id === "sample-command"));
