@@ -49,7 +49,8 @@ describe("status (unit, fake deps)", () => {
     expect(plain).toContain(
       "• *Lumen DB Support* in <#C0GONE> — That channel is archived: unarchive it, or subscribe another channel.",
     );
-    for (const internal of ["`deliveries`", "slack-out", "is_archived"]) expect(plain).not.toContain(internal);
+    for (const internal of ["`deliveries`", "slack-out", "is_archived"])
+      expect(plain).not.toContain(internal);
     expect(slack.calls.filter((c) => c.method === "users.info").map((c) => c.args.user)).toEqual([
       "U0ADMIN",
       "U0MEMBER",
