@@ -130,7 +130,8 @@ function parseKeywords(
   const items = listItems(raw);
   if (items.length === 0)
     return { ok: false, error: `${flag} needs one or more words, like ${flag} refund,dark mode.` };
-  if (items.some((k) => k.length > MAX_KEYWORD_LENGTH)) return { ok: false, error: FILTER_PROBLEMS.keywordTooLong };
+  if (items.some((k) => k.length > MAX_KEYWORD_LENGTH))
+    return { ok: false, error: FILTER_PROBLEMS.keywordTooLong };
   const keywords = addUnique(into, items);
   if (keywords.length > MAX_KEYWORDS) return { ok: false, error: FILTER_PROBLEMS.tooManyKeywords };
   return { ok: true, keywords };
@@ -151,7 +152,8 @@ export const FILTER_PROBLEMS = {
   tooManyKeywords: `Up to ${MAX_KEYWORDS} keywords, separated by commas.`,
   keywordTooLong: `Each keyword can be at most ${MAX_KEYWORD_LENGTH} characters long.`,
   /** A threshold that is not a whole number from 1 to 10,000; `typed` is echoed (plain text). */
-  threshold: (typed: string) => `A whole number from 1 to 10,000, like 5 (you typed "${typed.slice(0, 20)}").`,
+  threshold: (typed: string) =>
+    `A whole number from 1 to 10,000, like 5 (you typed "${typed.slice(0, 20)}").`,
   /** One sentiment both wanted and excluded: nothing could ever arrive. */
   bothSentiments: (tones: readonly string[]) =>
     `${tones.join(", ")} cannot be both wanted and excluded: remove ${tones.length === 1 ? "it" : "them"} from one of the two.`,
@@ -169,7 +171,8 @@ export function checkFilters(f: SubscriptionFilters): { field: FilterField; prob
   const out: { field: FilterField; problem: string }[] = [];
   const excluded = new Set((f.excludeSentiments ?? []).map((s) => s.toLowerCase()));
   const both = (f.sentiments ?? []).filter((s) => excluded.has(s.toLowerCase()));
-  if (both.length > 0) out.push({ field: "excludeSentiments", problem: FILTER_PROBLEMS.bothSentiments(both) });
+  if (both.length > 0)
+    out.push({ field: "excludeSentiments", problem: FILTER_PROBLEMS.bothSentiments(both) });
   for (const field of ["keywords", "excludeKeywords"] as const) {
     const words = f[field] ?? [];
     if (words.length > MAX_KEYWORDS) out.push({ field, problem: FILTER_PROBLEMS.tooManyKeywords });

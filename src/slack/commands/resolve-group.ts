@@ -31,10 +31,7 @@ export type GroupResolution =
   { ok: true; group: ResolvedGroup } | { ok: false; reply: string; choices?: ResolvedGroup[] };
 
 /** How a group is matched: the same rule whatever the candidates are. */
-export type GroupMatch<T> =
-  | { kind: "one"; item: T }
-  | { kind: "none" }
-  | { kind: "several"; items: T[] };
+export type GroupMatch<T> = { kind: "one"; item: T } | { kind: "none" } | { kind: "several"; items: T[] };
 
 const CHOICES_SHOWN = 10;
 
@@ -53,14 +50,19 @@ export function matchGroup<T>(
   if (!wanted) return { kind: "none" };
   const byId = candidates.filter((c) => idOf(c) === wanted);
   const exact = byId.length > 0 ? byId : candidates.filter((c) => nameOf(c).toLowerCase() === lower);
-  const matches = exact.length > 0 ? exact : candidates.filter((c) => nameOf(c).toLowerCase().includes(lower));
+  const matches =
+    exact.length > 0 ? exact : candidates.filter((c) => nameOf(c).toLowerCase().includes(lower));
   const [first] = matches;
   if (matches.length === 1 && first !== undefined) return { kind: "one", item: first };
   return matches.length === 0 ? { kind: "none" } : { kind: "several", items: matches };
 }
 
 /** "• Lumen DB Support (`g-1`)" lines, escaped; at most ten, then how many more. */
-export function groupChoices<T>(items: readonly T[], idOf: (c: T) => string, nameOf: (c: T) => string): string {
+export function groupChoices<T>(
+  items: readonly T[],
+  idOf: (c: T) => string,
+  nameOf: (c: T) => string,
+): string {
   const lines = items
     .slice(0, CHOICES_SHOWN)
     .map((c) => `• ${escapeAndTruncate(nameOf(c) || idOf(c), 100)} (\`${escapeAndTruncate(idOf(c), 60)}\`)`);

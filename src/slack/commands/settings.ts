@@ -37,12 +37,21 @@ export function settingsCommand(deps: SettingsDeps): Subcommand {
       // Named as every subcommand names a group (rule 13), among what this channel follows;
       // several matches (or none named) are listed with a Settings button each.
       const m = ref
-        ? matchGroup(subs, ref, (s) => s.groupId, (s) => s.groupName)
+        ? matchGroup(
+            subs,
+            ref,
+            (s) => s.groupId,
+            (s) => s.groupName,
+          )
         : subs.length === 1 && subs[0]
           ? { kind: "one" as const, item: subs[0] }
           : { kind: "several" as const, items: subs };
       if (m.kind === "none") {
-        const list = groupChoices(subs, (s) => s.groupId, (s) => s.groupName);
+        const list = groupChoices(
+          subs,
+          (s) => s.groupId,
+          (s) => s.groupName,
+        );
         await ctx.respond({
           text: `This channel does not follow "${escapeAndTruncate(ref, 80)}". It follows:\n${list}`,
         });

@@ -46,7 +46,9 @@ function threadLine(e: PendingEntry, names: ReadonlyMap<string, string>, showGro
   const d = e.digest;
   const title = d.title.trim() || "Untitled thread";
   const s = sentimentLabel(d.sentiment);
-  const facts = [d.sentiment === undefined ? `${s.emoji} sentiment ${NOT_RATED}` : escapeAndTruncate(s.label, 40)];
+  const facts = [
+    d.sentiment === undefined ? `${s.emoji} sentiment ${NOT_RATED}` : escapeAndTruncate(s.label, 40),
+  ];
   if (d.isQuestionLed) {
     const q = questionStatusLabel(d.questionResponseStatus);
     facts.push(`${q.emoji} ${escapeAndTruncate(q.label.toLowerCase(), 40)}`);

@@ -172,7 +172,12 @@ export function renderSettingsModal(
     ...(mode === "realtime"
       ? [
           radios(SETTINGS_FIELDS.format, "Card format", FORMAT_OPTIONS, d.format),
-          radios(SETTINGS_FIELDS.replies, "Replies under the card", REPLIES_OPTIONS, d.replies ? "on" : "off"),
+          radios(
+            SETTINGS_FIELDS.replies,
+            "Replies under the card",
+            REPLIES_OPTIONS,
+            d.replies ? "on" : "off",
+          ),
         ]
       : []),
     { type: "header", text: label("Filters") },

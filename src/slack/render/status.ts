@@ -145,11 +145,7 @@ function subscriptionsText(r: StatusReport, detail = true): string {
   if (s.paused.length === 0) return `${head}, none paused`;
   const lines = s.paused.slice(0, PAUSED_SHOWN).map((p) => pausedLine(p, detail));
   const more = s.paused.length > PAUSED_SHOWN ? [`…and ${s.paused.length - PAUSED_SHOWN} more`] : [];
-  return [
-    `${head}; ${EMOJI.problem} ${formatNumber(s.paused.length)} paused:`,
-    ...lines,
-    ...more,
-  ].join("\n");
+  return [`${head}; ${EMOJI.problem} ${formatNumber(s.paused.length)} paused:`, ...lines, ...more].join("\n");
 }
 
 /**
@@ -178,9 +174,7 @@ export function healthGlance(r: StatusReport, view: StatusView = { detail: true 
     );
   if (r.deadLetters && r.deadLetters.total > 0 && view.detail) lines.push(deadLettersText(r));
   if (r.spool)
-    lines.push(
-      `${EMOJI.problem} *Spool:* ${plural(r.spool, "webhook call")} on disk, waiting for Redis`,
-    );
+    lines.push(`${EMOJI.problem} *Spool:* ${plural(r.spool, "webhook call")} on disk, waiting for Redis`);
   return lines;
 }
 
