@@ -172,7 +172,12 @@ export function healthGlance(r: StatusReport, view: StatusView = { detail: true 
     lines.push(
       `${EMOJI.problem} *Subscriptions:* ${formatNumber(paused)} paused: Slack refused their channel (listed below).`,
     );
-  if (r.deadLetters && r.deadLetters.total > 0 && view.detail) lines.push(deadLettersText(r));
+  if (r.deadLetters && r.deadLetters.total > 0)
+    lines.push(
+      view.detail
+        ? deadLettersText(r)
+        : `${EMOJI.problem} ${plural(r.deadLetters.total, "update")} could not be used.`,
+    );
   if (r.spool)
     lines.push(`${EMOJI.problem} *Spool:* ${plural(r.spool, "webhook call")} on disk, waiting for Redis`);
   return lines;

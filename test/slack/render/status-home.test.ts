@@ -279,6 +279,8 @@ describe("renderHome", () => {
     );
     expect(t).toContain(":warning: *Subscriptions:* 1 paused: Slack refused their channel (listed below).");
     expect(t).not.toContain("*Queues:*");
+    expect(t).toContain(":warning: 2 updates could not be used.");
+    expect(t).not.toContain("invalid_json");
     const operator = joined(renderHome({ ...base, detail: true }).blocks);
     expect(operator).toContain(
       ":warning: *Queues:* 3 waiting · 1 active · 2 delayed · 1 failed · :warning: no worker connected",
