@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { openSettingsModal } from "../../../src/slack/actions/settings-open.js";
+import { openSettingsModal, settingsModeAction } from "../../../src/slack/actions/settings-open.js";
 import { readSettingsForm, type FormValues } from "../../../src/slack/actions/settings-submit.js";
 import { settingsCommand } from "../../../src/slack/commands/settings.js";
 import { listCommand } from "../../../src/slack/commands/list.js";
@@ -154,6 +154,38 @@ describe("settings modal (pure)", () => {
     for (const id of [F.sentiments, F.excludeKeywords, F.minMessages]) v[id] = { value: {} };
     v[F.questions] = { value: { selected_option: { value: "all" } } };
     expect(readSettingsForm(v)).toMatchObject({ ok: true, filters: {} });
+  });
+});
+
+describe("settings modal: a mode change redraws it", () => {
+  it("chosen realtime: views.update with card format and replies, and no period", async () => {
+    const { deps, subscriptions, slack } = fakeCommandsDeps();
+    await subscriptions.put(sub());
+    const listener = settingsModeAction(deps);
+    const args = {
+      ack: async () => undefined,
+      action: {
+        type: "static_select",
+        action_id: "value",
+        block_id: F.mode,
+        selected_option: { value: "realtime" },
+      },
+      body: {
+        view: {
+          id: "V0MODAL",
+          hash: "h1",
+          private_metadata: JSON.stringify({ c: "C0UNIT", g: "group-support-01" }),
+        },
+      },
+    };
+    await (listener as unknown as (a: typeof args) => Promise<void>)(args);
+    expect(slack.views).toHaveLength(1);
+    const view = slack.views[0]?.view as Record<string, unknown>;
+    expect(slack.views[0]?.kind).toBe("update");
+    const ids = (view.blocks as Block[]).map((b) => b.block_id);
+    expect(ids).toEqual(expect.arrayContaining([F.format, F.replies]));
+    expect(ids).not.toContain(F.every);
+    expect(input(view, F.mode)).toMatchObject({ initial_option: { value: "realtime" } });
   });
 });
 
