@@ -16,7 +16,7 @@ module.exports = {
       name: "no-circular",
       severity: "error",
       comment: "Import circles in src/ make every module in them depend on all the others.",
-      from: { path: "^src/" },
+      from: { path: "^(src|dev)/" },
       to: { circular: true },
     },
     {
@@ -46,6 +46,37 @@ module.exports = {
       comment: "jobs/ may use slack/ (the outbound policy, renderers); slack/ never imports jobs/.",
       from: { path: "^src/slack/" },
       to: { path: "^src/jobs/" },
+    },
+    {
+      name: "webhooks-not-to-jobs",
+      severity: "error",
+      comment:
+        "The receiver acknowledges and records (into intake/); it never reaches the queues or their workers.",
+      from: { path: "^src/webhooks/" },
+      to: { path: "^src/jobs/" },
+    },
+    {
+      name: "intake-not-to-webhooks",
+      severity: "error",
+      comment: "webhooks/ hands deliveries to intake/; the arrow points one way.",
+      from: { path: "^src/intake/" },
+      to: { path: "^src/webhooks/" },
+    },
+    {
+      name: "intake-knows-only-job-contracts",
+      severity: "error",
+      comment:
+        "The intake names jobs by their contracts (jobs/job-types.ts) and adds them through a producer it is given, never the queue machinery.",
+      from: { path: "^src/intake/" },
+      to: { path: "^src/jobs/", pathNot: "^src/jobs/job-types\\.ts$" },
+    },
+    {
+      name: "ops-off-the-queue-machinery",
+      severity: "error",
+      comment:
+        "Alerts queue a notice through a producer (jobs/job-types.ts); ops/ never builds or reads queues itself.",
+      from: { path: "^src/ops/" },
+      to: { path: "^src/jobs/(queue-registry|sharded-queue|healing-queue|create-worker)\\.ts$" },
     },
     {
       name: "only-the-root-imports-compose",

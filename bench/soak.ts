@@ -21,7 +21,7 @@ import { stateKeys } from "../src/store/keys.js";
 import { SubscriptionStore } from "../src/store/subscriptions.js";
 import { Redis } from "ioredis";
 import { Queue } from "bullmq";
-import { QUEUE_NAMES, type DigestJob } from "../src/jobs/queues.js";
+import { QUEUE_NAMES, type DigestJob } from "../src/jobs/job-types.js";
 import { BATCH_EVENT_TYPE } from "../src/digest/flush.js";
 
 const { values: args } = parseArgs({

@@ -6,7 +6,7 @@
 import { z } from "zod";
 import { errorResponse, type ApiResponse } from "./api.js";
 import type { FaultSpec } from "./faults.js";
-import type { Emulator } from "./server.js";
+import type { Emulator } from "./emulator.js";
 import { UnknownResourceError } from "./store.js";
 
 /** What the control routes drive: the emulator's own state and event methods. */

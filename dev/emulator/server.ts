@@ -16,8 +16,11 @@ import { RequestLog } from "./request-log.js";
 import { seedStore } from "./seed.js";
 import { SEED } from "./seed-content.js";
 import { EmulatorStore, UnknownResourceError } from "./store.js";
-import type { EmulatedMessage, EmulatedThread, RecordedRequest } from "./types.js";
-import { WebhookSender, type DeliveryResult } from "./webhook-sender.js";
+import type { RecordedRequest } from "./types.js";
+import { WebhookSender } from "./webhook-sender.js";
+import type { Emulator } from "./emulator.js";
+
+export type { Emulator };
 
 export { SEED };
 
@@ -41,42 +44,6 @@ export interface EmulatorOptions {
   apiKey?: string;
   /** Override the generated key that may read only SEED.communities.primary. */
   limitedKey?: string;
-}
-
-export interface Emulator {
-  /** "http://127.0.0.1:PORT", no trailing slash; the API is under /api/v1/. */
-  baseUrl: string;
-  /** Granted every community. */
-  apiKey: string;
-  /** Granted only SEED.communities.primary. */
-  limitedKey: string;
-  store: EmulatorStore;
-  faults: FaultInjector;
-  requests: RequestLog;
-  webhooks: WebhookSender;
-  /** Grants another key (e.g. to test a key whose grant changes): "all" or a list of community ids. */
-  grantKey(key: string, communities: "all" | string[]): void;
-  /** Revokes a key, as the dashboard would: every later request with it answers 401. */
-  revokeKey(key: string): void;
-  /** Updates a thread and sends chatthread-crud (`updated` unless told otherwise). */
-  enrichThread(
-    groupId: string,
-    threadId: string,
-    changes: Partial<EmulatedThread>,
-    action?: "created" | "updated",
-  ): Promise<DeliveryResult[]>;
-  /** Adds a thread and sends chatthread-crud `created`. */
-  createThread(
-    groupId: string,
-    partial?: Partial<EmulatedThread>,
-  ): Promise<{ thread: EmulatedThread; deliveries: DeliveryResult[] }>;
-  /** Adds a message and sends chatmessage-crud `created`. */
-  postMessage(
-    groupId: string,
-    threadId: string,
-    partial?: Partial<EmulatedMessage>,
-  ): Promise<{ message: EmulatedMessage; deliveries: DeliveryResult[] }>;
-  close(): Promise<void>;
 }
 
 const API_PATH = /^\/api(?:\/(v\d+))?(?=\/|$)(.*)$/;

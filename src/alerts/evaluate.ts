@@ -14,17 +14,16 @@ import type { InsightClient } from "../insight/client.js";
 import { walkPages } from "../insight/paginate.js";
 import type { Logger } from "../log.js";
 import type { OpsNotifier } from "../ops/ops-notifier.js";
-import type { SlackApi } from "../slack/client.js";
+import type { SlackSender } from "../slack/outbound/slack-sender.js";
+import type { SubscriptionStore } from "../store/subscriptions.js";
+import { refusedBySlack } from "../jobs/refused-by-slack.js";
 import type { ChannelThrottle } from "../slack/outbound/channel-throttle.js";
 import { sendInTurn } from "../slack/outbound/send-in-turn.js";
-import { escapeAndTruncate } from "../slack/mrkdwn.js";
 import { renderAlerts, type AlertMessageInput } from "../slack/render/alert.js";
-import { describeSlackError } from "../slack/errors.js";
 import type { StateKeys } from "../store/keys.js";
 import type { MessageRefStore } from "../store/message-refs.js";
 import type { AlertSettingsStore } from "./settings-store.js";
 import { luaScript } from "../store/lua-script.js";
-import { EMOJI } from "../slack/render/wording.js";
 
 export interface AlertsEvalDeps {
   settings: Pick<AlertSettingsStore, "all">;
@@ -33,7 +32,9 @@ export interface AlertsEvalDeps {
   refs: Pick<MessageRefStore, "get">;
   redis: Redis;
   keys: Pick<StateKeys, "alertFired">;
-  slack: Pick<SlackApi, "postMessage" | "call">;
+  sender: Pick<SlackSender, "post" | "permalink">;
+  /** A channel Slack refuses for good is paused (jobs/refused-by-slack.ts). */
+  subscriptions: Pick<SubscriptionStore, "pauseChannel">;
   throttle: Pick<ChannelThrottle, "reserve" | "pushBack">;
   ops: Pick<OpsNotifier, "alert">;
   reportInsightError(err: unknown): Promise<void>;
@@ -235,7 +236,6 @@ async function post(
     if (link) permalinks.set(id, link);
   }
   const { text, blocks } = renderAlerts(messageParts(claimed, permalinks));
-  const groupIds = [...new Set(claimed.map((c) => c.settings.groupId))];
   const now = deps.now ?? Date.now;
   const sleep = deps.sleep ?? ((ms: number) => sleepFor(ms).then(() => undefined));
   await sendInTurn({
@@ -245,16 +245,8 @@ async function post(
     wait: (untilMs) => sleep(untilMs - now()),
     maxRateLimitWaits: 3,
     logger: log,
-    call: () =>
-      deps.slack.postMessage({ channel: channelId, text, blocks, unfurl_links: false, unfurl_media: false }),
-    onPermanent: async (c) => {
-      const off = groupIds.map((g) => `\`/insight alerts off ${escapeAndTruncate(g, 60)}\``).join(", ");
-      await deps.ops.alert(
-        `alerts-${channelId}-${c.code}`,
-        `${EMOJI.problem} Alerts for <#${channelId}> could not be posted. ${describeSlackError(c.code)} (\`${c.code}\`) Or turn them off there: ${off}.`,
-      );
-      throw new Error(`Slack refused the alert: ${c.code}`);
-    },
+    call: () => deps.sender.post({ channel: channelId, text, blocks }),
+    onPermanent: (refusal) => refusedBySlack(deps, { channel: channelId, refusal, what: "alert" }),
   });
 }
 
@@ -267,13 +259,8 @@ async function permalinkOf(
   const ref = await deps.refs.get(channelId, threadId);
   if (!ref) return undefined;
   try {
-    const r = await deps.slack.call<{ permalink?: string }>("chat.getPermalink", {
-      channel: channelId,
-      message_ts: ref.ts,
-    });
-    return typeof r.permalink === "string" && /^https:\/\/[^|<>\s]+$/.test(r.permalink)
-      ? r.permalink
-      : undefined;
+    const link = await deps.sender.permalink(channelId, ref.ts);
+    return /^https:\/\/[^|<>\s]+$/.test(link) ? link : undefined;
   } catch {
     // The card was deleted, or Slack is down: the alert names the thread without a link.
     return undefined;

@@ -1,6 +1,6 @@
 import type { Queue } from "bullmq";
 import type { Feature } from "../feature.js";
-import { QUEUE_NAMES, type AlertsJob } from "../jobs/queues.js";
+import { QUEUE_NAMES, type AlertsJob } from "../jobs/job-types.js";
 import { keepScheduled } from "../jobs/keep-scheduled.js";
 import type { Logger } from "../log.js";
 import { alertsCommand, type AlertsCommandDeps } from "../slack/commands/alerts.js";

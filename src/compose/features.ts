@@ -1,8 +1,8 @@
 import { adminFeature, type AdminFeatureDeps } from "../admin/feature.js";
 import type { Feature } from "../feature.js";
-import type { Queues } from "../jobs/queues.js";
+import type { Queues } from "../jobs/queue-registry.js";
 import { relayFeature } from "../jobs/relay-feature.js";
-import { repeatCheck } from "../jobs/record-receipts.js";
+import { repeatCheck } from "../intake/receipts.js";
 import { reconcileFeature } from "../reconcile/feature.js";
 import { Reconciler, type ReconcilerOptions } from "../reconcile/reconciler.js";
 import { commandsFeature } from "../slack/commands/feature.js";

@@ -1,7 +1,7 @@
 import type { CardEffects } from "../slack/actions/card-actions.js";
 import type { MessageRouteDeps } from "../jobs/route-message-event.js";
 import type { RouteDeps } from "../jobs/route-thread-event.js";
-import type { SlackOutDeps } from "../jobs/slack-out.js";
+import type { SlackJobDeps } from "../jobs/slack-jobs/deps.js";
 import type { ReconcilerDeps } from "../reconcile/reconciler.js";
 import type { CommandsDeps } from "../slack/commands/feature.js";
 import type { StatusDeps } from "../status/gather-status.js";
@@ -14,8 +14,8 @@ import { digestIntake } from "../digest/intake.js";
 import { syncChannelDigest } from "../digest/sync-channel-digest.js";
 import type { DigestFlushDeps } from "../digest/flush.js";
 import type { DigestCommandDeps } from "../slack/commands/digest.js";
-import { jobId, QUEUE_NAMES } from "../jobs/queues.js";
-import { countingIntake, intakeLength } from "../jobs/intake-pump.js";
+import { jobId, QUEUE_NAMES } from "../jobs/job-types.js";
+import { countingIntake, intakeLength } from "../intake/view.js";
 import { stateKeys } from "../store/keys.js";
 import { isCluster } from "../store/redis.js";
 import type { AlertsEvalDeps } from "../alerts/evaluate.js";
@@ -65,7 +65,7 @@ export function digestFlushDeps(s: Services): DigestFlushDeps {
     subscriptions: s.subscriptions,
     schedules: s.digest.schedules,
     timeZoneOf: s.digest.timeZoneOf,
-    slack: s.slack,
+    sender: s.sender,
     throttle: s.throttle,
     ops: s.ops,
     logger: s.logger,
@@ -83,7 +83,7 @@ export function messageRouteDeps(s: Services): MessageRouteDeps {
   };
 }
 
-export function slackOutDeps(s: Services): SlackOutDeps {
+export function slackOutDeps(s: Services): SlackJobDeps {
   return {
     redis: s.redis,
     keys: s.keys,
@@ -195,7 +195,7 @@ export function weeklyRunDeps(s: Services): WeeklyRunDeps {
     redis: s.redis,
     runKey: s.keys.weeklyRun,
     subscriptions: s.subscriptions,
-    slack: s.slack,
+    sender: s.sender,
     throttle: s.throttle,
     ops: s.ops,
     reportInsightError: s.reportInsightError,
@@ -233,7 +233,8 @@ export function alertsEvalDeps(s: Services): AlertsEvalDeps {
     refs: s.refs,
     redis: s.redis,
     keys: s.keys,
-    slack: s.slack,
+    sender: s.sender,
+    subscriptions: s.subscriptions,
     throttle: s.throttle,
     ops: s.ops,
     reportInsightError: s.reportInsightError,

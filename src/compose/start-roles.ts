@@ -5,11 +5,12 @@ import type { Feature } from "../feature.js";
 import { healthRouter } from "../http/health-routes.js";
 import { requestIdRouter } from "../http/request-id.js";
 import { startWorkers, type StartedWorkers } from "../jobs/create-worker.js";
-import { intakeHead, intakeLength, IntakePump } from "../jobs/intake-pump.js";
+import { intakeHead, intakeLength } from "../intake/view.js";
+import { createIntakePump } from "../intake/create-pump.js";
 import type { WorkerHealth } from "../jobs/worker-health.js";
 import { debugOnFailure } from "../log.js";
 import { startHealthWatch } from "../ops/health-watch.js";
-import { createRedis, withTimeout } from "../store/redis.js";
+import { withTimeout } from "../store/redis.js";
 import { createSlackApp, type SlackAppParts } from "../slack/app.js";
 import { CommandRouter } from "../slack/commands/router.js";
 import { oauthReceiverOptions } from "../slack/install/oauth-options.js";
@@ -26,13 +27,12 @@ import { refreshWorkspaceDepth } from "../workspaces/queue-depth.js";
 import { stampQueue } from "../workspaces/stamped-queue.js";
 import {
   connectDeps,
-  groupFollowed,
-  receiptBooks,
   lifecycleDeps,
   multiWorkspaces,
   workspaceIngests,
   workspaceRows,
 } from "./workspace-wiring.js";
+import { groupFollowed } from "../intake/followed-groups.js";
 
 export interface RunningRoles {
   server?: Server;
@@ -109,20 +109,14 @@ export async function startRoles(s: Services, given?: readonly Feature<Subcomman
 
   // The worker role moves acknowledged deliveries from the intake into the deliveries queue.
   const pump = runs("worker")
-    ? new IntakePump({
+    ? createIntakePump({
         redis: s.redis,
-        blocking: createRedis(
-          { url: config.redis.url, clusterNodes: config.redis.clusterNodes },
-          "blocking",
-          logger,
-        ),
-        keys: s.keys,
+        blocking: config.redis,
+        prefix: config.redis.prefix,
         deliveriesFor: (workspaceId) =>
           workspaceId ? stampQueue(s.queues.deliveries, workspaceId) : s.queues.deliveries,
-        receiptsFor: receiptBooks(s.redis, config.redis.prefix),
-        metrics: s.metrics,
         followed: groupFollowed(s.redis, config.redis.prefix, { multiWorkspace: Boolean(workspaces) }),
-        unfollowed: s.metrics.unfollowedDeliveries,
+        metrics: s.metrics,
         logger,
         ...(s.tuning.intakeLeaseMs ? { leaseMs: s.tuning.intakeLeaseMs } : {}),
       }).start()
@@ -197,7 +191,6 @@ async function startWeb(
   const receiver = await openReceiver({
     redisUrl: config.redis.url,
     clusterNodes: config.redis.clusterNodes,
-    layout: s.queues.layout,
     prefix: config.redis.prefix,
     spoolDir: config.spoolDir,
     logger,

@@ -1,7 +1,8 @@
 import { AlertSettingsStore } from "../alerts/settings-store.js";
 import { PendingDigestStore } from "../digest/pending-store.js";
 import { DigestSchedules } from "../digest/schedules.js";
-import { JOB_DEFAULTS, type Queues } from "../jobs/queues.js";
+import { JOB_DEFAULTS } from "../jobs/retry-policy.js";
+import type { Queues } from "../jobs/queue-registry.js";
 import { ChannelThrottle } from "../slack/outbound/channel-throttle.js";
 import { DeliveryHealthStore } from "../store/delivery-health.js";
 import type { StateKeys } from "../store/keys.js";

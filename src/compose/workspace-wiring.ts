@@ -1,16 +1,13 @@
 import { join } from "node:path";
 import { connectionBlocks, type ConnectDeps } from "../slack/actions/connect-actions.js";
 import { publishHome } from "../slack/home/publish-home.js";
-import { DeliveryHealthStore } from "../store/delivery-health.js";
-import { SubscriptionStore } from "../store/subscriptions.js";
-import { stateKeys, workspacePrefix, workspaceStateKeys } from "../store/keys.js";
-import { isCluster, withTimeout, type RedisClient } from "../store/redis.js";
+import { workspacePrefix } from "../store/keys.js";
+import { withTimeout } from "../store/redis.js";
 import type { Receiver } from "../webhooks/create-receiver.js";
-import type { ReceiptBook } from "../jobs/record-receipts.js";
-import { DeliveryRecorder } from "../webhooks/delivery-recorder.js";
+import { DeliveryRecorder } from "../intake/recorder.js";
 import { DeliveryIngest } from "../webhooks/ingest.js";
 import { Spool } from "../webhooks/spool.js";
-import { classifyDelivery } from "../webhooks/classify-delivery.js";
+import { classifyDelivery } from "../intake/classify-delivery.js";
 import { UnroutedDeliveries, type WebhookIngest } from "../webhooks/unrouted.js";
 import { listWorkspaceAdmins, workspaceAdmins } from "../workspaces/admins.js";
 import { checkInsightKey } from "../workspaces/check-key.js";
@@ -46,55 +43,6 @@ export function multiWorkspaces(s: Services): Workspaces {
       botToken: (id) => installs.installations.botToken(id),
     }),
   );
-}
-
-/**
- * Whether any channel follows a group (the intake pump's question), in the stores the delivery's
- * job would be routed with: in multi-workspace mode its workspace's; a job without a workspace
- * there runs for every workspace (Workspaces.wrap), so it is always kept. In single-workspace
- * mode the deployment's own, whatever the entry says (its worker is not wrapped).
- */
-export function groupFollowed(
-  redis: RedisClient,
-  prefix: string,
-  o: { multiWorkspace: boolean },
-): (workspaceId: string | undefined, groupId: string) => Promise<boolean> {
-  const cluster = isCluster(redis);
-  const single = new SubscriptionStore(redis, stateKeys(prefix, { cluster }));
-  const stores = new Map<string, SubscriptionStore>();
-  return async (workspaceId, groupId) => {
-    if (!o.multiWorkspace) return single.followed(groupId);
-    if (!workspaceId) return true;
-    let store = stores.get(workspaceId);
-    if (!store) {
-      store = new SubscriptionStore(redis, workspaceStateKeys(prefix, workspaceId, { cluster }));
-      stores.set(workspaceId, store);
-    }
-    return store.followed(groupId);
-  };
-}
-
-/**
- * Where the intake pump records a delivery's receipt: under its workspace's prefix (its own
- * de-duplication, health and dead letters), or the deployment's for a delivery without one.
- */
-export function receiptBooks(
-  redis: RedisClient,
-  prefix: string,
-): (workspaceId: string | undefined) => ReceiptBook & { health: DeliveryHealthStore } {
-  const cluster = isCluster(redis);
-  const books = new Map<string | undefined, ReceiptBook & { health: DeliveryHealthStore }>();
-  return (workspaceId) => {
-    let book = books.get(workspaceId);
-    if (!book) {
-      const keys = workspaceId
-        ? workspaceStateKeys(prefix, workspaceId, { cluster })
-        : stateKeys(prefix, { cluster });
-      book = { keys, health: new DeliveryHealthStore(redis, keys) };
-      books.set(workspaceId, book);
-    }
-    return book;
-  };
 }
 
 /** How long a secret lookup may take before the delivery is kept unrouted instead. */

@@ -1,6 +1,6 @@
 import type { Job } from "bullmq";
 import type { Feature } from "../feature.js";
-import { QUEUE_NAMES, type DigestJob } from "../jobs/queues.js";
+import { QUEUE_NAMES, type DigestJob } from "../jobs/job-types.js";
 import { digestCommand, type DigestCommandDeps } from "../slack/commands/digest.js";
 import type { Subcommand } from "../slack/commands/types.js";
 import { flushDigest, type DigestFlushDeps } from "./flush.js";

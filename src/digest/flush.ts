@@ -3,14 +3,14 @@ import { UnrecoverableError, type Job } from "bullmq";
 import type { RedisClient as Redis } from "../store/redis.js";
 import { groupBatch, periodStartOf, type PendingEntry } from "../domain/digest-batch.js";
 import { deliveryOf } from "../domain/subscription.js";
-import type { DigestJob } from "../jobs/queues.js";
+import type { DigestJob } from "../jobs/job-types.js";
 import type { Logger } from "../log.js";
-import { channelIncident, type OpsNotifier } from "../ops/ops-notifier.js";
-import type { SlackApi } from "../slack/client.js";
+import type { OpsNotifier } from "../ops/ops-notifier.js";
+import type { SlackSender } from "../slack/outbound/slack-sender.js";
+import { refusedBySlack } from "../jobs/refused-by-slack.js";
 import type { ChannelThrottle } from "../slack/outbound/channel-throttle.js";
 import { sendInTurn } from "../slack/outbound/send-in-turn.js";
 import { renderBatchedDigest } from "../slack/render/batched-digest.js";
-import { EMOJI, plural } from "../slack/render/wording.js";
 import type { StateKeys } from "../store/keys.js";
 import type { SubscriptionStore } from "../store/subscriptions.js";
 import { RunGuard } from "../weekly/run-guard.js";
@@ -28,7 +28,7 @@ export interface DigestFlushDeps {
   subscriptions: Pick<SubscriptionStore, "forChannel" | "pauseChannel">;
   schedules: Pick<DigestSchedules, "remove" | "ensure">;
   timeZoneOf: (channelId: string) => Promise<string>;
-  slack: Pick<SlackApi, "postMessage" | "call">;
+  sender: Pick<SlackSender, "post" | "findPosted">;
   throttle: Pick<ChannelThrottle, "reserve" | "pushBack">;
   ops: Pick<OpsNotifier, "alert">;
   logger: Logger;
@@ -46,7 +46,6 @@ export type FlushOutcome =
 
 /** Slack 429s waited out inside one flush before the job retries later. */
 const MAX_RATE_LIMIT_WAITS = 5;
-const CHANNEL_GONE = new Set(["channel_not_found", "not_in_channel", "is_archived"]);
 
 /**
  * Which flush a job is: a scheduled one is named by its period and tick (two jobs for the
@@ -209,7 +208,7 @@ async function post(
     groupNames: new Map(batch.names),
     sinceMs,
   });
-  const res = await sendInTurn({
+  const ts = await sendInTurn({
     channel: channelId,
     throttle: deps.throttle,
     now,
@@ -217,41 +216,19 @@ async function post(
     maxRateLimitWaits: MAX_RATE_LIMIT_WAITS,
     logger: log,
     call: () =>
-      deps.slack.postMessage({
+      deps.sender.post({
         channel: channelId,
         text,
         blocks,
-        unfurl_links: false,
-        unfurl_media: false,
         metadata: { event_type: BATCH_EVENT_TYPE, event_payload: { period } },
       }),
-    onPermanent: async (c) => {
-      if (CHANNEL_GONE.has(c.code)) {
-        const paused = await deps.subscriptions.pauseChannel(channelId, c.code, new Date(now()));
-        await deps.ops.alert(
-          channelIncident(channelId, c.code),
-          `${EMOJI.paused} Digests to <#${channelId}> are paused: Slack answered \`${c.code}\`. ` +
-            `${plural(paused.length, "subscription")} paused. Invite the app to the channel (or unarchive it), then run \`/insight subscribe\` again there.`,
-        );
-      } else {
-        await deps.ops.alert(
-          `slack-${c.code}`,
-          `${EMOJI.problem} Slack refused a batched digest for <#${channelId}> with \`${c.code}\`. Check SLACK_BOT_TOKEN and the app's scopes.`,
-        );
-      }
-      // The pending threads stay: they go out with the next flush once the channel takes them.
-      throw new UnrecoverableError(`Slack refused the digest: ${c.code}`);
-    },
+    // The pending threads stay: they go out with the next flush once the channel takes them.
+    onPermanent: (refusal) => refusedBySlack(deps, { channel: channelId, refusal, what: "batched digest" }),
     onRequestError: async (c) => {
       throw new UnrecoverableError(`Slack refused the digest: ${c.code}`);
     },
   });
-  return res.ts;
-}
-
-interface HistoryMessage {
-  ts?: string;
-  metadata?: { event_type?: string; event_payload?: { period?: string } };
+  return ts;
 }
 
 /** A post of this flush made before the worker died, found by its metadata. */
@@ -263,15 +240,7 @@ async function findPosted(
   log: Logger,
 ): Promise<string | undefined> {
   try {
-    const res = await deps.slack.call<{ messages?: HistoryMessage[] }>("conversations.history", {
-      channel: channelId,
-      oldest: (sinceMs / 1000).toFixed(6),
-      limit: 200,
-      include_all_metadata: true,
-    });
-    return (res.messages ?? []).find(
-      (m) => m.metadata?.event_type === BATCH_EVENT_TYPE && m.metadata.event_payload?.period === period,
-    )?.ts;
+    return await deps.sender.findPosted(channelId, BATCH_EVENT_TYPE, sinceMs, (p) => p.period === period);
   } catch (err) {
     // History unreadable (scope missing, Slack down): post, as when nothing is found.
     log.debug({ err, channelId }, "could not look for an earlier post of this digest");

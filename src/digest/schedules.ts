@@ -2,7 +2,7 @@ import type { JobsOptions, Queue } from "bullmq";
 import type { RedisClient as Redis } from "../store/redis.js";
 import { digestCron } from "../domain/digest-batch.js";
 import { DIGEST_PERIODS, deliveryOf, type DigestEvery, type Subscription } from "../domain/subscription.js";
-import { jobId, type DigestJob } from "../jobs/queues.js";
+import { jobId, type DigestJob } from "../jobs/job-types.js";
 import type { StateKeys } from "../store/keys.js";
 
 export const DIGEST_JOB_NAME = "digest-period";

@@ -1,6 +1,6 @@
 import type { Logger } from "../log.js";
 import type { DeliveryResult } from "./process-delivery.js";
-import { jobOfOwn, type DeliveriesJob, type DeliveryJob, type Producer } from "./queues.js";
+import { jobOfOwn, type DeliveriesJob, type DeliveryJob, type Producer } from "./job-types.js";
 
 /** A delivery that failed in its batch waits this long before its own job tries it again. */
 export const REQUEUE_DELAY_MS = 1_000;

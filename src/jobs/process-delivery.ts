@@ -1,5 +1,5 @@
 import type { DeliveryHealthStore } from "../store/delivery-health.js";
-import type { DeliveryJob } from "./queues.js";
+import type { DeliveryJob } from "./job-types.js";
 import { routeMessageEvent, type MessageRouteDeps, type MessageRouteResult } from "./route-message-event.js";
 import { routeThreadEvent, type RouteDeps, type RouteResult } from "./route-thread-event.js";
 

@@ -4,8 +4,8 @@ import type { DeliveryHealthStore } from "../store/delivery-health.js";
 import { limitPerQueue } from "./limit-per-queue.js";
 import { processDeliveryBatch, splitDeliveryBatch } from "./process-batch.js";
 import { processDelivery, type ProcessDeliveryDeps } from "./process-delivery.js";
+import { cappedBackoff } from "./retry-policy.js";
 import {
-  cappedBackoff,
   isDeliveryBatch,
   QUEUE_NAMES,
   type DeliveriesJob,
@@ -13,11 +13,13 @@ import {
   type Producer,
   type RefreshJob,
   type SlackJob,
-} from "./queues.js";
+} from "./job-types.js";
 import type { MessageRouteDeps } from "./route-message-event.js";
 import { routeThreadEvent, type RouteDeps } from "./route-thread-event.js";
 import { sendNowOrQueue } from "./send-now.js";
-import { processSlackJob, queuedAttempt, type SlackOutDeps } from "./slack-out.js";
+import { queuedAttempt } from "./slack-jobs/attempt.js";
+import type { SlackJobDeps } from "./slack-jobs/deps.js";
+import { processSlackJob } from "./slack-jobs/process-slack-job.js";
 
 export interface RelayFeatureDeps {
   route: RouteDeps;
@@ -27,7 +29,7 @@ export interface RelayFeatureDeps {
   health: Pick<DeliveryHealthStore, "recordMessage">;
   /** The deliveries job's first step: is it a repeat whose first job is gone? */
   isRepeat?: (deliveryId: string, receivedAt: string) => Promise<boolean>;
-  slackOut: SlackOutDeps;
+  slackOut: SlackJobDeps;
   /** Where a delivery that failed in a batch job goes again, as a job of its own. */
   deliveriesQueue: () => Producer<DeliveriesJob>;
   /**

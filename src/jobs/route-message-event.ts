@@ -3,7 +3,7 @@ import type { MessageEvent } from "../insight/schemas.js";
 import type { MessageRefStore } from "../store/message-refs.js";
 import type { PendingReplies } from "../store/pending-replies.js";
 import type { SubscriptionStore } from "../store/subscriptions.js";
-import { jobId, type Producer, type SlackJob } from "./queues.js";
+import { jobId, type Producer, type SlackJob } from "./job-types.js";
 
 export interface MessageRouteDeps {
   subscriptions: Pick<SubscriptionStore, "forGroup">;

@@ -8,7 +8,7 @@ import type { Logger } from "../log.js";
 import type { MessageRefStore } from "../store/message-refs.js";
 import type { SubscriptionStore } from "../store/subscriptions.js";
 import type { OpsNotifier } from "../ops/ops-notifier.js";
-import { jobId, type Producer, type RefreshJob, type SlackJob } from "./queues.js";
+import { jobId, type Producer, type RefreshJob, type SlackJob } from "./job-types.js";
 import type { ThreadLookup } from "./thread-lookup.js";
 
 export interface RouteDeps {

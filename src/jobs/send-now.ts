@@ -1,10 +1,12 @@
 import { UnrecoverableError } from "bullmq";
 import type { Logger } from "../log.js";
-import type { Producer, SlackJob } from "./queues.js";
-import { processSlackJob, type SlackAttempt, type SlackOutDeps } from "./slack-out.js";
+import type { Producer, SlackJob } from "./job-types.js";
+import type { SlackAttempt } from "./slack-jobs/attempt.js";
+import type { SlackJobDeps } from "./slack-jobs/deps.js";
+import { processSlackJob } from "./slack-jobs/process-slack-job.js";
 
 export interface SendNowDeps {
-  slackOut: SlackOutDeps;
+  slackOut: SlackJobDeps;
   /** Where a card that cannot go at once is queued (a getter: see `healingQueue`). */
   slackQueue: () => Producer<SlackJob>;
   logger: Logger;

@@ -1,13 +1,11 @@
-import type { IntakeHead } from "../jobs/intake-pump.js";
+import type { IntakeHead } from "../intake/view.js";
 import type { WorkerProbe } from "../jobs/worker-health.js";
 import type { Logger } from "../log.js";
 import { durationText, plural } from "../slack/render/wording.js";
 import { withTimeout } from "../store/redis.js";
 import type { OpsNotifier } from "./ops-notifier.js";
 
-import { INTAKE_STALLED, SPOOL_GROWING, WORKERS_CANNOT_FETCH } from "../status/status-report.js";
-
-export { INTAKE_STALLED, SPOOL_GROWING, WORKERS_CANNOT_FETCH };
+import { INTAKE_STALLED, SPOOL_GROWING, WORKERS_CANNOT_FETCH } from "./incidents.js";
 
 /** One look at this process: its workers' probes (as /readyz sees them), Redis, the spool. */
 export interface HealthSample {

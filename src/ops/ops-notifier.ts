@@ -1,10 +1,9 @@
 import type { RedisClient as Redis } from "../store/redis.js";
 import type { Logger } from "../log.js";
 import type { StateKeys } from "../store/keys.js";
-import { jobId, type Producer, type SlackJob } from "../jobs/queues.js";
+import { jobId, type Producer, type SlackJob } from "../jobs/job-types.js";
 import { EMOJI } from "../slack/render/wording.js";
-
-export const INSIGHT_UNAUTHORIZED = "insight-unauthorized";
+import { INSIGHT_UNAUTHORIZED } from "./incidents.js";
 
 /**
  * How often a process that saw no refusal itself still clears a "refused" mark on success:
@@ -33,9 +32,6 @@ export function clearGate(now: () => number): { refused(): void; due(): boolean 
     },
   };
 }
-
-/** The incident of Slack refusing a channel with `code`; closed when the channel is subscribed again. */
-export const channelIncident = (channelId: string, code: string) => `channel-${channelId}-${code}`;
 
 /**
  * Operational alerts: one per incident (deduplicated in Redis across processes), logged,

@@ -1,6 +1,6 @@
 import type { Queue } from "bullmq";
 import type { Feature } from "../feature.js";
-import { QUEUE_NAMES, type ReconcileJob } from "../jobs/queues.js";
+import { QUEUE_NAMES, type ReconcileJob } from "../jobs/job-types.js";
 import { keepScheduled } from "../jobs/keep-scheduled.js";
 import type { Logger } from "../log.js";
 import type { Reconciler } from "./reconciler.js";

@@ -2,7 +2,7 @@ import { isInsightError } from "../insight/errors.js";
 import { threadEventSchema, type Thread, type ThreadEvent } from "../insight/schemas.js";
 import { matchesFilters } from "../domain/filters.js";
 import { buildThreadDigest } from "../domain/thread-digest.js";
-import { newestPendingMs } from "../jobs/intake-pump.js";
+import { newestPendingMs } from "../intake/view.js";
 import { routeThreadEvent, type RouteDeps } from "../jobs/route-thread-event.js";
 import { debugOnFailure } from "../log.js";
 import type { RedisClient as Redis } from "../store/redis.js";
@@ -28,13 +28,8 @@ import { enrichmentFingerprint, threadLastActivityMs, threadStartMs } from "./fi
 import { lastDeliveryOf } from "../status/silence.js";
 import { ListingLookup } from "./listing-lookup.js";
 import { incidentField, readIncident, reconcileStatusKey, type IncidentRecord } from "./reconcile-status.js";
-import {
-  incidentStep,
-  silenceAlertText,
-  silenceIncidentCommunity,
-  silenceIncidentId,
-  silenceResolvedText,
-} from "./silence-incident.js";
+import { incidentStep, silenceAlertText, silenceResolvedText } from "./silence-incident.js";
+import { silenceIncidentCommunity, silenceIncidentId } from "../ops/incidents.js";
 
 export interface ReconcilerDeps {
   /** RECONCILE_INTERVAL, in seconds. */

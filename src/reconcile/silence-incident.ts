@@ -1,21 +1,6 @@
 import { escapeAndTruncate } from "../slack/mrkdwn.js";
 import { EMOJI, plural, slackDate } from "../slack/render/wording.js";
 
-/** The OpsNotifier incident id of "webhook deliveries stopped" (status reads it from ops.open()). */
-export const WEBHOOK_SILENCE_INCIDENT = "webhook-silence";
-
-/** One incident per community, since each community has its own webhook ("": not known). */
-export const silenceIncidentId = (community: string) =>
-  community ? `${WEBHOOK_SILENCE_INCIDENT}:${community}` : WEBHOOK_SILENCE_INCIDENT;
-
-/** The community of a webhook-silence incident id ("" when not known); undefined for other ids. */
-export function silenceIncidentCommunity(id: string): string | undefined {
-  if (id === WEBHOOK_SILENCE_INCIDENT) return "";
-  return id.startsWith(`${WEBHOOK_SILENCE_INCIDENT}:`)
-    ? id.slice(WEBHOOK_SILENCE_INCIDENT.length + 1)
-    : undefined;
-}
-
 export interface IncidentInput {
   /** When the open incident began, if one is open. */
   openedAtMs: number | undefined;

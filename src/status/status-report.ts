@@ -1,3 +1,4 @@
+import { INTAKE_STALLED, SPOOL_GROWING, WORKERS_CANNOT_FETCH } from "../ops/incidents.js";
 import type { InsightErrorCode } from "../insight/errors.js";
 import type { Subscription } from "../domain/subscription.js";
 import type { CommunitySilenceVerdict } from "./silence.js";
@@ -56,17 +57,6 @@ export interface StatusReport {
   /** Open operational incidents (names), e.g. "insight-unauthorized". */
   openAlerts: string[] | undefined;
 }
-
-/** Ops incidents of the health watch (ops/health-watch.ts), shown by status in plain words. */
-export const WORKERS_CANNOT_FETCH = "workers-cannot-fetch";
-export const SPOOL_GROWING = "spool-growing";
-export const INTAKE_STALLED = "intake-stalled";
-/** The watch's incidents: status says them in words (`watchLines`), not by name. */
-export const WATCH_INCIDENTS: ReadonlySet<string> = new Set([
-  WORKERS_CANNOT_FETCH,
-  SPOOL_GROWING,
-  INTAKE_STALLED,
-]);
 
 /** The status lines of the health watch's open incidents, without their internal names. */
 export function watchLines(openAlerts: readonly string[] | undefined): string[] {

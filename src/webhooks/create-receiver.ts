@@ -1,11 +1,10 @@
 import type { RedisClient as Redis, RedisTarget } from "../store/redis.js";
-import { SINGLE_REDIS, type QueueLayout } from "../jobs/queues.js";
 import type { Logger } from "../log.js";
 import type { Metrics } from "../metrics.js";
 import { DeliveryHealthStore } from "../store/delivery-health.js";
 import { stateKeys, type StateKeys } from "../store/keys.js";
-import { createRedis } from "../store/redis.js";
-import { DeliveryRecorder } from "./delivery-recorder.js";
+import { createRedis, isCluster } from "../store/redis.js";
+import { DeliveryRecorder } from "../intake/recorder.js";
 import { DeliveryIngest } from "./ingest.js";
 import { Spool } from "./spool.js";
 
@@ -20,8 +19,6 @@ export interface ReceiverParts {
   health?: DeliveryHealthStore;
   /** How long a record may take before the delivery is spooled instead; default 1 s. */
   recordTimeoutMs?: number;
-  /** Cluster or not (the keys' hash tags); default: one Redis. */
-  layout?: QueueLayout;
 }
 
 /** Everything between the webhook route and Redis or the spool. */
@@ -39,8 +36,8 @@ export interface Receiver {
 
 /** The receiver's parts over a connection the caller holds (tests give a dead or a slow one). */
 export function createReceiver(p: ReceiverParts): Receiver {
-  const layout = p.layout ?? SINGLE_REDIS;
-  const keys = stateKeys(p.prefix, { cluster: layout.cluster });
+  // On a cluster the keys carry hash tags.
+  const keys = stateKeys(p.prefix, { cluster: isCluster(p.redis) });
   const health = p.health ?? new DeliveryHealthStore(p.redis, keys);
   const recorder = new DeliveryRecorder(p.redis, { key: keys.intake }, p.recordTimeoutMs ?? 1_000);
   const ingest = new DeliveryIngest(recorder, p.spool, p.logger, p.metrics);
@@ -68,7 +65,6 @@ export async function openReceiver(o: {
   redisUrl: string;
   /** Set: the receiver's connection is a cluster one (REDIS_CLUSTER_NODES). */
   clusterNodes?: RedisTarget["clusterNodes"];
-  layout?: QueueLayout;
   prefix: string;
   spoolDir: string;
   logger: Logger;
@@ -94,7 +90,6 @@ export async function openReceiver(o: {
     logger: o.logger,
     metrics: o.metrics,
     health: o.health,
-    ...(o.layout ? { layout: o.layout } : {}),
   });
   // Replay at start-up and whenever Redis comes back.
   const replay = () =>

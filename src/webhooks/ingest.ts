@@ -1,7 +1,7 @@
 import type { Logger } from "../log.js";
 import type { Metrics } from "../metrics.js";
-import type { DeliveryRecorder } from "./delivery-recorder.js";
-import { newReceiptId } from "./intake-entry.js";
+import type { DeliveryRecorder } from "../intake/recorder.js";
+import { newReceiptId } from "../intake/entry.js";
 import type { Spool } from "./spool.js";
 
 /** `recorded`: in the intake list (the pump classifies it); `spooled`: on local disk until Redis is back. */

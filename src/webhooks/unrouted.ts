@@ -3,7 +3,7 @@ import { join } from "node:path";
 import type { Logger } from "../log.js";
 import type { Metrics } from "../metrics.js";
 import type { IngestOutcome } from "./ingest.js";
-import { newReceiptId } from "./intake-entry.js";
+import { newReceiptId } from "../intake/entry.js";
 import { Spool, type SpooledDelivery } from "./spool.js";
 
 /** What the webhook route hands a delivery to: a workspace's ingest, or the unrouted spool. */

@@ -1,6 +1,6 @@
 import type { Queue } from "bullmq";
 import type { RedisClient as Redis } from "../store/redis.js";
-import { jobId } from "../jobs/queues.js";
+import { jobId } from "../jobs/job-types.js";
 import { mayChangeConfig } from "../slack/authorize.js";
 import { escapeMrkdwn } from "../slack/mrkdwn.js";
 import type { CommandContext, Subcommand } from "../slack/commands/types.js";

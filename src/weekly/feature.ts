@@ -1,6 +1,6 @@
 import type { Job } from "bullmq";
 import type { Feature } from "../feature.js";
-import { QUEUE_NAMES, type WeeklyJob } from "../jobs/queues.js";
+import { QUEUE_NAMES, type WeeklyJob } from "../jobs/job-types.js";
 import type { Subcommand } from "../slack/commands/types.js";
 import { weeklyCommand, type WeeklyCommandDeps } from "./command.js";
 import { runWeeklySummary, type WeeklyRunDeps } from "./run-weekly.js";

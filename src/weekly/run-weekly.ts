@@ -3,26 +3,26 @@ import { UnrecoverableError, type Job } from "bullmq";
 import type { RedisClient as Redis } from "../store/redis.js";
 import type { ChannelThrottle } from "../slack/outbound/channel-throttle.js";
 import type { OpsNotifier } from "../ops/ops-notifier.js";
-import { debugOnFailure, type Logger } from "../log.js";
+import type { Logger } from "../log.js";
 import { isInsightError } from "../insight/errors.js";
 import type { GroupOutcome, HandledInWeek, WeeklyReport } from "../domain/weekly-report.js";
 import { weekWindow } from "../domain/weekly-window.js";
-import type { SlackApi } from "../slack/client.js";
+import type { SlackSender } from "../slack/outbound/slack-sender.js";
+import { refusedBySlack } from "../jobs/refused-by-slack.js";
 import { sendInTurn } from "../slack/outbound/send-in-turn.js";
 import { renderWeeklyReport } from "../slack/render/weekly-summary.js";
-import type { Subscription } from "../store/subscriptions.js";
+import type { SubscriptionStore } from "../store/subscriptions.js";
 import { renderSentimentChart, sentimentChartInput, type SentimentChartInput } from "./chart.js";
 import { RunGuard } from "./run-guard.js";
 import type { WeeklyJob } from "./schedules.js";
 import { failureOf, summarizeGroup, type SummarizeDeps } from "./summarize-group.js";
-import { EMOJI } from "../slack/render/wording.js";
 
 export interface WeeklyRunDeps extends SummarizeDeps {
   redis: Redis;
   /** The run guard's key of one (channel, period). */
   runKey(channelId: string, period: string): string;
-  subscriptions: { forChannel(channelId: string): Promise<Subscription[]> };
-  slack: Pick<SlackApi, "postMessage" | "uploadFile">;
+  subscriptions: Pick<SubscriptionStore, "forChannel" | "pauseChannel">;
+  sender: Pick<SlackSender, "post" | "upload">;
   throttle: Pick<ChannelThrottle, "reserve" | "pushBack">;
   ops: Pick<OpsNotifier, "alert">;
   reportInsightError(err: unknown): Promise<void>;
@@ -136,15 +136,9 @@ export async function runWeeklySummary(job: Job<WeeklyJob>, deps: WeeklyRunDeps)
   let ts = done.get(message.part);
   if (ts === undefined) {
     const sent = await send(deps, log, channelId, "summary", () =>
-      deps.slack.postMessage({
-        channel: channelId,
-        text: message.text,
-        blocks: message.blocks,
-        unfurl_links: false,
-        unfurl_media: false,
-      }),
+      deps.sender.post({ channel: channelId, text: message.text, blocks: message.blocks }),
     );
-    ts = sent.ts;
+    ts = sent;
     await guard.markPart(message.part, ts);
     posted++;
   }
@@ -194,7 +188,7 @@ async function postChart(
   try {
     const png = await (deps.renderChart ?? renderSentimentChart)(input);
     const { fileId } = await send(deps, log, report.channelId, "chart", () =>
-      deps.slack.uploadFile({
+      deps.sender.upload({
         channel: report.channelId,
         filename: "weekly-sentiment.png",
         bytes: png,
@@ -231,15 +225,11 @@ async function send<T>(
     maxRateLimitWaits: MAX_RATE_LIMIT_WAITS,
     logger: log,
     call,
-    onPermanent: async (c) => {
-      const text =
-        what === "summary"
-          ? `${EMOJI.problem} The weekly summary for <#${channel}> could not be posted: Slack answered \`${c.code}\`. Invite the app to the channel (or fix its token), or run \`/insight weekly off\` there.`
-          : `${EMOJI.problem} The weekly chart for <#${channel}> could not be uploaded: Slack answered \`${c.code}\` (the app needs the files:write scope). The summary went out without it.`;
-      await deps.ops
-        .alert(`weekly-${what}-${channel}-${c.code}`, text)
-        .catch(debugOnFailure(log, "weekly summary: the operators' alert could not be recorded"));
-      throw new UnrecoverableError(`Slack refused the weekly ${what}: ${c.code}`);
-    },
+    onPermanent: (refusal) =>
+      refusedBySlack(deps, {
+        channel,
+        refusal,
+        what: what === "summary" ? "weekly summary" : "weekly chart",
+      }),
   });
 }

@@ -1,6 +1,6 @@
 import type { JobsOptions, Queue } from "bullmq";
 import type { RedisClient as Redis } from "../store/redis.js";
-import { jobId, type WeeklyJob } from "../jobs/queues.js";
+import { jobId, type WeeklyJob } from "../jobs/job-types.js";
 
 export type { WeeklyJob };
 

@@ -1,5 +1,5 @@
 import type { JobsOptions } from "bullmq";
-import type { ShardedQueue } from "../jobs/queues.js";
+import type { ShardedQueue } from "../jobs/sharded-queue.js";
 import { PRIORITY_LIMIT, type FairTurns } from "./fair-turns.js";
 
 /**

@@ -1,4 +1,4 @@
-import type { Producer, SlackJob } from "../jobs/queues.js";
+import type { Producer, SlackJob } from "../jobs/job-types.js";
 import type { Logger } from "../log.js";
 import type { StateKeys } from "../store/keys.js";
 import type { RedisClient as Redis } from "../store/redis.js";

@@ -1,5 +1,5 @@
 import type { JobType, Queue } from "bullmq";
-import { jobId } from "../jobs/queues.js";
+import { jobId } from "../jobs/job-types.js";
 
 /*
  * Per-workspace queue depth, read from job ids alone: every job a workspace adds has an id

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { JobsOptions, Queue } from "bullmq";
-import { jobId } from "../jobs/queues.js";
+import { jobId } from "../jobs/job-types.js";
 
 /** What every job of a workspace carries, so the worker knows whose it is. */
 export interface WorkspaceStamp {

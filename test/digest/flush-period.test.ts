@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { flushPeriod, periodStart } from "../../src/digest/flush.js";
-import type { DigestJob } from "../../src/jobs/queues.js";
+import type { DigestJob } from "../../src/jobs/job-types.js";
 
 // The parts of a BullMQ job the flush reads to know which period it posts.
 const job = (data: DigestJob, prevMillis?: number) => ({

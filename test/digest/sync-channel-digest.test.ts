@@ -6,7 +6,7 @@ import { syncChannelDigest } from "../../src/digest/sync-channel-digest.js";
 import { entryVersion, type PendingEntry } from "../../src/domain/digest-batch.js";
 import type { Delivery } from "../../src/domain/subscription.js";
 import type { ThreadDigest } from "../../src/domain/thread-digest.js";
-import { createQueues, type Queues } from "../../src/jobs/queues.js";
+import { createQueues, type Queues } from "../../src/jobs/queue-registry.js";
 import { silentLogger } from "../../src/log.js";
 import { stateKeys, type StateKeys } from "../../src/store/keys.js";
 import { createRedis } from "../../src/store/redis.js";

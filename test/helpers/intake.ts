@@ -3,23 +3,21 @@
 // records its receipt and moves it into the deliveries queue (jobs/intake-pump.ts). Tests read
 // the queue, the dead letters and the markers after `drain()`.
 import type { Job } from "bullmq";
-import { IntakePump } from "../../src/jobs/intake-pump.js";
+import { createIntakePump } from "../../src/intake/create-pump.js";
 import {
   deliveriesOf,
-  deliveriesQueue,
   isDeliveryBatch,
-  SINGLE_REDIS,
   type DeliveriesJob,
   type DeliveryJob,
-  type QueueLayout,
-  type ShardedQueue,
-} from "../../src/jobs/queues.js";
+} from "../../src/jobs/job-types.js";
+import { deliveriesQueue } from "../../src/jobs/queue-registry.js";
+import { SINGLE_REDIS, type QueueLayout } from "../../src/jobs/queue-layout.js";
+import type { ShardedQueue } from "../../src/jobs/sharded-queue.js";
 import { silentLogger } from "../../src/log.js";
 import type { Metrics } from "../../src/metrics.js";
 import { stateKeys } from "../../src/store/keys.js";
 import { isCluster, type RedisClient } from "../../src/store/redis.js";
-import { receiptBooks } from "../../src/compose/workspace-wiring.js";
-import { parseIntakeEntry, type IntakeEntry } from "../../src/webhooks/intake-entry.js";
+import { parseIntakeEntry, type IntakeEntry } from "../../src/intake/entry.js";
 
 export interface Intake {
   /** The deliveries queue (every shard of the layout) that `drain` fills. */
@@ -64,12 +62,11 @@ export function openIntake(o: {
       // (Redis and Cluster each have their own duplicate(); the union has no callable one.)
       const blocking: RedisClient = isCluster(o.redis) ? o.redis.duplicate() : o.redis.duplicate();
       blocking.on("error", () => undefined);
-      const pump = new IntakePump({
+      const pump = createIntakePump({
         redis: o.redis,
         blocking,
-        keys,
+        prefix: o.prefix,
         deliveriesFor: () => deliveries,
-        receiptsFor: receiptBooks(o.redis, o.prefix),
         ...(o.metrics ? { metrics: o.metrics } : {}),
         logger: silentLogger,
       });

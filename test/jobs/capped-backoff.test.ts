@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { cappedBackoff, JOB_DEFAULTS } from "../../src/jobs/queues.js";
+import { cappedBackoff, JOB_DEFAULTS } from "../../src/jobs/retry-policy.js";
 
 describe("cappedBackoff", () => {
   it("doubles from 2 s and stops at 5 min, jitter within ±25%", () => {

@@ -1,7 +1,7 @@
 import { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createQueues } from "../../src/jobs/queues.js";
+import { createQueues } from "../../src/jobs/queue-registry.js";
 import { createLogger } from "../../src/log.js";
 import { createRedis } from "../../src/store/redis.js";
 import { startThrowawayRedis, type ThrowawayRedis } from "../../dev/local-redis.js";

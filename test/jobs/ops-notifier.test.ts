@@ -1,7 +1,7 @@
 import type { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { OpsNotifier } from "../../src/ops/ops-notifier.js";
-import { createQueues, type Queues } from "../../src/jobs/queues.js";
+import { createQueues, type Queues } from "../../src/jobs/queue-registry.js";
 import { silentLogger } from "../../src/log.js";
 import { stateKeys, type StateKeys } from "../../src/store/keys.js";
 import { createRedis } from "../../src/store/redis.js";

@@ -1,8 +1,9 @@
 import { afterAll, describe, expect, it } from "vitest";
-import { batchJobs, MAX_BATCH_JOB } from "../../src/jobs/intake-pump.js";
+import { batchJobs, MAX_BATCH_JOB } from "../../src/intake/batch-jobs.js";
 import { processDeliveryBatch, REQUEUE_DELAY_MS, splitDeliveryBatch } from "../../src/jobs/process-batch.js";
 import type { DeliveryResult } from "../../src/jobs/process-delivery.js";
-import { deliveriesQueue, type DeliveryJob } from "../../src/jobs/queues.js";
+import { deliveriesQueue } from "../../src/jobs/queue-registry.js";
+import type { DeliveryJob } from "../../src/jobs/job-types.js";
 import { createLogger, silentLogger, type Logger } from "../../src/log.js";
 import { createRedis } from "../../src/store/redis.js";
 import { dropPrefix, testRedisUrl, uniquePrefix } from "../helpers/redis.js";

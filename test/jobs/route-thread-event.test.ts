@@ -11,7 +11,7 @@ import { InsightClient } from "../../src/insight/client.js";
 import { threadEventSchema, type ThreadEvent } from "../../src/insight/schemas.js";
 import type { SubscriptionFilters } from "../../src/domain/filters.js";
 import { OpsNotifier } from "../../src/ops/ops-notifier.js";
-import { createQueues, type Queues } from "../../src/jobs/queues.js";
+import { createQueues, type Queues } from "../../src/jobs/queue-registry.js";
 import { routeThreadEvent, type RouteDeps } from "../../src/jobs/route-thread-event.js";
 import { ThreadLookup } from "../../src/jobs/thread-lookup.js";
 import { silentLogger } from "../../src/log.js";

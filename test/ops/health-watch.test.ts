@@ -2,14 +2,12 @@ import { describe, expect, it } from "vitest";
 import { createLogger } from "../../src/log.js";
 import {
   INITIAL_WATCH,
-  INTAKE_STALLED,
   judgeHealth,
   startHealthWatch,
-  SPOOL_GROWING,
-  WORKERS_CANNOT_FETCH,
   type HealthSample,
   type WatchState,
 } from "../../src/ops/health-watch.js";
+import { INTAKE_STALLED, SPOOL_GROWING, WORKERS_CANNOT_FETCH } from "../../src/ops/incidents.js";
 import { renderStatus } from "../../src/slack/render/status.js";
 import type { StatusReport } from "../../src/status/status-report.js";
 

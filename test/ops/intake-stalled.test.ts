@@ -1,7 +1,7 @@
 import type { ChildProcess } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SEED, threadEvent } from "../../dev/emulator/index.js";
-import { INTAKE_STALLED } from "../../src/ops/health-watch.js";
+import { INTAKE_STALLED } from "../../src/ops/incidents.js";
 import {
   OPS_CHANNEL,
   spawnAppProcess,

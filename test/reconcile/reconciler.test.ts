@@ -4,7 +4,7 @@ import type { RuntimeTuning } from "../../src/compose/build-services.js";
 import { reconcilerDeps } from "../../src/compose/narrow-deps.js";
 import { readReconcileStatus } from "../../src/reconcile/reconcile-status.js";
 import { Reconciler, type ReconcilerOptions } from "../../src/reconcile/reconciler.js";
-import { silenceIncidentId } from "../../src/reconcile/silence-incident.js";
+import { silenceIncidentId } from "../../src/ops/incidents.js";
 import { SEED } from "../../dev/emulator/index.js";
 import {
   messageText,

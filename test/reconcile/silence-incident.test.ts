@@ -1,11 +1,6 @@
 import { describe, expect, it } from "vitest";
-import {
-  incidentStep,
-  silenceAlertText,
-  silenceIncidentCommunity,
-  silenceIncidentId,
-  silenceResolvedText,
-} from "../../src/reconcile/silence-incident.js";
+import { incidentStep, silenceAlertText, silenceResolvedText } from "../../src/reconcile/silence-incident.js";
+import { silenceIncidentCommunity, silenceIncidentId } from "../../src/ops/incidents.js";
 
 describe("webhook-silence incident ids", () => {
   it("one per community; the plain id stands for a community nobody knows", () => {

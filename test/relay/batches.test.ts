@@ -1,8 +1,9 @@
 import type { ChildProcess } from "node:child_process";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { SEED } from "../../dev/emulator/index.js";
-import { intakeLength, MAX_BATCH_JOB } from "../../src/jobs/intake-pump.js";
-import { deliveriesOf } from "../../src/jobs/queues.js";
+import { intakeLength } from "../../src/intake/view.js";
+import { MAX_BATCH_JOB } from "../../src/intake/batch-jobs.js";
+import { deliveriesOf } from "../../src/jobs/job-types.js";
 import {
   digestsOf,
   FAST_TUNING,

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SEED } from "../../dev/emulator/index.js";
-import { deliveriesOf } from "../../src/jobs/queues.js";
+import { deliveriesOf } from "../../src/jobs/job-types.js";
 import { startHarness, TEST_CHANNEL, type Harness } from "../helpers/app-harness.js";
 
 const GROUP = SEED.groups.support;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SEED } from "../../dev/emulator/index.js";
-import { deliveriesOf } from "../../src/jobs/queues.js";
+import { deliveriesOf } from "../../src/jobs/job-types.js";
 import { digestsOf, messageText, OPS_CHANNEL, startHarness, type Harness } from "../helpers/app-harness.js";
 import { waitUntil } from "../reconcile/support.js";
 

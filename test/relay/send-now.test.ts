@@ -1,7 +1,7 @@
 import type { Job } from "bullmq";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SEED } from "../../dev/emulator/index.js";
-import type { SlackJob } from "../../src/jobs/queues.js";
+import type { SlackJob } from "../../src/jobs/job-types.js";
 import { digestsOf, startHarness, type Harness } from "../helpers/app-harness.js";
 import { waitUntil } from "../reconcile/support.js";
 

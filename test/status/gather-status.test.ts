@@ -7,7 +7,7 @@ import { SEED, startEmulator, type Emulator } from "../../dev/emulator/index.js"
 import { silentLogger } from "../../src/log.js";
 import { buildServices, closeServices } from "../../src/compose/build-services.js";
 import { statusDeps } from "../../src/compose/narrow-deps.js";
-import { INSIGHT_UNAUTHORIZED } from "../../src/ops/ops-notifier.js";
+import { INSIGHT_UNAUTHORIZED } from "../../src/ops/incidents.js";
 import { gatherStatus } from "../../src/status/gather-status.js";
 import { Spool } from "../../src/webhooks/spool.js";
 import { freePort } from "../helpers/global-redis.js";

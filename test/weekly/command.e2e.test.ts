@@ -1,7 +1,7 @@
 import { Queue } from "bullmq";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SEED } from "../../dev/emulator/index.js";
-import { QUEUE_NAMES } from "../../src/jobs/queues.js";
+import { QUEUE_NAMES } from "../../src/jobs/job-types.js";
 import { schedulerId, type WeeklyJob } from "../../src/weekly/schedules.js";
 import { startHarness, type Harness } from "../helpers/app-harness.js";
 import { ask } from "../slack/commands/helpers.js";

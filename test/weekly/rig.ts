@@ -1,10 +1,12 @@
+import { createSlackSender } from "../../src/slack/outbound/slack-sender.js";
 import { Queue, Worker, type JobsOptions } from "bullmq";
 import { Redis } from "ioredis";
 import { startEmulator, type Emulator } from "../../dev/emulator/index.js";
 import { InsightClient } from "../../src/insight/client.js";
 import { ChannelThrottle } from "../../src/slack/outbound/channel-throttle.js";
 import { OpsNotifier } from "../../src/ops/ops-notifier.js";
-import { createQueues, QUEUE_NAMES, type Queues } from "../../src/jobs/queues.js";
+import { createQueues, type Queues } from "../../src/jobs/queue-registry.js";
+import { QUEUE_NAMES } from "../../src/jobs/job-types.js";
 import { silentLogger } from "../../src/log.js";
 import { createMetrics } from "../../src/metrics.js";
 import { createSlackApi } from "../../src/slack/client.js";
@@ -68,7 +70,7 @@ export async function startRig(
     redis,
     runKey: keys.weeklyRun,
     subscriptions,
-    slack: slackApi,
+    sender: createSlackSender(slackApi),
     throttle: new ChannelThrottle(redis, keys, 10),
     ops: new OpsNotifier(redis, keys, () => queues.slack, undefined, silentLogger),
     reportInsightError: async () => undefined,

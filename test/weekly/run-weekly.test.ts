@@ -195,7 +195,8 @@ describe("runWeeklySummary through the weekly queue (real Redis, emulator, stand
     await now("C5");
     expect(await failed).toContain("channel_not_found");
     const alerts = await rig.redis.hgetall(rig.keys.opsAlerts);
-    expect(Object.keys(alerts)).toContain("weekly-summary-C5-channel_not_found");
+    // The one refusal policy (jobs/refused-by-slack.ts): a channel that is gone is one incident per channel and code, whoever was refused.
+    expect(Object.keys(alerts)).toContain("channel-C5-channel_not_found");
     const job = await rig.queue.getJob("now-C5");
     expect(job?.attemptsMade).toBe(1); // unrecoverable: not retried
   });

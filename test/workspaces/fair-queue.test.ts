@@ -1,8 +1,10 @@
 import { randomUUID } from "node:crypto";
 import { Worker, type Job } from "bullmq";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { createQueues, SHARD_KEYS, type Queues, type SlackJob } from "../../src/jobs/queues.js";
-import { queueLayout } from "../../src/jobs/queues.js";
+import { createQueues, type Queues } from "../../src/jobs/queue-registry.js";
+import { SHARD_KEYS } from "../../src/jobs/queue-layout.js";
+import type { SlackJob } from "../../src/jobs/job-types.js";
+import { queueLayout } from "../../src/jobs/queue-layout.js";
 import { silentLogger } from "../../src/log.js";
 import { fairTurnsKey } from "../../src/store/keys.js";
 import { createRedis, type RedisClient } from "../../src/store/redis.js";

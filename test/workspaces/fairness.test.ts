@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildWorkspaceServices } from "../../src/compose/workspaces.js";
-import { QUEUE_NAMES, type ShardedQueue, type SlackJob } from "../../src/jobs/queues.js";
+import { QUEUE_NAMES, type SlackJob } from "../../src/jobs/job-types.js";
+import type { ShardedQueue } from "../../src/jobs/sharded-queue.js";
 import { startHarness, type Harness } from "../helpers/app-harness.js";
 import { teamInstall } from "./fixtures.js";
 

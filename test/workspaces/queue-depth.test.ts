@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { jobId } from "../../src/jobs/queues.js";
+import { jobId } from "../../src/jobs/job-types.js";
 import { rankDepths, workspaceOfJobId } from "../../src/workspaces/queue-depth.js";
 
 describe("workspaceOfJobId", () => {

@@ -6,7 +6,7 @@ import { buildServices, closeServices } from "../../src/compose/build-services.j
 import { startRoles } from "../../src/compose/start-roles.js";
 import { BATCH_EVENT_TYPE } from "../../src/digest/flush.js";
 import { digestSchedulerId } from "../../src/digest/schedules.js";
-import { jobId } from "../../src/jobs/queues.js";
+import { jobId } from "../../src/jobs/job-types.js";
 import { createLogger } from "../../src/log.js";
 import { readReconcileStatus } from "../../src/reconcile/reconcile-status.js";
 import { installKeys, stateKeys, workspacePrefix } from "../../src/store/keys.js";

@@ -10,7 +10,8 @@ import {
 } from "../../domain/subscription-options.js";
 import type { Subscription } from "../../domain/subscription.js";
 import type { Logger } from "../../log.js";
-import { channelIncident, type OpsNotifier } from "../../ops/ops-notifier.js";
+import { channelIncident } from "../../ops/incidents.js";
+import type { OpsNotifier } from "../../ops/ops-notifier.js";
 import type { SubscriptionStore } from "../../store/subscriptions.js";
 import type { SlackApi } from "../client.js";
 import { isSlackCallError } from "../errors.js";

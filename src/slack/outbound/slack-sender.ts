@@ -1,22 +1,31 @@
-import type { SlackApi } from "../client.js";
+import type { SlackApi, UploadFileArgs } from "../client.js";
 import { classifySlackError, SlackCallError } from "../errors.js";
 import { PER_CHANNEL_METHODS, type MethodHold } from "./method-hold.js";
 
 /** Message metadata that marks a digest as ours, so a crashed post can be found again. */
 export const DIGEST_EVENT_TYPE = "insight_thread_digest";
 
-export interface DigestMetadata {
+/** Message metadata: marks a message as ours, so a post that crashed before its ts was kept is found again. */
+export interface MessageMetadata {
+  event_type: string;
+  event_payload: Record<string, string>;
+}
+
+export interface DigestMetadata extends MessageMetadata {
   event_type: typeof DIGEST_EVENT_TYPE;
   event_payload: { thread_id: string; group_id: string };
 }
 
-/** What the Slack-out worker needs from Slack; implemented over the app's one Slack wrapper. */
+/**
+ * What every sender of the app needs from Slack (cards, DMs, the batched digest, the weekly
+ * summary, alerts): the one send path, implemented over the app's one Slack wrapper.
+ */
 export interface SlackSender {
   post(a: {
     channel: string;
     text: string;
     blocks?: unknown[];
-    metadata?: DigestMetadata;
+    metadata?: MessageMetadata;
     /** Posts as a reply in this message's thread. */
     threadTs?: string;
   }): Promise<string>;
@@ -25,10 +34,19 @@ export interface SlackSender {
     ts: string;
     text: string;
     blocks?: unknown[];
-    metadata?: DigestMetadata;
+    metadata?: MessageMetadata;
   }): Promise<void>;
+  /** ts of our message of `eventType` whose metadata `matches`, posted in `channel` since `sinceMs`, if any. */
+  findPosted(
+    channel: string,
+    eventType: string,
+    sinceMs: number,
+    matches: (payload: Record<string, unknown>) => boolean,
+  ): Promise<string | undefined>;
   /** ts of our digest of `threadId` posted in `channel` since `sinceMs`, if any. */
   findDigest(channel: string, threadId: string, sinceMs: number): Promise<string | undefined>;
+  /** Uploads a file (a chart) into a channel, in a thread when `threadTs` is given. */
+  upload(a: UploadFileArgs): Promise<{ fileId: string }>;
   /** The DM channel with one user (conversations.open; needs `im:write`). */
   openDm(userId: string): Promise<string>;
   /** A link to one message (chat.getPermalink). */
@@ -38,7 +56,7 @@ export interface SlackSender {
 interface HistoryMessage {
   ts?: string;
   bot_id?: string;
-  metadata?: { event_type?: string; event_payload?: { thread_id?: string } };
+  metadata?: { event_type?: string; event_payload?: Record<string, unknown> };
 }
 
 /**
@@ -52,6 +70,18 @@ export function createSlackSender(
   now: () => number = Date.now,
 ): SlackSender {
   const slack = hold ? heldCalls(api, hold, now) : api;
+  const findPosted: SlackSender["findPosted"] = async (channel, eventType, sinceMs, matches) => {
+    const res = await slack.call<{ messages?: HistoryMessage[] }>("conversations.history", {
+      channel,
+      oldest: (sinceMs / 1000).toFixed(6),
+      limit: 200,
+      include_all_metadata: true,
+    });
+    const hit = (res.messages ?? []).find(
+      (m) => m.metadata?.event_type === eventType && matches(m.metadata.event_payload ?? {}),
+    );
+    return hit?.ts;
+  };
   return {
     async post({ channel, text, blocks, metadata, threadTs }) {
       const res = await slack.call<{ ts?: string }>("chat.postMessage", {
@@ -75,19 +105,10 @@ export function createSlackSender(
         ...(metadata ? { metadata } : {}),
       });
     },
-    async findDigest(channel, threadId, sinceMs) {
-      const res = await slack.call<{ messages?: HistoryMessage[] }>("conversations.history", {
-        channel,
-        oldest: (sinceMs / 1000).toFixed(6),
-        limit: 200,
-        include_all_metadata: true,
-      });
-      const hit = (res.messages ?? []).find(
-        (m) =>
-          m.metadata?.event_type === DIGEST_EVENT_TYPE && m.metadata.event_payload?.thread_id === threadId,
-      );
-      return hit?.ts;
-    },
+    findPosted,
+    findDigest: (channel, threadId, sinceMs) =>
+      findPosted(channel, DIGEST_EVENT_TYPE, sinceMs, (p) => p.thread_id === threadId),
+    upload: (a) => api.uploadFile(a),
     async openDm(userId) {
       const res = await slack.call<{ channel?: { id?: string } }>("conversations.open", { users: userId });
       if (!res.channel?.id) throw new Error("conversations.open answered without a channel");

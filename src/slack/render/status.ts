@@ -1,12 +1,7 @@
 import { Blocks, Md } from "slack-block-builder";
-import { silenceIncidentCommunity } from "../../reconcile/silence-incident.js";
-import {
-  WATCH_INCIDENTS,
-  watchLines,
-  type ApiProbe,
-  type QueueDepth,
-  type StatusReport,
-} from "../../status/status-report.js";
+import { silenceIncidentCommunity } from "../../ops/incidents.js";
+import { WATCH_INCIDENTS } from "../../ops/incidents.js";
+import { watchLines, type ApiProbe, type QueueDepth, type StatusReport } from "../../status/status-report.js";
 import { describeSlackError } from "../errors.js";
 import type { Subscription } from "../../domain/subscription.js";
 import { escapeAndTruncate, escapeMrkdwn } from "../mrkdwn.js";

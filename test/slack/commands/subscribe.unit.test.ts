@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { channelIncident } from "../../../src/ops/ops-notifier.js";
+import { channelIncident } from "../../../src/ops/incidents.js";
 import { subscribeCommand } from "../../../src/slack/commands/subscribe.js";
 import { unsubscribeCommand } from "../../../src/slack/commands/unsubscribe.js";
 import { SlackCallError } from "../../../src/slack/errors.js";

@@ -1,11 +1,11 @@
 import { readFileSync } from "node:fs";
 import { afterAll, describe, expect, it } from "vitest";
-import { receiptBooks } from "../../src/compose/workspace-wiring.js";
-import { markerOf, recordReceipts, type Receipt } from "../../src/jobs/record-receipts.js";
+import { receiptBooks } from "../../src/intake/receipt-books.js";
+import { markerOf, recordReceipts, type Receipt } from "../../src/intake/receipts.js";
 import { silentLogger } from "../../src/log.js";
 import { createMetrics, type Metrics } from "../../src/metrics.js";
 import { createRedis } from "../../src/store/redis.js";
-import { classifyDelivery } from "../../src/webhooks/classify-delivery.js";
+import { classifyDelivery } from "../../src/intake/classify-delivery.js";
 import { dropPrefix, testRedisUrl, uniquePrefix } from "../helpers/redis.js";
 
 const fixture = (name: string): string =>

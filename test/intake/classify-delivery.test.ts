@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { classifyDelivery, deliveryIdOf } from "../../src/webhooks/classify-delivery.js";
+import { classifyDelivery, deliveryIdOf } from "../../src/intake/classify-delivery.js";
 
 const fixture = (name: string): string =>
   readFileSync(new URL(`../fixtures/webhooks/${name}.json`, import.meta.url), "utf8");

@@ -2,11 +2,11 @@
 // newest entry still in the intake or in the batch being moved.
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { newestPendingMs } from "../../src/jobs/intake-pump.js";
+import { newestPendingMs } from "../../src/intake/view.js";
 import { silentLogger } from "../../src/log.js";
 import { stateKeys } from "../../src/store/keys.js";
 import { createRedis } from "../../src/store/redis.js";
-import { formatIntakeEntry } from "../../src/webhooks/intake-entry.js";
+import { formatIntakeEntry } from "../../src/intake/entry.js";
 import { dropPrefix, testRedisUrl, uniquePrefix } from "../helpers/redis.js";
 
 describe("newestPendingMs", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { formatIntakeEntry, newReceiptId, parseIntakeEntry } from "../../src/webhooks/intake-entry.js";
+import { formatIntakeEntry, newReceiptId, parseIntakeEntry } from "../../src/intake/entry.js";
 
 const AT = "2026-11-26T10:00:00.123Z";
 

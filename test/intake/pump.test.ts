@@ -1,27 +1,20 @@
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import {
-  countingIntake,
-  intakeLength,
-  IntakePump,
-  MAX_BATCH_JOB,
-  type IntakePumpDeps,
-} from "../../src/jobs/intake-pump.js";
-import {
-  deliveriesOf,
-  deliveriesQueue,
-  type DeliveriesJob,
-  type DeliveryJob,
-  type ShardedQueue,
-} from "../../src/jobs/queues.js";
+import { countingIntake, intakeLength } from "../../src/intake/view.js";
+import { IntakePump, type IntakePumpDeps } from "../../src/intake/pump.js";
+import { MAX_BATCH_JOB } from "../../src/intake/batch-jobs.js";
+import { deliveriesOf, type DeliveriesJob, type DeliveryJob } from "../../src/jobs/job-types.js";
+import { deliveriesQueue } from "../../src/jobs/queue-registry.js";
+import type { ShardedQueue } from "../../src/jobs/sharded-queue.js";
 import { silentLogger } from "../../src/log.js";
-import { groupFollowed, receiptBooks } from "../../src/compose/workspace-wiring.js";
+import { groupFollowed } from "../../src/intake/followed-groups.js";
+import { receiptBooks } from "../../src/intake/receipt-books.js";
 import { createMetrics } from "../../src/metrics.js";
 import { stateKeys, workspacePrefix } from "../../src/store/keys.js";
 import { SubscriptionStore } from "../../src/store/subscriptions.js";
 import { createRedis } from "../../src/store/redis.js";
-import { recordReceipts } from "../../src/jobs/record-receipts.js";
-import { classifyDelivery } from "../../src/webhooks/classify-delivery.js";
-import { formatIntakeEntry } from "../../src/webhooks/intake-entry.js";
+import { recordReceipts } from "../../src/intake/receipts.js";
+import { classifyDelivery } from "../../src/intake/classify-delivery.js";
+import { formatIntakeEntry } from "../../src/intake/entry.js";
 import { stampQueue } from "../../src/workspaces/stamped-queue.js";
 import { dropPrefix, testRedisUrl, uniquePrefix } from "../helpers/redis.js";
 

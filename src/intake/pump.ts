@@ -1,24 +1,19 @@
 import { randomUUID } from "node:crypto";
-import type { JobsOptions, Queue } from "bullmq";
 import type { Logger } from "../log.js";
 import type { Metrics } from "../metrics.js";
 import type { StateKeys } from "../store/keys.js";
 import { luaScript } from "../store/lua-script.js";
 import { withTimeout, type RedisClient } from "../store/redis.js";
-import { classifyDelivery } from "../webhooks/classify-delivery.js";
-import {
-  parseIntakeEntry,
-  receivedAtOf,
-  type IntakeEntry,
-  type ReceivedEntry,
-} from "../webhooks/intake-entry.js";
-import { jobId, jobOfOwn, type DeliveriesJob, type DeliveryJob } from "./queues.js";
-import { recordReceipts, type ReceiptBook } from "./record-receipts.js";
+import { classifyDelivery } from "./classify-delivery.js";
+import { parseIntakeEntry, type IntakeEntry, type ReceivedEntry } from "./entry.js";
+import type { AddOptions, DeliveriesJob, DeliveryJob } from "../jobs/job-types.js";
+import { batchJobs } from "./batch-jobs.js";
+import { recordReceipts, type ReceiptBook } from "./receipts.js";
 
 /** What the pump adds jobs through: the deliveries queue, or a workspace's stamped view of it. */
 export interface IntakeProducer {
-  add(name: string, data: DeliveriesJob, opts?: JobsOptions): Promise<unknown>;
-  addBulk(jobs: { name: string; data: DeliveriesJob; opts?: JobsOptions }[]): Promise<unknown>;
+  add(name: string, data: DeliveriesJob, opts?: AddOptions): Promise<unknown>;
+  addBulk(jobs: { name: string; data: DeliveriesJob; opts?: AddOptions }[]): Promise<unknown>;
   /** The shard a delivery goes to: a batch job holds one shard's deliveries. */
   shardIndexOf(data: DeliveriesJob): number;
 }
@@ -28,9 +23,6 @@ interface Admitted {
   job: DeliveryJob;
   workspaceId?: string | undefined;
 }
-
-/** The job name of a batch (a single delivery's job is named after its webhook type). */
-export const BATCH_JOB_NAME = "batch";
 
 export interface IntakePumpDeps {
   /** Commands (a `shared`-kind connection): the lease and the batches. */
@@ -333,133 +325,4 @@ export class IntakePump {
       "Redis",
     ).catch(() => undefined);
   }
-}
-
-/**
- * Deliveries in one batch job at most. A worker takes as many jobs as its concurrency (50) while
- * it processes 50 deliveries at once: jobs of 20 are about two seconds of its work, which a
- * stopping worker finishes within its grace (10 s) and a second worker process shares in a
- * burst; 100 would be about twenty. BullMQ's add, fetch and completion, paid once a job, stay
- * a twentieth of what they were.
- */
-export const MAX_BATCH_JOB = 20;
-
-/**
- * A run's jobs, in the order of each shard's first delivery: a shard's deliveries go in batch
- * jobs of at most `MAX_BATCH_JOB` (in their order), or a job of their own when alone. A delivery
- * that is in the run twice (a receipt spooled while its script ran late: both copies reach the
- * intake) is queued once, as its job id keeps it once when alone.
- */
-export function batchJobs(
-  deliveries: DeliveryJob[],
-  shardOf: (job: DeliveryJob) => number,
-): { name: string; data: DeliveriesJob; opts: JobsOptions }[] {
-  const byShard = new Map<number, DeliveryJob[]>();
-  const seen = new Set<string>();
-  for (const job of deliveries) {
-    if (seen.has(job.deliveryId)) continue;
-    seen.add(job.deliveryId);
-    const shard = shardOf(job);
-    const same = byShard.get(shard);
-    if (same) same.push(job);
-    else byShard.set(shard, [job]);
-  }
-  const chunks = [...byShard.values()].flatMap((all) =>
-    Array.from({ length: Math.ceil(all.length / MAX_BATCH_JOB) }, (_, i) =>
-      all.slice(i * MAX_BATCH_JOB, (i + 1) * MAX_BATCH_JOB),
-    ),
-  );
-  return chunks.map((batch) => {
-    const [first] = batch;
-    const last = batch.at(-1);
-    if (batch.length === 1 && first) {
-      return jobOfOwn(first);
-    }
-    return {
-      name: BATCH_JOB_NAME,
-      data: { batch },
-      opts: { jobId: jobId(BATCH_JOB_NAME, first?.deliveryId ?? "", last?.deliveryId ?? "", batch.length) },
-    };
-  });
-}
-
-/** Deliveries acknowledged and not yet in the deliveries queue (status, /metrics). */
-export async function intakeLength(
-  redis: Pick<RedisClient, "llen">,
-  keys: Pick<StateKeys, "intake" | "intakeMoving">,
-): Promise<number> {
-  const [waiting, moving] = await Promise.all([redis.llen(keys.intake), redis.llen(keys.intakeMoving)]);
-  return waiting + moving;
-}
-
-/**
- * The receipt time (ms) of the newest delivery acknowledged whose receipt the pump has not
- * recorded yet; undefined when there is none. Read in the order an entry moves (the intake,
- * then the batch in flight) so that one on its way is seen in one of them, or, read after
- * this, in the receipts.
- */
-export async function newestPendingMs(
-  redis: Pick<RedisClient, "lindex">,
-  keys: Pick<StateKeys, "intake" | "intakeMoving">,
-): Promise<number | undefined> {
-  const waiting = await redis.lindex(keys.intake, -1);
-  const moving = await redis.lindex(keys.intakeMoving, -1);
-  const times = [waiting, moving].flatMap((raw) => {
-    const entry = raw ? parseIntakeEntry(raw) : undefined;
-    const t = entry ? Date.parse(receivedAtOf(entry)) : NaN;
-    return Number.isNaN(t) ? [] : [t];
-  });
-  return times.length > 0 ? Math.max(...times) : undefined;
-}
-
-/** The delivery at the head of the intake (the batch in flight first): the next one the pump moves. */
-export interface IntakeHead {
-  /** Deliveries acknowledged and not yet in the deliveries queue. */
-  waiting: number;
-  /** Undefined when the intake is empty. */
-  oldest?: { deliveryId: string; receivedAtMs: number };
-}
-
-/** What the health watch looks at: whether the intake's head moves (ops/health-watch.ts). */
-export async function intakeHead(
-  redis: Pick<RedisClient, "llen" | "lindex">,
-  keys: Pick<StateKeys, "intake" | "intakeMoving">,
-): Promise<IntakeHead> {
-  const [waiting, inFlight, next] = await Promise.all([
-    intakeLength(redis, keys),
-    redis.lindex(keys.intakeMoving, 0),
-    redis.lindex(keys.intake, 0),
-  ]);
-  const entry = parseIntakeEntry(inFlight ?? "") ?? parseIntakeEntry(next ?? "");
-  if (!entry) return { waiting };
-  const deliveryId =
-    entry.kind === "recorded" ? entry.job.deliveryId : classifyDelivery(entry.body).deliveryId;
-  const receivedAtMs = Date.parse(receivedAtOf(entry));
-  return { waiting, ...(!Number.isNaN(receivedAtMs) ? { oldest: { deliveryId, receivedAtMs } } : {}) };
-}
-
-type DepthReader = Pick<Queue, "name" | "getJobCounts" | "getWorkersCount">;
-
-/**
- * Status's queue readers, with the intake counted as waiting deliveries (on the queue named
- * `deliveriesName`, the deliveries' first shard): a delivery in the intake is one no worker
- * has seen yet, and an intake that grows while no worker runs is the same failure.
- */
-export function countingIntake(
-  queues: readonly DepthReader[],
-  deliveriesName: string,
-  intake: () => Promise<number>,
-): DepthReader[] {
-  return queues.map((q) =>
-    q.name !== deliveriesName
-      ? q
-      : {
-          name: q.name,
-          getWorkersCount: () => q.getWorkersCount(),
-          getJobCounts: async (...types: Parameters<Queue["getJobCounts"]>) => {
-            const [counts, n] = await Promise.all([q.getJobCounts(...types), intake()]);
-            return "waiting" in counts ? { ...counts, waiting: (counts.waiting ?? 0) + n } : counts;
-          },
-        },
-  );
 }

@@ -1,6 +1,6 @@
 import type { RedisClient as Redis } from "../store/redis.js";
 import { withTimeout } from "../store/redis.js";
-import { formatIntakeEntry } from "./intake-entry.js";
+import { formatIntakeEntry } from "./entry.js";
 
 /** Deliveries appended together at most: one batch is one RPUSH. */
 const MAX_BATCH = 100;

@@ -4,7 +4,7 @@ import type { DeliveryHealthStore } from "../store/delivery-health.js";
 import type { StateKeys } from "../store/keys.js";
 import { luaScript } from "../store/lua-script.js";
 import type { RedisClient } from "../store/redis.js";
-import type { ClassifiedDelivery } from "../webhooks/classify-delivery.js";
+import type { ClassifiedDelivery } from "./classify-delivery.js";
 
 const DEDUPE_TTL_SECONDS = 7 * 86_400;
 

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import type { DeliveryJob } from "../jobs/queues.js";
+import type { DeliveryJob } from "../jobs/job-types.js";
 
 /**
  * One entry of the intake list, as the receiver writes it: a delivery as received (its body

@@ -1,0 +1,105 @@
+import type { TriageState } from "../../domain/thread-change.js";
+import { deliveryOf, type CardFormat } from "../../domain/subscription.js";
+import { renderThreadDigest } from "../../slack/render/thread-digest.js";
+import type { MessageRef, StoredCard } from "../../store/message-refs.js";
+import type { SlackJob } from "../job-types.js";
+import type { SlackAttempt, SlackOutcome } from "./attempt.js";
+import type { SlackJobDeps } from "./deps.js";
+import { digestMetadata, maxOf } from "./digest.js";
+import { twoSteps } from "./handler.js";
+import { comeBackSoon, tryPostingLock } from "./posting-lock.js";
+
+type CardJob = Extract<SlackJob, { kind: "card" }>;
+
+/** What a card edit needs, read before its turn. */
+interface CardUpdate {
+  ref: MessageRef & { card: StoredCard };
+  card: StoredCard;
+  format: CardFormat;
+}
+
+/**
+ * A card re-rendered from what it shows (a button changed its triage), or with the listing's
+ * current counts (new messages arrived). Nothing to edit: no card, a card from before cards were
+ * kept, or counts that did not move.
+ */
+async function prepare(
+  attempt: SlackAttempt<CardJob>,
+  deps: Pick<SlackJobDeps, "refs" | "counts" | "subscriptions">,
+): Promise<CardUpdate | SlackOutcome> {
+  const { channelId: channel, threadId, reason } = attempt.data;
+  const ref = await deps.refs.get(channel, threadId);
+  if (!ref?.card) return "stale";
+  const stored = ref.card;
+  let card = stored;
+  if (reason === "counts") {
+    const counts = await deps.counts(stored.digest.groupId, threadId);
+    if (!counts) return "stale";
+    const messageCount = counts.messageCount ?? stored.digest.messageCount;
+    const participantCount = counts.participantCount ?? stored.digest.participantCount;
+    if (messageCount === stored.digest.messageCount && participantCount === stored.digest.participantCount) {
+      return "stale";
+    }
+    card = {
+      ...stored,
+      digest: { ...stored.digest, messageCount, participantCount },
+      countsAtMs: Date.now(),
+    };
+  }
+  const sub = await deps.subscriptions.get(channel, stored.digest.groupId);
+  return { ref: { ...ref, card: stored }, card, format: sub ? deliveryOf(sub).format : "full" };
+}
+
+async function send(
+  attempt: SlackAttempt<CardJob>,
+  deps: Pick<SlackJobDeps, "redis" | "keys" | "lockTtlMs" | "refs" | "triage" | "sender" | "now">,
+  u: CardUpdate,
+): Promise<SlackOutcome> {
+  const now = deps.now ?? Date.now;
+  const { channelId: channel, threadId } = attempt.data;
+  const release = await tryPostingLock(deps, channel, threadId);
+  if (!release) await comeBackSoon(attempt, now);
+  try {
+    // A digest edit may have landed while this job waited: render what is stored now.
+    const current = await deps.refs.get(channel, threadId);
+    if (!current?.card || current.ts !== u.ref.ts) return "stale";
+    const card = latestOf(current.card, u);
+    const triage: TriageState = await deps.triage.get(channel, threadId);
+    const { text, blocks } = renderThreadDigest(card.digest, {
+      format: u.format,
+      triage,
+      change: card.change,
+      noLongerMatches: card.noLongerMatches,
+    });
+    await deps.sender.update({
+      channel,
+      ts: current.ts,
+      text,
+      blocks,
+      metadata: digestMetadata(threadId, card.digest.groupId),
+    });
+    if (card !== current.card) await deps.refs.setCard(channel, threadId, current.ts, card);
+    return "updated";
+  } finally {
+    await release?.();
+  }
+}
+
+/** The card as stored now, with this edit's counts when those are newer than what it shows. */
+function latestOf(current: StoredCard, u: CardUpdate): StoredCard {
+  if (current.digest.enrichedAt === u.ref.card.digest.enrichedAt) return u.card;
+  // Newer enrichment meanwhile: keep it, with the counts when those are newer still.
+  if (u.card.countsAtMs === undefined) return current;
+  return {
+    ...current,
+    digest: {
+      ...current.digest,
+      messageCount: maxOf(current.digest.messageCount, u.card.digest.messageCount),
+      participantCount: maxOf(current.digest.participantCount, u.card.digest.participantCount),
+    },
+    countsAtMs: u.card.countsAtMs,
+  };
+}
+
+/** Edits a posted card: its triage changed (a button), or its counts moved (new messages). */
+export const cardHandler = twoSteps<"card", CardUpdate>({ refused: "card", prepare, send });

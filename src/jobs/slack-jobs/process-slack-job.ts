@@ -1,0 +1,62 @@
+import { UnrecoverableError } from "bullmq";
+import type { SlackJob, SlackJobKind } from "../job-types.js";
+import { refusedBySlack } from "../refused-by-slack.js";
+import { sendInTurn, type WaitReason } from "../../slack/outbound/send-in-turn.js";
+import type { SlackAttempt, SlackOutcome } from "./attempt.js";
+import { cardHandler } from "./card.js";
+import type { SlackJobDeps } from "./deps.js";
+import { digestHandler } from "./digest.js";
+import { dmHandler } from "./dm.js";
+import type { SlackJobHandler } from "./handler.js";
+import { noticeHandler } from "./notice.js";
+import { repliesHandler } from "./replies.js";
+
+/** One handler per kind of Slack job. */
+const HANDLERS: { readonly [K in SlackJobKind]: SlackJobHandler<K> } = {
+  digest: digestHandler,
+  card: cardHandler,
+  replies: repliesHandler,
+  dm: dmHandler,
+  notice: noticeHandler,
+};
+
+/**
+ * One Slack effect, through the one outbound policy: its handler reads what it needs, then it
+ * is sent in its channel's turn (slack/outbound/send-in-turn.ts: spaced per channel, Slack's 429
+ * delays the job without spending an attempt); a refusal for good goes to the one refusal
+ * policy (refused-by-slack.ts), a request Slack would refuse again fails for good.
+ */
+export async function processSlackJob(attempt: SlackAttempt, deps: SlackJobDeps): Promise<SlackOutcome> {
+  const now = deps.now ?? Date.now;
+  const channel = attempt.data.channelId;
+  // The table is keyed by kind, so this handler is the one for this attempt's kind.
+  const handler = HANDLERS[attempt.data.kind] as SlackJobHandler<SlackJobKind>;
+  const prepared = await handler.prepare(
+    attempt as SlackAttempt<Extract<SlackJob, { kind: SlackJobKind }>>,
+    deps,
+  );
+  if ("done" in prepared) return prepared.done;
+
+  // The slot is reserved once and kept in the job's data, so a job delayed to it keeps its turn.
+  const wait = async (untilMs: number, reason: WaitReason): Promise<void> => {
+    const slotAt = reason === "slot" ? untilMs : undefined;
+    if (attempt.data.slotAt !== slotAt) await attempt.updateData({ ...attempt.data, slotAt });
+    await attempt.deferUntil(untilMs);
+  };
+  return sendInTurn<SlackOutcome>({
+    channel,
+    throttle: deps.throttle,
+    now,
+    wait,
+    ...(attempt.data.slotAt !== undefined ? { reservedSlot: attempt.data.slotAt } : {}),
+    earlyMs: 25,
+    logger: deps.logger,
+    context: { jobId: attempt.id },
+    call: prepared.send,
+    onPermanent: (refusal) => refusedBySlack(deps, { channel, refusal, what: handler.refused }),
+    // invalid_blocks and the like fail the same way every time: no ten retries for them.
+    onRequestError: async (c) => {
+      throw new UnrecoverableError(`Slack refused the message: ${c.code}`);
+    },
+  });
+}

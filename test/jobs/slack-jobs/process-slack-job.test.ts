@@ -1,0 +1,177 @@
+// The dispatch table and the one outbound policy, with a dummy of the Slack jobs' deps: no Redis,
+// no BullMQ (the same paths run for real in test/relay/*).
+import { UnrecoverableError } from "bullmq";
+import { describe, expect, it } from "vitest";
+import type { SlackJob } from "../../../src/jobs/job-types.js";
+import type { SlackAttempt } from "../../../src/jobs/slack-jobs/attempt.js";
+import type { SlackJobDeps } from "../../../src/jobs/slack-jobs/deps.js";
+import { processSlackJob } from "../../../src/jobs/slack-jobs/process-slack-job.js";
+import { silentLogger } from "../../../src/log.js";
+import { classifyCode, SlackCallError } from "../../../src/slack/errors.js";
+import type { SlackSender } from "../../../src/slack/outbound/slack-sender.js";
+import type { MessageRef } from "../../../src/store/message-refs.js";
+import { FakeOps, FakeSubscriptions } from "../../helpers/fakes.js";
+
+const NOW = Date.parse("2026-11-27T10:00:00Z");
+
+function world() {
+  const posts: { channel: string; text: string; threadTs?: string | undefined }[] = [];
+  const reserved: string[] = [];
+  const refs = new Map<string, MessageRef>();
+  let failWith: string | undefined;
+  const sender: SlackSender = {
+    post: async (a) => {
+      if (failWith) throw new SlackCallError("chat.postMessage", classifyCode(failWith));
+      posts.push({ channel: a.channel, text: a.text, threadTs: a.threadTs });
+      return `1764237600.${String(posts.length).padStart(6, "0")}`;
+    },
+    update: async () => undefined,
+    findPosted: async () => undefined,
+    findDigest: async () => undefined,
+    upload: async () => ({ fileId: "F1" }),
+    openDm: async (userId) => `D-${userId}`,
+    permalink: async (channel, ts) => `https://example.slack.com/archives/${channel}/p${ts.replace(".", "")}`,
+  };
+  const subscriptions = new FakeSubscriptions();
+  const ops = new FakeOps();
+  const deps = {
+    redis: {} as SlackJobDeps["redis"],
+    keys: { lock: (n: string) => `lock:${n}` },
+    refs: {
+      get: async (c: string, t: string) => refs.get(`${c} ${t}`),
+      postingSince: async () => undefined,
+      setIfNewer: async () => true,
+      markPosting: async () => undefined,
+      setCard: async () => undefined,
+    },
+    triage: {
+      get: async () => ({ followers: [] }),
+      followersOf: async () => [],
+      noteCard: async () => undefined,
+    },
+    replies: { peek: async () => ({ replies: [], taken: 0 }), drop: async () => undefined },
+    slackQueue: () => ({ add: async () => undefined }),
+    counts: async () => undefined,
+    throttle: {
+      reserve: async (channel: string) => {
+        reserved.push(channel);
+        return NOW;
+      },
+      pushBack: async () => undefined,
+    },
+    subscriptions,
+    ops,
+    sender,
+    logger: silentLogger,
+    now: () => NOW,
+  } as unknown as SlackJobDeps;
+  const attempt = (data: SlackJob): SlackAttempt => ({
+    id: "job-1",
+    data,
+    updateData: async () => undefined,
+    deferUntil: async () => {
+      throw new Error("deferred");
+    },
+  });
+  return {
+    deps,
+    posts,
+    reserved,
+    refs,
+    subscriptions,
+    ops,
+    attempt,
+    fail: (code: string) => (failWith = code),
+  };
+}
+
+describe("processSlackJob: one handler per kind behind one table", () => {
+  it("a notice is posted in its channel's turn", async () => {
+    const w = world();
+    const out = await processSlackJob(
+      w.attempt({ kind: "notice", channelId: "C0OPS", text: "Hello ops" }),
+      w.deps,
+    );
+    expect(out).toBe("sent");
+    expect(w.reserved).toEqual(["C0OPS"]);
+    expect(w.posts).toEqual([{ channel: "C0OPS", text: "Hello ops", threadTs: undefined }]);
+  });
+
+  it("a DM opens the user's DM and links the card", async () => {
+    const w = world();
+    await processSlackJob(
+      w.attempt({
+        kind: "dm",
+        channelId: "U0BOB",
+        userId: "U0BOB",
+        text: "Assigned to you",
+        card: { channel: "C1", ts: "1.000002" },
+      }),
+      w.deps,
+    );
+    expect(w.posts).toEqual([
+      {
+        channel: "D-U0BOB",
+        text: "Assigned to you\n<https://example.slack.com/archives/C1/p1000002|Open the card>",
+        threadTs: undefined,
+      },
+    ]);
+  });
+
+  it("a card edit with no card to edit is stale and takes no turn", async () => {
+    const w = world();
+    const out = await processSlackJob(
+      w.attempt({ kind: "card", channelId: "C1", threadId: "t1", reason: "triage" }),
+      w.deps,
+    );
+    expect(out).toBe("stale");
+    expect(w.reserved).toEqual([]);
+  });
+
+  it("replies with nothing waiting are stale and take no turn", async () => {
+    const w = world();
+    w.refs.set("C1 t1", { ts: "1.000001", enrichedAtMs: 1, hasSentiment: true, groupId: "g1" });
+    const out = await processSlackJob(
+      w.attempt({ kind: "replies", channelId: "C1", threadId: "t1" }),
+      w.deps,
+    );
+    expect(out).toBe("stale");
+    expect(w.reserved).toEqual([]);
+  });
+
+  it("a digest of a channel that follows nothing any more is stale", async () => {
+    const w = world();
+    const out = await processSlackJob(
+      w.attempt({
+        kind: "digest",
+        channelId: "C1",
+        enrichedAtMs: NOW,
+        digest: { threadId: "t1", groupId: "g1", groupName: "G", title: "T", summary: "S" } as never,
+      }),
+      w.deps,
+    );
+    expect(out).toBe("stale");
+  });
+
+  it("Slack refusing a notice for good fails the job for good and raises no alert", async () => {
+    const w = world();
+    w.fail("is_archived");
+    const err = await processSlackJob(
+      w.attempt({ kind: "notice", channelId: "C0OPS", text: "x" }),
+      w.deps,
+    ).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(UnrecoverableError);
+    expect(w.ops.incidents.size).toBe(0);
+  });
+
+  it("a request Slack would refuse again (invalid_blocks) fails for good without an alert", async () => {
+    const w = world();
+    w.fail("invalid_blocks");
+    const err = await processSlackJob(
+      w.attempt({ kind: "notice", channelId: "C0OPS", text: "x" }),
+      w.deps,
+    ).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(UnrecoverableError);
+    expect((err as Error).message).toBe("Slack refused the message: invalid_blocks");
+  });
+});
