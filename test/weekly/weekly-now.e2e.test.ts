@@ -128,6 +128,10 @@ describe("weekly now, end to end (emulator + stand-in Slack)", () => {
     expect(text).toContain("Weekly summary: Launch day");
     expect(text).toContain("*Threads active*\n3");
     expect(text).toContain("the last 7 days up to now, today included, in UTC.");
+    // Its chart too, before the next test injects an upload failure.
+    await h.slack.waitFor(() => h.slack.files.find((f) => f.channel === channel && f.completed), {
+      timeoutMs: 20_000,
+    });
   });
 
   it("a week without threads says so in one line", async () => {
