@@ -16,6 +16,7 @@ import { SEED, startEmulator } from "../dev/emulator/index.js";
 import { silentLogger } from "../src/log.js";
 import { buildServices, closeServices } from "../src/compose/build-services.js";
 import { startRoles } from "../src/compose/start-roles.js";
+import { SINGLE_WORKSPACE_ID } from "../src/workspaces/workspace-id.js";
 import { startSlackStandIn } from "../dev/slack-standin/server.js";
 import { redisAnswers, startThrowawayRedis, type ThrowawayRedis } from "../dev/local-redis.js";
 import { postSigned, slashCommandBody } from "../test/helpers/slack-signing.js";
@@ -70,7 +71,9 @@ async function main() {
   const services = buildServices(parsed.config, silentLogger);
   const running = await startRoles(services);
   const url = `http://127.0.0.1:${running.port ?? 0}/slack/events`;
-  await services.subscriptions.put({
+  const single = await running.workspaces.get(SINGLE_WORKSPACE_ID);
+  if (!single) throw new Error("no single workspace");
+  await single.subscriptions.put({
     channelId: CHANNEL,
     groupId: SEED.groups.support,
     groupName: "Lumen DB Support",

@@ -1,18 +1,24 @@
-import type { App } from "@slack/bolt";
-import type { Processor, WorkerOptions } from "bullmq";
+import type { App, Context } from "@slack/bolt";
+import type { Job, Processor, WorkerOptions } from "bullmq";
 import type { Router } from "express";
 
 /*
  * The plug-in contract: what a feature hands the composition root. Library types only, so a
  * feature's folder imports this file and nothing of the root, and the root imports the
  * features: the arrows point one way.
+ *
+ * A feature is built once for the deployment; everything that acts for a workspace takes that
+ * workspace's `D` (the feature's narrow deps, built over the workspace's own stores and clients):
+ * each entry point resolves its workspace first (a Slack request's team, a job's `workspaceId`)
+ * and hands the feature that workspace's deps, explicitly.
  */
 
-/** A queue's worker, as data: the root starts it through the one worker factory. */
-export interface QueueWorker {
+/** A request's deps, from the workspace the root resolved for it (Bolt's `context`). */
+export type DepsOf<D> = (context: Context) => D;
+
+interface WorkerSettings {
   /** The queue it consumes (one of QUEUE_NAMES). */
   queue: string;
-  processor: Processor;
   concurrency: number;
   settings?: WorkerOptions["settings"];
   /** The role whose processes run it; default "worker". */
@@ -20,28 +26,37 @@ export interface QueueWorker {
 }
 
 /**
+ * A queue's worker, as data: the root starts it through the one worker factory. A workspace's
+ * job runs the processor made from that workspace's deps (a job without a workspace is
+ * refused); a deployment-wide tick (reconcile, alerts: one job scheduler for the deployment)
+ * runs `eachWorkspace` for every workspace connected to a service, a few at a time.
+ */
+export type QueueWorker<D> = WorkerSettings &
+  (
+    | { processor: (deps: D) => Processor; eachWorkspace?: never }
+    | { eachWorkspace: (deps: D, job: Job) => Promise<unknown>; processor?: never }
+  );
+
+/**
  * A feature: its `/insight` subcommands, interactions and HTTP routes (web role), its queue
  * workers (worker role, or scheduler), and its repeating work (scheduler role). Generic over
- * the subcommand type, which the app defines.
+ * its deps and the subcommand type, which the app defines.
  */
-export interface Feature<Command> {
+export interface Feature<D, Command> {
   name: string;
-  /** Web role: subcommands, in the order `help` lists them. */
-  subcommands?: readonly Command[];
-  /** Web role: actions, views and events; `subcommands` is the whole app's list, help first. */
-  interactions?(app: App, subcommands: readonly Command[]): void;
-  /** Web role: extra HTTP routes on the one port. */
+  /** Web role: a workspace's subcommands, in the order `help` lists them. */
+  subcommands?(deps: D): readonly Command[];
+  /** Web role: actions, views and events, registered once; each request gets its workspace's deps. */
+  interactions?(app: App, depsOf: DepsOf<D>): void;
+  /** Web role: extra HTTP routes on the one port (the deployment's). */
   routes?(): Router[];
   /** Queue workers, started in their role's processes. */
-  workers?: readonly QueueWorker[];
+  workers?: readonly QueueWorker<D>[];
   /**
    * Scheduler role: starts the deployment's repeating work (one job scheduler on the shared
    * queue, whatever the number of workspaces); returns its stop.
    */
   startScheduler?(): Promise<() => Promise<void>>;
-  /**
-   * Scheduler role, at start: makes the per-channel job schedulers match what is stored. With
-   * many workspaces the root runs it once inside each installed workspace.
-   */
-  reassertSchedules?(): Promise<{ restored: string[]; removed: string[] }>;
+  /** Scheduler role, at start, for each workspace: makes its per-channel job schedulers match what is stored. */
+  reassertSchedules?(deps: D): Promise<{ restored: string[]; removed: string[] }>;
 }

@@ -8,6 +8,7 @@ import { SEED, startEmulator, type Emulator } from "../emulator/index.js";
 import { createLogger } from "../../src/log.js";
 import { buildServices, closeServices, type Services } from "../../src/compose/build-services.js";
 import { startRoles, type RunningRoles } from "../../src/compose/start-roles.js";
+import { SINGLE_WORKSPACE_ID } from "../../src/workspaces/workspace-id.js";
 import { startSlackStandIn, type SlackStandIn } from "../slack-standin/server.js";
 import { dayOf } from "../../src/store/delivery-health.js";
 import { createPrinter, type Printer } from "./print.js";
@@ -172,7 +173,9 @@ async function tour(c: Ctx): Promise<void> {
     day = dayOf(message.messageDate);
   }
   const counted = await waitFor(async () => {
-    const n = (await c.services.health.activity(GROUP, [day]))[day] ?? 0;
+    const n =
+      (await (await c.running.workspaces.get(SINGLE_WORKSPACE_ID))?.health.activity(GROUP, [day]))?.[day] ??
+      0;
     return n >= lines.length ? n : undefined;
   }, 10_000);
   if (counted)

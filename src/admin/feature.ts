@@ -16,7 +16,7 @@ export interface AdminFeatureDeps {
  * The admin page (the BullMQ dashboard, and in multi-workspace mode the list of workspaces):
  * present only when ADMIN_PASSWORD is set.
  */
-export function adminFeature<Command>(deps: AdminFeatureDeps): Feature<Command> {
+export function adminFeature<D, Command>(deps: AdminFeatureDeps): Feature<D, Command> {
   const { password } = deps;
   return {
     name: "admin",

@@ -1,4 +1,3 @@
-import type { Queue } from "bullmq";
 import type { Config } from "../config.js";
 import { InsightClient } from "../insight/client.js";
 import type { WorkerTuning } from "../jobs/create-worker.js";
@@ -8,29 +7,16 @@ import { ThreadLookup } from "../jobs/thread-lookup.js";
 import { debugOnFailure, type Logger } from "../log.js";
 import { createMetrics, type Metrics } from "../metrics.js";
 import { OpsNotifier } from "../ops/ops-notifier.js";
-import { insightErrorReporter, type ReportInsightError } from "../ops/report-insight-error.js";
 import { createSlackApi, type SlackApi } from "../slack/client.js";
-import type { ChannelThrottle } from "../slack/outbound/channel-throttle.js";
-import { stateStores } from "./state-stores.js";
-import { MethodHold } from "../slack/outbound/method-hold.js";
-import { createSlackSender, type SlackSender } from "../slack/outbound/slack-sender.js";
-import type { DeliveryHealthStore } from "../store/delivery-health.js";
 import { installKeys, stateKeys, type StateKeys } from "../store/keys.js";
-import type { MessageRefStore } from "../store/message-refs.js";
-import type { PendingReplies } from "../store/pending-replies.js";
-import type { TriageStore } from "../store/triage.js";
 import { createRedis, isCluster } from "../store/redis.js";
-import type { SubscriptionStore } from "../store/subscriptions.js";
 import type { RedisClient as Redis } from "../store/redis.js";
-import type { KnownBlock } from "../slack/render/known-blocks.js";
-import type { WeeklySchedules } from "../weekly/schedules.js";
-import type { PendingDigestStore } from "../digest/pending-store.js";
-import type { DigestSchedules } from "../digest/schedules.js";
-import type { AlertSettingsStore } from "../alerts/settings-store.js";
 import { Sealer } from "../workspaces/encryption.js";
 import { RedisInstallationStore } from "../workspaces/installation-store.js";
 import { ConnectionStore } from "../workspaces/connection-store.js";
 import { RedisStateStore } from "../slack/install/state-store.js";
+import { SINGLE_WORKSPACE_ID } from "../workspaces/workspace-id.js";
+import { workspaceQueues } from "../workspaces/workspace-queues.js";
 
 /** Knobs tests turn; production uses the defaults. */
 export interface RuntimeTuning extends WorkerTuning {
@@ -59,8 +45,10 @@ export interface RuntimeTuning extends WorkerTuning {
 }
 
 /**
- * The clients and stores of one process, built once from the config. Only the composition
- * root holds this: each feature gets the few members it uses (features.ts, narrow-deps.ts).
+ * The deployment's clients, built once from the config: connections, the queue registry,
+ * metrics, the installation stores (many workspaces), and the env tokens' clients (the single
+ * workspace's). Only the composition root holds this: each workspace's services are built over
+ * it (workspace-services.ts) and each feature gets the few members it uses (narrow-deps.ts).
  */
 export interface Services {
   config: Config;
@@ -70,27 +58,15 @@ export interface Services {
   redis: Redis;
   /** The queues' producers (BullMQ's scripts live on it). */
   queueRedis: Redis;
+  /** The deployment's own keys (the intake; the single workspace's state). */
   keys: StateKeys;
   queues: Queues;
-  subscriptions: SubscriptionStore;
-  refs: MessageRefStore;
-  triage: TriageStore;
-  replies: PendingReplies;
-  health: DeliveryHealthStore;
-  schedules: WeeklySchedules;
-  /** Digest mode: the channels' pending sets and their period job schedulers. */
-  digest: {
-    pending: PendingDigestStore;
-    schedules: DigestSchedules;
-    timeZoneOf(channelId: string): Promise<string>;
-  };
-  alerts: AlertSettingsStore;
+  /** The deployment's operational alerts (the health watch): OPS_CHANNEL_ID with one workspace, logged with many. */
   ops: OpsNotifier;
-  throttle: ChannelThrottle;
+  /** The env key's Insight client (the single workspace's); with many workspaces each brings its own. */
   insight: { client: InsightClient; lookup: ThreadLookup };
+  /** The env token's Slack client (the single workspace's). */
   slack: SlackApi;
-  sender: SlackSender;
-  reportInsightError: ReportInsightError;
   tuning: RuntimeTuning;
   /** Multi-workspace mode only: installs and OAuth states (src/workspaces/, slack/install/). */
   installs?: {
@@ -99,17 +75,6 @@ export interface Services {
     states: RedisStateStore;
     sealer: Sealer;
   };
-  /** Set on one workspace's services (compose/workspaces.ts). */
-  workspaceId?: string;
-  /** What `status` reads in a workspace: its own jobs and its own spool (compose/workspaces.ts). */
-  workspaceStatus?: {
-    queues(): readonly Pick<Queue, "name" | "getJobCounts" | "getWorkersCount">[];
-    readonly spoolDir: string;
-    /** An admin has connected the workspace's Insight service (Connect on Home). */
-    readonly insightConnected: boolean;
-  };
-  /** Multi-workspace mode: the Home tab's connection section (Connect). */
-  homeTop?: (userId: string) => Promise<KnownBlock[]>;
 }
 
 export function buildServices(config: Config, logger: Logger, tuning: RuntimeTuning = {}): Services {
@@ -148,17 +113,13 @@ export function buildServices(config: Config, logger: Logger, tuning: RuntimeTun
     logger,
     metrics,
   });
-  const stores = stateStores({
-    redis,
-    keys,
-    queues,
-    defaultTimezone: config.weekly.defaultTimezone,
-    channelGapMs: tuning.channelGapMs,
-  });
   const mw = config.multiWorkspace;
   // Many workspaces: no token of the deployment's own may post, and a job without a workspace
   // would run once per installed workspace (another customer's): deployment alerts are logged.
-  const ops = new OpsNotifier(redis, keys, () => queues.slack, mw ? undefined : config.opsChannelId, logger);
+  // Its notices go out as the single workspace's Slack jobs (with many workspaces there is no
+  // deployment channel to post to).
+  const notices = workspaceQueues(queues, SINGLE_WORKSPACE_ID, { ownIds: false }).slack;
+  const ops = new OpsNotifier(redis, keys, () => notices, mw ? undefined : config.opsChannelId, logger);
   const ik = installKeys(config.redis.prefix, { cluster });
   const sealer = mw ? new Sealer(mw.encryptionKey, mw.previousEncryptionKeys) : undefined;
   return {
@@ -169,12 +130,9 @@ export function buildServices(config: Config, logger: Logger, tuning: RuntimeTun
     queueRedis,
     keys,
     queues,
-    ...stores,
     ops,
     insight: { client, lookup: new ThreadLookup(client, { cacheMs: tuning.lookupCacheMs }) },
     slack,
-    sender: createSlackSender(slack, new MethodHold(redis, keys)),
-    reportInsightError: insightErrorReporter(ops),
     tuning,
     ...(mw && sealer
       ? {

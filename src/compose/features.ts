@@ -1,86 +1,75 @@
-import { adminFeature, type AdminFeatureDeps } from "../admin/feature.js";
-import type { Feature } from "../feature.js";
-import type { Queues } from "../jobs/queue-registry.js";
+import { adminFeature } from "../admin/feature.js";
+import type { WorkspaceRow } from "../admin/workspaces-page.js";
+import { alertsFeature } from "../alerts/feature.js";
+import { digestFeature } from "../digest/feature.js";
 import { relayFeature } from "../jobs/relay-feature.js";
-import { repeatCheck } from "../intake/receipts.js";
 import { reconcileFeature } from "../reconcile/feature.js";
 import { Reconciler, type ReconcilerOptions } from "../reconcile/reconciler.js";
 import { commandsFeature } from "../slack/commands/feature.js";
-import type { Subcommand } from "../slack/commands/types.js";
 import { weeklyFeature } from "../weekly/feature.js";
-import { digestFeature } from "../digest/feature.js";
-import { alertsFeature } from "../alerts/feature.js";
+import { plug, type BoundFeature } from "./app-workspace.js";
 import type { Services } from "./build-services.js";
 import {
-  alertsCommandDeps,
-  alertsEvalDeps,
+  alertsFeatureDeps,
   commandsDeps,
-  digestCommandDeps,
-  digestFlushDeps,
-  messageRouteDeps,
+  digestFeatureDeps,
   reconcilerDeps,
-  routeDeps,
-  slackOutDeps,
-  weeklyCommandDeps,
-  weeklyRunDeps,
+  relayDeps,
+  weeklyFeatureDeps,
 } from "./narrow-deps.js";
 
 export interface FeatureOptions {
   reconciler?: ReconcilerOptions;
-  /** Multi-workspace mode: the admin page reads the deployment's queues and its workspaces. */
-  admin?: Pick<AdminFeatureDeps, "queues" | "workspaces">;
-  /**
-   * Multi-workspace mode: the shared queues, where the deployment-wide job schedulers (alerts,
-   * reconcile) are set once; the worker runs each of their jobs for every workspace.
-   */
-  sharedQueues?: Pick<Queues, "alerts" | "reconcile">;
+  /** Many workspaces: the admin page lists them. */
+  adminWorkspaces?: () => Promise<WorkspaceRow[]>;
 }
 
 /**
- * Every feature of the app, each built with only what it uses. The order is the order `help`
- * lists their subcommands in (after `help` itself).
+ * Every feature of the app, each paired with how its narrow deps are cut from a workspace
+ * (narrow-deps.ts). The order is the order `help` lists their subcommands in (after `help`
+ * itself); `extra` are the many-workspace features (Connect, lifecycle).
  */
-export function buildFeatures(s: Services, o: FeatureOptions = {}): Feature<Subcommand>[] {
-  const shared = o.sharedQueues ?? s.queues;
+export function buildFeatures(
+  s: Services,
+  extra: readonly BoundFeature[],
+  o: FeatureOptions = {},
+): BoundFeature[] {
+  const none = () => ({});
   return [
-    relayFeature({
-      route: routeDeps(s),
-      messages: messageRouteDeps(s),
-      health: s.health,
-      isRepeat: repeatCheck(s.redis, s.keys),
-      slackOut: slackOutDeps(s),
-      deliveriesQueue: () => s.queues.deliveries,
-      sendAtOnce: !s.config.multiWorkspace,
-      ...(s.tuning.workerConcurrency ? { concurrency: s.tuning.workerConcurrency } : {}),
-    }),
-    adminFeature({
-      password: s.config.adminPassword,
-      queues: () => s.queues.all(),
-      ...o.admin,
-    }),
-    commandsFeature(commandsDeps(s)),
-    weeklyFeature({
-      command: weeklyCommandDeps(s),
-      run: weeklyRunDeps(s),
-      schedules: s.schedules,
-    }),
-    digestFeature({
-      command: digestCommandDeps(s),
-      flush: digestFlushDeps(s),
-      schedules: s.digest.schedules,
-    }),
-    alertsFeature({
-      command: alertsCommandDeps(s),
-      evaluate: alertsEvalDeps(s),
-      queue: () => shared.alerts,
-      ...(s.tuning.alertsIntervalMs ? { intervalMs: s.tuning.alertsIntervalMs } : {}),
-      logger: s.logger,
-    }),
-    reconcileFeature({
-      reconciler: new Reconciler(reconcilerDeps(s), o.reconciler),
-      queue: () => shared.reconcile,
-      intervalSeconds: s.config.reconcileIntervalSeconds,
-      logger: s.logger,
-    }),
+    plug(
+      relayFeature({
+        sendAtOnce: !s.config.multiWorkspace,
+        ...(s.tuning.workerConcurrency ? { concurrency: s.tuning.workerConcurrency } : {}),
+      }),
+      relayDeps,
+    ),
+    plug(
+      adminFeature({
+        password: s.config.adminPassword,
+        queues: () => s.queues.all(),
+        ...(o.adminWorkspaces ? { workspaces: o.adminWorkspaces } : {}),
+      }),
+      none,
+    ),
+    plug(commandsFeature, commandsDeps),
+    plug(weeklyFeature(), weeklyFeatureDeps),
+    plug(digestFeature(), digestFeatureDeps),
+    plug(
+      alertsFeature({
+        queue: () => s.queues.alerts,
+        ...(s.tuning.alertsIntervalMs ? { intervalMs: s.tuning.alertsIntervalMs } : {}),
+        logger: s.logger,
+      }),
+      alertsFeatureDeps,
+    ),
+    plug(
+      reconcileFeature({
+        queue: () => s.queues.reconcile,
+        intervalSeconds: s.config.reconcileIntervalSeconds,
+        logger: s.logger,
+      }),
+      (ws) => ({ reconciler: new Reconciler(reconcilerDeps(ws), o.reconciler) }),
+    ),
+    ...extra,
   ];
 }

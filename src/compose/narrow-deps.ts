@@ -9,17 +9,22 @@ import { Spool } from "../webhooks/spool.js";
 import { scheduleLine } from "../weekly/describe-schedule.js";
 import type { WeeklyCommandDeps } from "../weekly/command.js";
 import type { WeeklyRunDeps } from "../weekly/run-weekly.js";
-import type { Services } from "./build-services.js";
+import type { WorkspaceServices } from "./workspace-services.js";
+import type { AppWorkspace } from "./app-workspace.js";
 import { digestIntake } from "../digest/intake.js";
 import { syncChannelDigest } from "../digest/sync-channel-digest.js";
 import type { DigestFlushDeps } from "../digest/flush.js";
 import type { DigestCommandDeps } from "../slack/commands/digest.js";
-import { jobId, QUEUE_NAMES } from "../jobs/job-types.js";
-import { countingIntake, intakeLength } from "../intake/view.js";
+import { jobId } from "../jobs/job-types.js";
 import { stateKeys } from "../store/keys.js";
 import { isCluster } from "../store/redis.js";
 import type { AlertsEvalDeps } from "../alerts/evaluate.js";
 import type { AlertsCommandDeps } from "../slack/commands/alerts.js";
+import type { AlertsFeatureDeps } from "../alerts/feature.js";
+import type { DigestFeatureDeps } from "../digest/feature.js";
+import { repeatCheck } from "../intake/receipts.js";
+import type { RelayDeps } from "../jobs/relay-feature.js";
+import type { WeeklyFeatureDeps } from "../weekly/feature.js";
 
 /*
  * Each feature's narrow dependencies, cut from the process's services. Tests build features
@@ -29,7 +34,7 @@ import type { AlertsCommandDeps } from "../slack/commands/alerts.js";
 /** Three Slack calls at most under the posting lock, 10 s timeout each, plus a margin. */
 const DIGEST_LOCK_TTL_MS = 45_000;
 
-export function routeDeps(s: Services): RouteDeps {
+export function routeDeps(s: WorkspaceServices): RouteDeps {
   return {
     subscriptions: s.subscriptions,
     refs: s.refs,
@@ -43,7 +48,7 @@ export function routeDeps(s: Services): RouteDeps {
   };
 }
 
-export function digestCommandDeps(s: Services): DigestCommandDeps {
+export function digestCommandDeps(s: WorkspaceServices): DigestCommandDeps {
   return {
     subscriptions: s.subscriptions,
     pending: s.digest.pending,
@@ -57,7 +62,7 @@ export function digestCommandDeps(s: Services): DigestCommandDeps {
   };
 }
 
-export function digestFlushDeps(s: Services): DigestFlushDeps {
+export function digestFlushDeps(s: WorkspaceServices): DigestFlushDeps {
   return {
     redis: s.redis,
     keys: s.keys,
@@ -72,7 +77,7 @@ export function digestFlushDeps(s: Services): DigestFlushDeps {
   };
 }
 
-export function messageRouteDeps(s: Services): MessageRouteDeps {
+export function messageRouteDeps(s: WorkspaceServices): MessageRouteDeps {
   return {
     subscriptions: s.subscriptions,
     refs: s.refs,
@@ -83,7 +88,7 @@ export function messageRouteDeps(s: Services): MessageRouteDeps {
   };
 }
 
-export function slackOutDeps(s: Services): SlackJobDeps {
+export function slackOutDeps(s: WorkspaceServices): SlackJobDeps {
   return {
     redis: s.redis,
     keys: s.keys,
@@ -110,28 +115,23 @@ export function slackOutDeps(s: Services): SlackJobDeps {
   };
 }
 
-export function statusDeps(s: Services): StatusDeps {
+export function statusDeps(s: WorkspaceServices): StatusDeps {
   return {
     health: s.health,
     subscriptions: s.subscriptions,
     ops: s.ops,
-    // In a workspace: its own jobs only (status shows that workspace alone). The deployment's
-    // view counts the intake's deliveries as waiting ones.
-    queues: () =>
-      s.workspaceStatus?.queues() ??
-      countingIntake(s.queues.all(), s.queues.namesOf(QUEUE_NAMES.deliveries)[0] ?? "", () =>
-        intakeLength(s.redis, s.keys),
-      ),
+    // The workspace's own jobs only (status shows that workspace alone).
+    queues: () => s.status.queues(),
     insight: s.insight.client,
-    insightConnected: () => s.workspaceStatus?.insightConnected ?? true,
+    insightConnected: () => s.status.insightConnected,
     // A fresh reader each time: the spool's segments are shared by every process on SPOOL_DIR.
-    spoolSize: () => new Spool(s.workspaceStatus?.spoolDir ?? s.config.spoolDir, s.logger).sizeOnDisk(),
+    spoolSize: () => new Spool(s.status.spoolDir, s.logger).sizeOnDisk(),
     reportInsightError: s.reportInsightError,
     logger: s.logger,
   };
 }
 
-export function commandsDeps(s: Services): CommandsDeps {
+export function commandsDeps(s: AppWorkspace): CommandsDeps {
   return {
     ...statusDeps(s),
     insight: s.insight.client,
@@ -151,12 +151,14 @@ export function commandsDeps(s: Services): CommandsDeps {
     triage: s.triage,
     refs: s.refs,
     cards: cardEffects(s),
+    // The workspace's own subcommands, for Home's quick help.
+    help: () => s.commands.all,
     ...(s.homeTop ? { homeTop: s.homeTop } : {}),
   };
 }
 
 /** Card edits and DMs that button presses ask for, through the outbound queue and its throttle. */
-export function cardEffects(s: Services): CardEffects {
+export function cardEffects(s: WorkspaceServices): CardEffects {
   return {
     async refresh(channelId, threadId, key) {
       await s.queues.slack.add(
@@ -175,7 +177,7 @@ export function cardEffects(s: Services): CardEffects {
   };
 }
 
-export function weeklyCommandDeps(s: Services): WeeklyCommandDeps {
+export function weeklyCommandDeps(s: WorkspaceServices): WeeklyCommandDeps {
   return {
     schedules: s.schedules,
     subscriptions: s.subscriptions,
@@ -188,7 +190,7 @@ export function weeklyCommandDeps(s: Services): WeeklyCommandDeps {
   };
 }
 
-export function weeklyRunDeps(s: Services): WeeklyRunDeps {
+export function weeklyRunDeps(s: WorkspaceServices): WeeklyRunDeps {
   return {
     client: s.insight.client,
     logger: s.logger,
@@ -203,7 +205,7 @@ export function weeklyRunDeps(s: Services): WeeklyRunDeps {
   };
 }
 
-export function reconcilerDeps(s: Services): ReconcilerDeps {
+export function reconcilerDeps(s: WorkspaceServices): ReconcilerDeps {
   const { lookup: _lookup, ...route } = routeDeps(s);
   return {
     intervalSeconds: s.config.reconcileIntervalSeconds,
@@ -222,11 +224,11 @@ export function reconcilerDeps(s: Services): ReconcilerDeps {
   };
 }
 
-export function alertsCommandDeps(s: Services): AlertsCommandDeps {
+export function alertsCommandDeps(s: WorkspaceServices): AlertsCommandDeps {
   return { insight: s.insight.client, reportInsightError: s.reportInsightError, alerts: s.alerts };
 }
 
-export function alertsEvalDeps(s: Services): AlertsEvalDeps {
+export function alertsEvalDeps(s: WorkspaceServices): AlertsEvalDeps {
   return {
     settings: s.alerts,
     insight: s.insight.client,
@@ -240,4 +242,28 @@ export function alertsEvalDeps(s: Services): AlertsEvalDeps {
     reportInsightError: s.reportInsightError,
     logger: s.logger,
   };
+}
+
+/** The relay's deps in one workspace: its routing, message deliveries and Slack jobs. */
+export function relayDeps(s: WorkspaceServices): RelayDeps {
+  return {
+    route: routeDeps(s),
+    messages: messageRouteDeps(s),
+    health: s.health,
+    isRepeat: repeatCheck(s.redis, s.keys),
+    slackOut: slackOutDeps(s),
+    deliveriesQueue: () => s.queues.deliveries,
+  };
+}
+
+export function weeklyFeatureDeps(s: WorkspaceServices): WeeklyFeatureDeps {
+  return { command: weeklyCommandDeps(s), run: weeklyRunDeps(s), schedules: s.schedules };
+}
+
+export function digestFeatureDeps(s: WorkspaceServices): DigestFeatureDeps {
+  return { command: digestCommandDeps(s), flush: digestFlushDeps(s), schedules: s.digest.schedules };
+}
+
+export function alertsFeatureDeps(s: WorkspaceServices): AlertsFeatureDeps {
+  return { command: alertsCommandDeps(s), evaluate: alertsEvalDeps(s) };
 }

@@ -1,37 +1,29 @@
-import type { Feature } from "../feature.js";
 import type { Logger } from "../log.js";
-import type { Workspaces } from "./workspaces.js";
+import type { AppWorkspace } from "./app-workspace.js";
+import type { Deployment } from "./deployment.js";
 
 /**
- * At start of the scheduler role: each feature's per-channel job schedulers (weekly summaries,
- * digest periods) are made to match what is stored. With many workspaces each one's schedules
- * are its own (its state, its view of the shared queues), so this runs inside each installed
- * workspace in turn. Never fatal: the schedulers already in Redis keep firing, and the next
- * start checks again.
+ * At start of the scheduler role: each workspace's per-channel job schedulers (weekly summaries,
+ * digest periods) are made to match what it stores, one workspace after another. Never fatal:
+ * the schedulers already in Redis keep firing, and the next start checks again.
  */
-export async function reassertSchedules<C>(
-  features: readonly Feature<C>[],
-  logger: Logger,
-  workspaces?: Workspaces,
-): Promise<void> {
-  const withSchedules = features.filter((f) => f.reassertSchedules);
+export async function reassertSchedules(d: Deployment, logger: Logger): Promise<void> {
+  const withSchedules = d.features.filter((f) => f.reassertSchedules);
   if (withSchedules.length === 0) return;
-  const reassertAll = async (log: Logger) => {
+  const reassertAll = async (ws: AppWorkspace) => {
     for (const f of withSchedules) {
       try {
-        const r = await f.reassertSchedules?.();
+        const r = await f.reassertSchedules?.(ws);
         if (r && (r.restored.length > 0 || r.removed.length > 0))
-          log.info(r, `${f.name} schedules re-asserted`);
+          ws.logger.info(r, `${f.name} schedules re-asserted`);
       } catch (err) {
-        log.warn({ err }, `could not check ${f.name} schedules`);
+        ws.logger.warn({ err }, `could not check ${f.name} schedules`);
       }
     }
   };
-  if (!workspaces) return reassertAll(logger);
   try {
-    await workspaces.forEach(
-      (id) => reassertAll(logger.child({ workspace: id })),
-      (id, err) => logger.warn({ err, workspace: id }, "could not check this workspace's schedules"),
+    await d.workspaces.each(reassertAll, (id, err) =>
+      logger.warn({ err, workspace: id }, "could not check this workspace's schedules"),
     );
   } catch (err) {
     // The list of workspaces could not be read (Redis down at start).

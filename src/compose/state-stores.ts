@@ -2,7 +2,7 @@ import { AlertSettingsStore } from "../alerts/settings-store.js";
 import { PendingDigestStore } from "../digest/pending-store.js";
 import { DigestSchedules } from "../digest/schedules.js";
 import { JOB_DEFAULTS } from "../jobs/retry-policy.js";
-import type { Queues } from "../jobs/queue-registry.js";
+import type { WorkspaceQueues } from "../workspaces/workspace-queues.js";
 import { ChannelThrottle } from "../slack/outbound/channel-throttle.js";
 import { DeliveryHealthStore } from "../store/delivery-health.js";
 import type { StateKeys } from "../store/keys.js";
@@ -13,14 +13,14 @@ import { SubscriptionStore } from "../store/subscriptions.js";
 import { TriageStore } from "../store/triage.js";
 import { WeeklySchedules } from "../weekly/schedules.js";
 
-/**
- * The stores of one Redis prefix (the deployment's, or one workspace's): built the same way for
- * a single-workspace deployment (build-services.ts) and for each workspace (workspaces.ts).
- */
+/** The stores of one workspace, over its keys (workspace-services.ts). */
+export type StateStores = ReturnType<typeof stateStores>;
+
+/** The stores of one workspace's Redis prefix (the deployment's own, for the single workspace). */
 export function stateStores(o: {
   redis: RedisClient;
   keys: StateKeys;
-  queues: Pick<Queues, "weekly" | "digest">;
+  queues: Pick<WorkspaceQueues, "weekly" | "digest">;
   defaultTimezone: string;
   channelGapMs?: number | undefined;
 }) {

@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { connectionBlocks, type ConnectDeps } from "../slack/actions/connect-actions.js";
+import type { ConnectDeps } from "../workspaces/connect-actions.js";
 import { publishHome } from "../slack/home/publish-home.js";
 import { workspacePrefix } from "../store/keys.js";
 import { withTimeout } from "../store/redis.js";
@@ -9,41 +9,21 @@ import { DeliveryIngest } from "../webhooks/ingest.js";
 import { Spool } from "../webhooks/spool.js";
 import { classifyDelivery } from "../intake/classify-delivery.js";
 import { UnroutedDeliveries, type WebhookIngest } from "../webhooks/unrouted.js";
-import { listWorkspaceAdmins, workspaceAdmins } from "../workspaces/admins.js";
+import { workspaceAdmins } from "../workspaces/admins.js";
 import { checkInsightKey } from "../workspaces/check-key.js";
 import { secretHash, type ConnectionStore } from "../workspaces/connection-store.js";
 import type { RemoveWorkspaceDeps } from "../workspaces/lifecycle.js";
 import type { WorkspaceRow } from "../admin/workspaces-page.js";
 import { waitingByWorkspace } from "../workspaces/queue-depth.js";
 import type { Services } from "./build-services.js";
-import { statusDeps } from "./narrow-deps.js";
-import { Workspaces } from "./workspaces.js";
+import type { Workspaces } from "../workspaces/workspaces.js";
+import type { AppWorkspace } from "./app-workspace.js";
+import { commandsDeps } from "./narrow-deps.js";
 
-type Installs = NonNullable<Services["installs"]>;
+export type Installs = NonNullable<Services["installs"]>;
 
 /** How long a web process trusts a secret it has seen without asking Redis again. */
 const SECRET_CACHE_MS = 30_000;
-
-/** The deployment's workspaces: installed ones, with their token and (once connected) their key. */
-export function multiWorkspaces(s: Services): Workspaces {
-  const installs = s.installs;
-  if (!installs) throw new Error("multi-workspace mode needs the installation store");
-  return new Workspaces(
-    s,
-    async (id) => {
-      const botToken = await installs.installations.botToken(id);
-      if (!botToken) return undefined;
-      const conn = await installs.connections.get(id);
-      return { id, botToken, insight: conn ? { apiKey: conn.apiKey, baseUrl: conn.baseUrl } : undefined };
-    },
-    async () => (await installs.installations.list()).map((w) => w.id),
-    listWorkspaceAdmins({
-      adminUserIds: s.config.adminUserIds,
-      apiUrl: s.config.slack.apiUrl,
-      botToken: (id) => installs.installations.botToken(id),
-    }),
-  );
-}
 
 /** How long a secret lookup may take before the delivery is kept unrouted instead. */
 const LOOKUP_TIMEOUT_MS = 1_000;
@@ -61,7 +41,7 @@ const LOOKUP_TIMEOUT_MS = 1_000;
 export function workspaceIngests(
   s: Services,
   connections: Pick<ConnectionStore, "workspaceForSecretHash">,
-  workspaces: Workspaces,
+  workspaces: Workspaces<AppWorkspace>,
   receiver: Receiver,
 ): (presented: string) => Promise<WebhookIngest | undefined> {
   const bySecret = new Map<string, { id: string; ingest: DeliveryIngest; until: number }>();
@@ -141,8 +121,7 @@ export function workspaceIngests(
 export function connectDeps(
   s: Services,
   installs: Installs,
-  workspaces: Workspaces,
-  help: readonly { usage: string; summary: string }[] = [],
+  workspaces: Workspaces<AppWorkspace>,
 ): ConnectDeps {
   const { config, logger } = s;
   const deps: ConnectDeps = {
@@ -162,20 +141,10 @@ export function connectDeps(
     }),
     fixedBaseUrl: config.insight.baseUrl || undefined,
     publicUrl: config.publicUrl,
+    // The workspace as it is now (rebuilt after the change), with its own Home deps.
     refreshHome: async (id, userId) => {
       const ws = await workspaces.get(id);
-      if (!ws) return;
-      const home = {
-        ...statusDeps(ws),
-        slack: ws.slack,
-        triage: ws.triage,
-        refs: ws.refs,
-        adminUserIds: config.adminUserIds,
-        timeZoneOf: ws.digest.timeZoneOf,
-        homeTop: (u: string) => connectionBlocks(deps, id, u),
-      };
-      // The same quick help as any Home: Connect must not shrink it.
-      await publishHome(home, userId, { help });
+      if (ws) await publishHome(commandsDeps(ws), userId);
     },
     changed: (id) => workspaces.forget(id),
     logger,
@@ -184,7 +153,11 @@ export function connectDeps(
 }
 
 /** What removing a workspace (uninstall, revoked token) needs. */
-export function lifecycleDeps(s: Services, installs: Installs, workspaces: Workspaces): RemoveWorkspaceDeps {
+export function lifecycleDeps(
+  s: Services,
+  installs: Installs,
+  workspaces: Workspaces<AppWorkspace>,
+): RemoveWorkspaceDeps {
   return {
     redis: s.redis,
     prefixOf: (id) => workspacePrefix(s.config.redis.prefix, id),
@@ -215,7 +188,7 @@ export function lifecycleDeps(s: Services, installs: Installs, workspaces: Works
 export async function workspaceRows(
   s: Services,
   installs: Installs,
-  workspaces: Workspaces,
+  workspaces: Workspaces<AppWorkspace>,
 ): Promise<WorkspaceRow[]> {
   const [installed, waiting] = await Promise.all([
     installs.installations.list(),

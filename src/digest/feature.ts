@@ -10,8 +10,6 @@ export interface DigestFeatureDeps {
   command: DigestCommandDeps;
   flush: DigestFlushDeps;
   schedules: Pick<DigestSchedules, "reassert">;
-  /** Channels flushed at once by one worker process; default 4. */
-  workerConcurrency?: number;
 }
 
 /**
@@ -19,18 +17,21 @@ export interface DigestFeatureDeps {
  * scheduler role a check that the period job schedulers match the subscriptions. Threads reach
  * the pending sets through routing (jobs/route-thread-event.ts, with `digestIntake`).
  */
-export function digestFeature(deps: DigestFeatureDeps): Feature<Subcommand> {
+export function digestFeature(
+  o: { workerConcurrency?: number } = {},
+): Feature<DigestFeatureDeps, Subcommand> {
   return {
     name: "digest",
-    subcommands: [digestCommand(deps.command)],
+    subcommands: (deps) => [digestCommand(deps.command)],
     workers: [
       {
         queue: QUEUE_NAMES.digest,
-        processor: (job: Job<DigestJob>) => flushDigest(job, deps.flush),
-        concurrency: deps.workerConcurrency ?? 4,
+        processor: (deps) => (job: Job<DigestJob>) => flushDigest(job, deps.flush),
+        // Channels flushed at once by one worker process.
+        concurrency: o.workerConcurrency ?? 4,
       },
     ],
-    // Logged by the root, which runs it in each workspace when there are many.
-    reassertSchedules: () => deps.schedules.reassert(),
+    // Logged by the root, which runs it for each workspace.
+    reassertSchedules: (deps) => deps.schedules.reassert(),
   };
 }

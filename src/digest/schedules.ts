@@ -1,4 +1,5 @@
-import type { JobsOptions, Queue } from "bullmq";
+import type { JobsOptions } from "bullmq";
+import type { JobSchedulers } from "../jobs/job-schedulers.js";
 import type { RedisClient as Redis } from "../store/redis.js";
 import { digestCron } from "../domain/digest-batch.js";
 import { DIGEST_PERIODS, deliveryOf, type DigestEvery, type Subscription } from "../domain/subscription.js";
@@ -21,7 +22,7 @@ function parseSchedulerId(id: string): { channelId: string; every: DigestEvery }
 
 export interface DigestSchedulesDeps {
   /** The digest queue (a getter: see `healingQueue`). */
-  queue: () => Queue<DigestJob>;
+  queue: () => JobSchedulers<DigestJob>;
   redis: Redis;
   keys: Pick<StateKeys, "digestScheduled">;
   /** The channel's zone: its weekly schedule's, else DEFAULT_TIMEZONE. */

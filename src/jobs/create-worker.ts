@@ -1,5 +1,4 @@
-import { Worker, type Queue } from "bullmq";
-import type { QueueWorker } from "../feature.js";
+import { Worker, type Processor, type Queue, type WorkerOptions } from "bullmq";
 import type { Logger } from "../log.js";
 import type { Metrics } from "../metrics.js";
 import { createRedis, withTimeout, type RedisClient, type RedisTarget } from "../store/redis.js";
@@ -15,6 +14,15 @@ export interface WorkerTuning {
   errorWindowMs?: number;
   /** How long a closing worker waits for its active jobs before it is forced (default 10 s). */
   closeGraceMs?: number;
+}
+
+/** One queue's worker, its processor resolved (the root's, which finds each job's workspace). */
+export interface WorkerSpec {
+  /** The BullMQ name of the queue (one shard). */
+  queue: string;
+  processor: Processor;
+  concurrency: number;
+  settings?: WorkerOptions["settings"];
 }
 
 export interface WorkerContext {
@@ -47,7 +55,7 @@ async function closeWorker(worker: Worker, logger: Logger, graceMs = 10_000): Pr
  * outcome, and a log line per failed job (job id, attempts, the error with its stack) and per
  * worker error.
  */
-function createWorker(spec: QueueWorker, ctx: WorkerContext, connection: RedisClient): Worker {
+function createWorker(spec: WorkerSpec, ctx: WorkerContext, connection: RedisClient): Worker {
   const { logger, metrics, tuning = {} } = ctx;
   const worker = new Worker(spec.queue, spec.processor, {
     connection,
@@ -80,7 +88,7 @@ export interface StartedWorkers {
  * Lua scripts (idle heap, and connections that grow with queue shards).
  */
 export function startWorkers(
-  specs: readonly QueueWorker[],
+  specs: readonly WorkerSpec[],
   ctx: WorkerContext,
   queueOf: (name: string) => Queue | undefined,
 ): StartedWorkers {

@@ -57,7 +57,7 @@ export interface DeliveryBatchJob {
 }
 
 /** What the deliveries queue holds: one delivery, or a batch of them. */
-export type DeliveriesJob = DeliveryJob | DeliveryBatchJob;
+export type DeliveriesJob = (DeliveryJob | DeliveryBatchJob) & WorkspaceStamp;
 
 export const isDeliveryBatch = (data: DeliveriesJob): data is DeliveryBatchJob => "batch" in data;
 
@@ -79,7 +79,7 @@ export const deliveriesOf = (data: DeliveriesJob): DeliveryJob[] =>
  * One Slack effect. Digests carry the domain object; rendering happens at send time. Cards,
  * replies and DMs carry only ids: what they show is read when their turn comes.
  */
-export type SlackJob =
+export type SlackJob = (
   | {
       kind: "digest";
       channelId: string;
@@ -114,19 +114,21 @@ export type SlackJob =
       card?: { channel: string; ts: string };
       slotAt?: number;
     }
-  | { kind: "notice"; channelId: string; text: string; slotAt?: number };
+  | { kind: "notice"; channelId: string; text: string; slotAt?: number }
+) &
+  WorkspaceStamp;
 
 /** The kinds of Slack job: each has its own handler (jobs/slack-jobs/). */
 export type SlackJobKind = SlackJob["kind"];
 
 /** A later look at the listing for a thread whose digest went out without sentiment. */
-export interface RefreshJob {
+export interface RefreshJob extends WorkspaceStamp {
   event: ThreadEvent;
   attempt: number;
 }
 
 /** A job of the `weekly` queue: one channel's summary. */
-export interface WeeklyJob {
+export interface WeeklyJob extends WorkspaceStamp {
   channelId: string;
   trigger: "schedule" | "now";
   /** The zone dates are shown in (and a scheduled run's week is named in). */
@@ -138,7 +140,7 @@ export interface WeeklyJob {
 export type ReconcileJob = Record<string, never>;
 
 /** A job of the `digest` queue: flush one channel's pending digest (a period's end, or `digest now`). */
-export interface DigestJob {
+export interface DigestJob extends WorkspaceStamp {
   channelId: string;
   trigger: "schedule" | "now";
   /** The period a scheduled job flushes (the subscriptions in digest mode with this `every`). */

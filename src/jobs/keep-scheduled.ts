@@ -1,6 +1,9 @@
 import type { Queue } from "bullmq";
 import type { Logger } from "../log.js";
 
+/** The deployment queue a repeating job is scheduled on. */
+export type ScheduledQueue = Pick<Queue, "upsertJobScheduler">;
+
 /** How long to wait before setting a schedule again when Redis did not take it. */
 const RETRY_SETUP_MS = 30_000;
 
@@ -11,7 +14,7 @@ const RETRY_SETUP_MS = 30_000;
  */
 export async function keepScheduled(o: {
   /** A getter: see `healingQueue`. */
-  queue: () => Queue;
+  queue: () => ScheduledQueue;
   schedulerId: string;
   name: string;
   everyMs: number;

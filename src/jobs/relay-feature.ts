@@ -1,10 +1,6 @@
 import type { Job } from "bullmq";
 import type { Feature } from "../feature.js";
 import type { DeliveryHealthStore } from "../store/delivery-health.js";
-import { limitPerQueue } from "./limit-per-queue.js";
-import { processDeliveryBatch, splitDeliveryBatch } from "./process-batch.js";
-import { processDelivery, type ProcessDeliveryDeps } from "./process-delivery.js";
-import { cappedBackoff } from "./retry-policy.js";
 import {
   isDeliveryBatch,
   QUEUE_NAMES,
@@ -14,6 +10,10 @@ import {
   type RefreshJob,
   type SlackJob,
 } from "./job-types.js";
+import { limitPerQueue } from "./limit-per-queue.js";
+import { processDeliveryBatch, splitDeliveryBatch } from "./process-batch.js";
+import { processDelivery, type ProcessDeliveryDeps } from "./process-delivery.js";
+import { cappedBackoff } from "./retry-policy.js";
 import type { MessageRouteDeps } from "./route-message-event.js";
 import { routeThreadEvent, type RouteDeps } from "./route-thread-event.js";
 import { sendNowOrQueue } from "./send-now.js";
@@ -21,7 +21,8 @@ import { queuedAttempt } from "./slack-jobs/attempt.js";
 import type { SlackJobDeps } from "./slack-jobs/deps.js";
 import { processSlackJob } from "./slack-jobs/process-slack-job.js";
 
-export interface RelayFeatureDeps {
+/** One workspace's relay: its routing, its message deliveries, its Slack jobs. */
+export interface RelayDeps {
   route: RouteDeps;
   /** chatmessage-crud: counts edits and replies under cards. */
   messages: MessageRouteDeps;
@@ -32,6 +33,9 @@ export interface RelayFeatureDeps {
   slackOut: SlackJobDeps;
   /** Where a delivery that failed in a batch job goes again, as a job of its own. */
   deliveriesQueue: () => Producer<DeliveriesJob>;
+}
+
+export interface RelayOptions {
   /**
    * Cards go at once when their channel's turn is now (send-now.ts). Off with many workspaces:
    * there the Slack queue's fair turns keep one workspace's flood from holding back another's
@@ -47,43 +51,46 @@ export interface RelayFeatureDeps {
  * channel's turn: a card at once when the turn is now, anything else through the Slack queue.
  * Workers only; the receiver that feeds them is the web role's.
  */
-export function relayFeature<Command>(deps: RelayFeatureDeps): Feature<Command> {
-  const c = deps.concurrency ?? {};
-  const route: RouteDeps = deps.sendAtOnce
-    ? {
-        ...deps.route,
-        slackQueue: sendNowOrQueue({
-          slackOut: deps.slackOut,
-          slackQueue: deps.route.slackQueue,
-          logger: deps.route.logger,
-        }),
-      }
-    : deps.route;
-  const processing: ProcessDeliveryDeps = {
-    ...route,
-    health: deps.health,
-    messages: deps.messages,
-    ...(deps.isRepeat ? { isRepeat: deps.isRepeat } : {}),
-  };
+export function relayFeature<Command>(o: RelayOptions): Feature<RelayDeps, Command> {
+  const c = o.concurrency ?? {};
+  const routeOf = (deps: RelayDeps): RouteDeps =>
+    o.sendAtOnce
+      ? {
+          ...deps.route,
+          slackQueue: sendNowOrQueue({
+            slackOut: deps.slackOut,
+            slackQueue: deps.route.slackQueue,
+            logger: deps.route.logger,
+          }),
+        }
+      : deps.route;
   // Deliveries in flight at once in each shard's worker, in jobs of one delivery and in batch
-  // jobs alike (as fifty jobs of one delivery were): a batch is one job to BullMQ, and fifty
-  // batches at once must not make thousands of Slack calls at once.
+  // jobs alike (as fifty jobs of one delivery were), whatever workspace they are of: a batch is
+  // one job to BullMQ, and fifty batches at once must not make thousands of Slack calls at once.
   const inFlight = limitPerQueue(c.deliveries ?? 50);
-  const processIn = (queue: string) => (delivery: DeliveryJob) =>
-    inFlight(queue)(() => processDelivery(delivery, processing));
   return {
     name: "relay",
     workers: [
       {
         queue: QUEUE_NAMES.deliveries,
-        processor: (job: Job<DeliveriesJob>) => {
-          const process = processIn(job.queueName);
-          if (!isDeliveryBatch(job.data)) return process(job.data);
-          const batchDeps = { process, deliveriesQueue: deps.deliveriesQueue, logger: deps.route.logger };
-          // Its second run (a stall, a failure): split, so that no batch is ever cut short twice.
-          return job.attemptsStarted > 1
-            ? splitDeliveryBatch(job.data.batch, batchDeps, job.id)
-            : processDeliveryBatch(job.data.batch, batchDeps);
+        processor: (deps) => {
+          const processing: ProcessDeliveryDeps = {
+            ...routeOf(deps),
+            health: deps.health,
+            messages: deps.messages,
+            ...(deps.isRepeat ? { isRepeat: deps.isRepeat } : {}),
+          };
+          const processIn = (queue: string) => (delivery: DeliveryJob) =>
+            inFlight(queue)(() => processDelivery(delivery, processing));
+          return (job: Job<DeliveriesJob>) => {
+            const process = processIn(job.queueName);
+            if (!isDeliveryBatch(job.data)) return process(job.data);
+            const batchDeps = { process, deliveriesQueue: deps.deliveriesQueue, logger: deps.route.logger };
+            // Its second run (a stall, a failure): split, so that no batch is ever cut short twice.
+            return job.attemptsStarted > 1
+              ? splitDeliveryBatch(job.data.batch, batchDeps, job.id)
+              : processDeliveryBatch(job.data.batch, batchDeps);
+          };
         },
         // A delivery's job also sends its card (send-now.ts): it mostly waits on Slack and Redis.
         // Fifty at once keep a burst moving (bench:pipeline: every card with its sentiment in
@@ -93,16 +100,19 @@ export function relayFeature<Command>(deps: RelayFeatureDeps): Feature<Command> 
       {
         queue: QUEUE_NAMES.refresh,
         // Any listing read after this refresh fell due serves it: refreshes that fall due together share one read.
-        processor: (job: Job<RefreshJob>) =>
-          routeThreadEvent(job.data.event, route, {
-            notBeforeMs: job.timestamp + (job.opts.delay ?? 0),
-            attempt: job.data.attempt,
-          }),
+        processor: (deps) => {
+          const route = routeOf(deps);
+          return (job: Job<RefreshJob>) =>
+            routeThreadEvent(job.data.event, route, {
+              notBeforeMs: job.timestamp + (job.opts.delay ?? 0),
+              attempt: job.data.attempt,
+            });
+        },
         concurrency: c.refresh ?? 4,
       },
       {
         queue: QUEUE_NAMES.slack,
-        processor: (job: Job<SlackJob>, token?: string) =>
+        processor: (deps) => (job: Job<SlackJob>, token?: string) =>
           processSlackJob(queuedAttempt(job, token), deps.slackOut),
         concurrency: c.slack ?? 8,
         settings: { backoffStrategy: (n: number) => cappedBackoff(n) },

@@ -1,8 +1,9 @@
-import type { IntakeHead } from "../intake/view.js";
-import type { WorkerProbe } from "../jobs/worker-health.js";
+import { intakeHead, type IntakeHead } from "../intake/view.js";
+import type { WorkerHealth, WorkerProbe } from "../jobs/worker-health.js";
+import type { StateKeys } from "../store/keys.js";
 import type { Logger } from "../log.js";
 import { durationText, plural } from "../slack/render/wording.js";
-import { withTimeout } from "../store/redis.js";
+import { withTimeout, type RedisClient } from "../store/redis.js";
 import type { OpsNotifier } from "./ops-notifier.js";
 
 import { INTAKE_STALLED, SPOOL_GROWING, WORKERS_CANNOT_FETCH } from "./incidents.js";
@@ -224,4 +225,45 @@ export function startHealthWatch(deps: HealthWatchDeps, intervalMs = 15_000): ()
     // A look in flight ends within its bounds; shutdown does not wait for more than that.
     await withTimeout(running, STOP_WAIT_MS, "health watch").catch(() => undefined);
   };
+}
+
+/** What one process's watch looks at: whichever of its parts run here. */
+export interface ProcessWatchParts {
+  redis: Pick<RedisClient, "ping" | "llen" | "lindex">;
+  keys: Pick<StateKeys, "intake" | "intakeMoving">;
+  /** The workers this process runs (worker roles). */
+  workers?: Pick<WorkerHealth, "probe"> | undefined;
+  /** The receiver's spool (web role). */
+  spool?: { sizeOnDisk(): Promise<number> } | undefined;
+  ops: Pick<OpsNotifier, "alert" | "resolve">;
+  logger: Logger;
+  intakeStalledMs?: number | undefined;
+  intervalMs?: number | undefined;
+}
+
+/**
+ * The one way a process's health watch is started (start-roles, tests): workers that cannot
+ * fetch, a spool that only grows while Redis answers, or deliveries that do not leave the intake
+ * go to the ops channel. Every process looks at the intake: with no worker role running
+ * anywhere, a web process is the one that can tell. Each look is bounded.
+ */
+export function startProcessWatch(p: ProcessWatchParts): () => Promise<void> {
+  return startHealthWatch(
+    {
+      sample: async () => ({
+        workers: p.workers ? await p.workers.probe() : undefined,
+        redisAnswers: await withTimeout(p.redis.ping(), 900, "Redis").then(
+          () => true,
+          () => false,
+        ),
+        spool: p.spool ? await p.spool.sizeOnDisk() : undefined,
+        intake: await withTimeout(intakeHead(p.redis, p.keys), 900, "Redis").catch(() => undefined),
+        atMs: Date.now(),
+      }),
+      ops: p.ops,
+      logger: p.logger,
+      ...(p.intakeStalledMs ? { intakeStalledMs: p.intakeStalledMs } : {}),
+    },
+    p.intervalMs,
+  );
 }

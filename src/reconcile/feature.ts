@@ -1,23 +1,27 @@
-import type { Queue } from "bullmq";
 import type { Feature } from "../feature.js";
-import { QUEUE_NAMES, type ReconcileJob } from "../jobs/job-types.js";
-import { keepScheduled } from "../jobs/keep-scheduled.js";
+import { QUEUE_NAMES } from "../jobs/job-types.js";
+import { keepScheduled, type ScheduledQueue } from "../jobs/keep-scheduled.js";
 import type { Logger } from "../log.js";
 import type { Reconciler } from "./reconciler.js";
 
 export const RECONCILE_SCHEDULER_ID = "reconcile";
 
+/** One workspace's reconciler. */
 export interface ReconcileFeatureDeps {
   reconciler: Pick<Reconciler, "run">;
-  /** A getter: see `healingQueue`. */
-  queue: () => Queue<ReconcileJob>;
+}
+
+export interface ReconcileOptions {
+  /** The deployment's reconcile queue, where its one job scheduler lives (a getter: see `healingQueue`). */
+  queue: () => ScheduledQueue;
   /** RECONCILE_INTERVAL, in seconds. */
   intervalSeconds: number;
   logger: Logger;
 }
 
 /**
- * Rule 9: runs the reconciler every RECONCILE_INTERVAL seconds in the scheduler role.
+ * Rule 9: runs the reconciler every RECONCILE_INTERVAL seconds in the scheduler role, for each
+ * workspace connected to a service.
  *
  * Why a BullMQ job scheduler rather than a timer: the schedule lives in Redis, so several
  * scheduler processes upserting it make one job per interval between them (not one each),
@@ -26,7 +30,7 @@ export interface ReconcileFeatureDeps {
  * processes never read the API for it. A run that outlasts the interval could still meet the
  * next job in another process: the Reconciler's own Redis lock makes that one skip.
  */
-export function reconcileFeature<Command>(deps: ReconcileFeatureDeps): Feature<Command> {
+export function reconcileFeature<Command>(o: ReconcileOptions): Feature<ReconcileFeatureDeps, Command> {
   return {
     name: "reconcile",
     workers: [
@@ -34,7 +38,7 @@ export function reconcileFeature<Command>(deps: ReconcileFeatureDeps): Feature<C
         queue: QUEUE_NAMES.reconcile,
         role: "scheduler",
         concurrency: 1,
-        processor: async () => {
+        eachWorkspace: async (deps) => {
           const r = await deps.reconciler.run();
           return { ran: r.ran, sent: r.sent, deferred: r.deferred, incident: r.incident ?? null };
         },
@@ -42,12 +46,12 @@ export function reconcileFeature<Command>(deps: ReconcileFeatureDeps): Feature<C
     ],
     startScheduler: () =>
       keepScheduled({
-        queue: deps.queue,
+        queue: o.queue,
         schedulerId: RECONCILE_SCHEDULER_ID,
         name: "reconcile",
-        everyMs: deps.intervalSeconds * 1000,
+        everyMs: o.intervalSeconds * 1000,
         what: "reconciler",
-        logger: deps.logger,
+        logger: o.logger,
       }),
   };
 }

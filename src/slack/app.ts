@@ -1,7 +1,6 @@
-import { App, ExpressReceiver, type ExpressReceiverOptions } from "@slack/bolt";
+import { App, ExpressReceiver, type Context, type ExpressReceiverOptions } from "@slack/bolt";
 import express, { type Application, type Router } from "express";
 import type { Logger } from "../log.js";
-import { workspaceIdOf } from "../workspaces/installation-store.js";
 import { slackSdkLogger } from "./client.js";
 import type { CommandRouter } from "./commands/router.js";
 
@@ -23,14 +22,16 @@ export interface SlackAppDeps {
   logger: Logger;
   /** Scrubbed from the Bolt SDK's own log lines. */
   secrets: string[];
-  commands: CommandRouter;
+  /** The `/insight` subcommands of the request's workspace (resolved by `resolveWorkspace`). */
+  commandsOf: (context: Context) => CommandRouter;
   /** Mounted ahead of Bolt's route: health, metrics, the admin page. */
   routes: Router[];
   /**
-   * Multi-workspace mode: runs each request's listeners as work of its workspace (team id, or
-   * enterprise id for org-wide installs); false when that workspace is not installed.
+   * Resolves each request's workspace first (its team, or its org for org-wide installs; the one
+   * workspace when there is one) and keeps it on Bolt's `context` for the listeners; false when
+   * that workspace is not installed, and the request goes no further.
    */
-  enterWorkspace?: (workspaceId: string, next: () => Promise<void>) => Promise<boolean>;
+  resolveWorkspace: (context: Context) => Promise<boolean>;
   /** Registers interactivity (buttons, modals) and events; added by the features that own them. */
   extend?: (app: App) => void;
 }
@@ -70,17 +71,15 @@ export function createSlackApp(deps: SlackAppDeps): SlackAppParts {
     tokenVerificationEnabled: false,
   });
 
-  const enter = deps.enterWorkspace;
-  if (enter) {
-    app.use(async ({ context, next, logger: boltLogger }) => {
-      const id = workspaceIdOf(context);
-      if (!id || !(await enter(id, next))) boltLogger.debug("request of a workspace that is not installed");
-    });
-  }
+  app.use(async ({ context, next, logger: boltLogger }) => {
+    if (await deps.resolveWorkspace(context)) await next();
+    else boltLogger.debug("request of a workspace that is not installed");
+  });
 
-  app.command("/insight", async ({ ack, command, respond }) => {
+  app.command("/insight", async ({ ack, command, respond, context }) => {
     await ack();
-    void deps.commands
+    void deps
+      .commandsOf(context)
       .dispatch(command.text ?? "", {
         userId: command.user_id,
         channelId: command.channel_id,

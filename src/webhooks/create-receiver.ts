@@ -69,7 +69,8 @@ export async function openReceiver(o: {
   spoolDir: string;
   logger: Logger;
   metrics: Metrics;
-  health: DeliveryHealthStore;
+  /** Where dead letters go; default: the deployment's own, over the receiver's connection. */
+  health?: DeliveryHealthStore;
 }): Promise<Receiver> {
   const redis = createRedis({ url: o.redisUrl, clusterNodes: o.clusterNodes }, "command", o.logger);
   // Give the connection a moment before listening, so the first deliveries are recorded
@@ -89,7 +90,7 @@ export async function openReceiver(o: {
     spool: new Spool(o.spoolDir, o.logger),
     logger: o.logger,
     metrics: o.metrics,
-    health: o.health,
+    ...(o.health ? { health: o.health } : {}),
   });
   // Replay at start-up and whenever Redis comes back.
   const replay = () =>

@@ -1,6 +1,5 @@
-import type { Queue } from "bullmq";
 import type { RedisClient as Redis } from "../store/redis.js";
-import { jobId } from "../jobs/job-types.js";
+import { jobId, type Producer } from "../jobs/job-types.js";
 import { mayChangeConfig } from "../slack/authorize.js";
 import { escapeMrkdwn } from "../slack/mrkdwn.js";
 import type { CommandContext, Subcommand } from "../slack/commands/types.js";
@@ -17,7 +16,7 @@ export interface WeeklyCommandDeps {
   defaults: { cron: string; timeZone: string };
   /** Who may turn schedules on and off; empty: everyone. */
   adminUserIds: readonly string[];
-  queue: () => Queue<WeeklyJob>;
+  queue: () => Producer<WeeklyJob>;
   redis: Redis;
   /** Key that holds a channel's `weekly now` cool-down. */
   cooldownKey(channelId: string): string;

@@ -10,8 +10,6 @@ export interface WeeklyFeatureDeps {
   command: WeeklyCommandDeps;
   run: WeeklyRunDeps;
   schedules: Pick<WeeklySchedules, "reassert">;
-  /** Channels summarised at once by one worker process; default 2. */
-  workerConcurrency?: number;
 }
 
 /**
@@ -20,18 +18,21 @@ export interface WeeklyFeatureDeps {
  * schedules (`reassertSchedules`). The schedules themselves are BullMQ job schedulers, written
  * by `weekly on` directly: they live in Redis and fire whichever roles are up.
  */
-export function weeklyFeature(deps: WeeklyFeatureDeps): Feature<Subcommand> {
+export function weeklyFeature(
+  o: { workerConcurrency?: number } = {},
+): Feature<WeeklyFeatureDeps, Subcommand> {
   return {
     name: "weekly",
-    subcommands: [weeklyCommand(deps.command)],
+    subcommands: (deps) => [weeklyCommand(deps.command)],
     workers: [
       {
         queue: QUEUE_NAMES.weekly,
-        processor: (job: Job<WeeklyJob>) => runWeeklySummary(job, deps.run),
-        concurrency: deps.workerConcurrency ?? 2,
+        processor: (deps) => (job: Job<WeeklyJob>) => runWeeklySummary(job, deps.run),
+        // Channels summarised at once by one worker process.
+        concurrency: o.workerConcurrency ?? 2,
       },
     ],
-    // Logged by the root, which runs it in each workspace when there are many.
-    reassertSchedules: () => deps.schedules.reassert(),
+    // Logged by the root, which runs it for each workspace.
+    reassertSchedules: (deps) => deps.schedules.reassert(),
   };
 }

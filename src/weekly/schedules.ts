@@ -1,4 +1,5 @@
-import type { JobsOptions, Queue } from "bullmq";
+import type { JobsOptions } from "bullmq";
+import type { JobSchedulers } from "../jobs/job-schedulers.js";
 import type { RedisClient as Redis } from "../store/redis.js";
 import { jobId, type WeeklyJob } from "../jobs/job-types.js";
 
@@ -49,7 +50,7 @@ function parseStored(raw: string | null | undefined): StoredSchedule | undefined
 export class WeeklySchedules {
   constructor(
     /** The weekly queue (a getter: see `healingQueue`). */
-    private readonly queue: () => Queue<WeeklyJob>,
+    private readonly queue: () => JobSchedulers<WeeklyJob>,
     private readonly redis: Redis,
     private readonly hashKey: string,
     private readonly jobOptions: JobsOptions = {},

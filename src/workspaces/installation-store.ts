@@ -1,3 +1,4 @@
+import { workspaceIdOf } from "./workspace-id.js";
 import type { Installation, InstallationQuery, InstallationStore } from "@slack/bolt";
 import type { RedisClient as Redis } from "../store/redis.js";
 import type { InstallKeys } from "../store/keys.js";
@@ -11,18 +12,6 @@ export interface InstalledWorkspace {
   enterprise: boolean;
   installedAt: string;
   installerId: string;
-}
-
-/**
- * The workspace an installation or a Bolt query belongs to: the team, or the enterprise for an
- * org-wide install (one installation serves every team of the org).
- */
-export function workspaceIdOf(q: {
-  isEnterpriseInstall?: boolean | undefined;
-  enterpriseId?: string | undefined;
-  teamId?: string | undefined;
-}): string | undefined {
-  return q.isEnterpriseInstall && q.enterpriseId ? q.enterpriseId : q.teamId;
 }
 
 export class NoInstallationError extends Error {

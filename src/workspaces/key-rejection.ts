@@ -3,7 +3,7 @@ import type { Logger } from "../log.js";
 import type { StateKeys } from "../store/keys.js";
 import type { RedisClient as Redis } from "../store/redis.js";
 import { clearGate, OpsNotifier } from "../ops/ops-notifier.js";
-import { renderKeyRejectedDm } from "../slack/actions/connect-blocks.js";
+import { renderKeyRejectedDm } from "./connect-blocks.js";
 import type { ConnectionStore } from "./connection-store.js";
 
 /** What telling a workspace's admins about its refused Insight key needs. */

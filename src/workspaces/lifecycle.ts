@@ -1,8 +1,9 @@
 import type { App } from "@slack/bolt";
+import type { Feature } from "../feature.js";
 import type { Redis as OneRedis } from "ioredis";
 import { isCluster, type RedisClient as Redis } from "../store/redis.js";
 import type { Logger } from "../log.js";
-import { workspaceIdOf } from "./installation-store.js";
+import { workspaceIdOf } from "./workspace-id.js";
 
 export interface RemoveWorkspaceDeps {
   redis: Redis;
@@ -76,4 +77,9 @@ export function registerLifecycle(app: App, deps: RemoveWorkspaceDeps): void {
     // A revoked user token leaves the bot working; only the bot's matters here.
     if (id && (event.tokens.bot?.length ?? 0) > 0) await removeWorkspace(deps, id);
   });
+}
+
+/** A workspace that uninstalls the app, or revokes its token, is removed (many workspaces). */
+export function lifecycleFeature<D, Command>(deps: RemoveWorkspaceDeps): Feature<D, Command> {
+  return { name: "lifecycle", interactions: (app) => registerLifecycle(app, deps) };
 }

@@ -132,7 +132,7 @@ describe("alerts end to end: each fires once, quiet groups and young bases stay 
     expect(texts.some((t) => t.includes("Quiet corner") || t.includes("Brand new group"))).toBe(false);
 
     // Another scheduler (or a restart) evaluating the same moment posts nothing either.
-    const again = await evaluateAlerts(alertsEvalDeps(h.services), "another-scheduler");
+    const again = await evaluateAlerts(alertsEvalDeps(h.workspace), "another-scheduler");
     expect(again.posted).toBe(0);
     expect(again.groups).toBe(4);
 

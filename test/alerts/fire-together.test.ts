@@ -42,7 +42,7 @@ describe("alerts that fire together for a channel go out as one message", () => 
         isQuestionLed: false,
       });
     }
-    await h.services.alerts.put(CH, {
+    await h.workspace.alerts.put(CH, {
       groupId: group,
       groupName: "Release day",
       negativeSpike: true,
@@ -56,7 +56,7 @@ describe("alerts that fire together for a channel go out as one message", () => 
   });
 
   it("a negative spike and a volume spike of one evaluation: one message, each thread listed once", async () => {
-    const run = await evaluateAlerts(alertsEvalDeps(h.services), "test");
+    const run = await evaluateAlerts(alertsEvalDeps(h.workspace), "test");
     expect(run.posted).toBe(1);
     const posted = await h.slack.waitFor(() =>
       h.slack.messages(CH).length > 0 ? h.slack.messages(CH) : undefined,
@@ -75,7 +75,7 @@ describe("alerts that fire together for a channel go out as one message", () => 
     for (let i = 0; i < 6; i++) expect(text.split(`*Payments down ${i}*`).length - 1).toBe(1);
 
     // The next evaluation says nothing again: both conditions are still held.
-    expect((await evaluateAlerts(alertsEvalDeps(h.services), "test")).posted).toBe(0);
+    expect((await evaluateAlerts(alertsEvalDeps(h.workspace), "test")).posted).toBe(0);
     expect(h.slack.messages(CH)).toHaveLength(1);
   });
 });

@@ -149,7 +149,7 @@ export async function settleFlow(
   const readRefs = async () => {
     if (!sentiment) return;
     for (const t of flow.threads.values()) {
-      refs.set(t.id, (await h.services.refs.get(t.channel, t.id))?.hasSentiment === true);
+      refs.set(t.id, (await h.workspace.refs.get(t.channel, t.id))?.hasSentiment === true);
     }
   };
   await waitUntil(async () => {

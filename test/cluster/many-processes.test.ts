@@ -119,7 +119,7 @@ function scenario(label: string, cluster: boolean) {
 
   it(`${label}: every delivery 2xx, every digest once, the weekly schedule posts once, through a worker kill and a web restart`, async () => {
     // A weekly schedule that fires every 5 s: each firing is the same week, so one post.
-    await h.services.schedules.set({
+    await h.workspace.schedules.set({
       channelId: WEEKLY_CHANNEL,
       cron: "*/5 * * * * *",
       timeZone: "UTC",

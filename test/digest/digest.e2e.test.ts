@@ -18,7 +18,7 @@ const GROUP = SEED.groups.support;
 
 /** Follows a group in digest mode straight through the store. */
 async function followDigest(h: Harness, channel: string, every: DigestEvery, groupId = GROUP) {
-  await h.services.subscriptions.put({
+  await h.workspace.subscriptions.put({
     channelId: channel,
     groupId,
     groupName: h.emulator.store.group(groupId)?.name ?? "group",
@@ -73,11 +73,11 @@ describe("digest mode end to end: pending set, one batched message, digest now",
       "updated",
     );
     const settled = await waitUntil(async () => {
-      const p = await h.services.digest.pending.list(CH);
+      const p = await h.workspace.digest.pending.list(CH);
       return p.length === 2 && p.some((e) => e.digest.title === "Checkout 502 fixed by rollback");
     }, 15_000);
     expect(settled).toBe(true);
-    const pending = await h.services.digest.pending.list(CH);
+    const pending = await h.workspace.digest.pending.list(CH);
     const pa = pending.find((e) => e.digest.threadId === a.id);
     // Created then re-enriched twice in one period: one entry, new, in its latest state.
     expect(pa).toMatchObject({
@@ -111,7 +111,7 @@ describe("digest mode end to end: pending set, one batched message, digest now",
     const buttons = JSON.stringify(m.blocks).match(new RegExp(`"action_id":"${ACTIONS.viewMessages}"`, "g"));
     expect(buttons).toHaveLength(2);
 
-    expect(await waitUntil(async () => (await h.services.digest.pending.count(CH)) === 0, 5_000)).toBe(true);
+    expect(await waitUntil(async () => (await h.workspace.digest.pending.count(CH)) === 0, 5_000)).toBe(true);
     expect(batchesIn(h, CH)).toHaveLength(1);
 
     // Nothing pending any more: an ephemeral reply, no post.
@@ -172,7 +172,9 @@ describe("digest mode: a period crossing a worker restart", () => {
       title: "Docs typo on backups",
       sentiment: "neutral",
     });
-    expect(await waitUntil(async () => (await h.services.digest.pending.count(CH)) === 2, 15_000)).toBe(true);
+    expect(await waitUntil(async () => (await h.workspace.digest.pending.count(CH)) === 2, 15_000)).toBe(
+      true,
+    );
     const schedulerOf = () => h.services.queues.digest.getJobScheduler(digestSchedulerId(CH, "1h"));
     expect(await waitUntil(async () => (await schedulerOf()) !== undefined, 5_000)).toBe(true);
     expect((await schedulerOf())?.pattern).toBe("0 * * * *");
@@ -206,7 +208,7 @@ describe("digest mode: a period crossing a worker restart", () => {
     expect(text).not.toContain("New connector idea");
     expect(
       await waitUntil(async () => {
-        const p = await h.services.digest.pending.list(CH);
+        const p = await h.workspace.digest.pending.list(CH);
         return p.length === 1 && p[0]?.digest.threadId === c.id;
       }, 15_000),
     ).toBe(true);

@@ -14,6 +14,8 @@ import {
   type Services,
 } from "../../src/compose/build-services.js";
 import { startRoles, type RunningRoles } from "../../src/compose/start-roles.js";
+import type { AppWorkspace } from "../../src/compose/app-workspace.js";
+import { SINGLE_WORKSPACE_ID } from "../../src/workspaces/workspace-id.js";
 import { startSlackStandIn, type SlackStandIn } from "../../dev/slack-standin/server.js";
 import { dropPrefix, testRedisUrl, uniquePrefix } from "./redis.js";
 import { interactionBody, postSigned, slashCommandBody } from "./slack-signing.js";
@@ -40,6 +42,8 @@ export interface Harness {
   emulator: Emulator;
   slack: SlackStandIn;
   services: Services;
+  /** The single workspace (its stores, clients and subcommands); single-workspace harnesses only. */
+  workspace: AppWorkspace;
   running: RunningRoles;
   config: Config;
   baseUrl: string;
@@ -98,6 +102,7 @@ export async function startHarness(
   const logger = createLogger({ level: config.logLevel, destination: sink });
   const services = buildServices(config, logger, { ...FAST_TUNING, ...o.tuning });
   const running = await startRoles(services);
+  const single = await running.workspaces.get(SINGLE_WORKSPACE_ID);
   const baseUrl = `http://127.0.0.1:${running.port ?? 0}`;
   const webhookUrl = `${baseUrl}/webhooks/insight/${TEST_WEBHOOK_SECRET}`;
   if (o.registerWebhook !== false) {
@@ -108,6 +113,10 @@ export async function startHarness(
     emulator,
     slack,
     services,
+    get workspace(): AppWorkspace {
+      if (!single) throw new Error("this harness runs many workspaces: there is no single one");
+      return single;
+    },
     running,
     config,
     baseUrl,
@@ -150,7 +159,7 @@ export async function startHarness(
       const res = await h.command(`subscribe ${groupId}`, { channel });
       if (res.status !== 200) throw new Error(`subscribe answered ${res.status}`);
       await slack.waitFor(() => slack.responses.length > before, { timeoutMs: 5_000 });
-      const sub = await services.subscriptions.get(channel, groupId);
+      const sub = await h.workspace.subscriptions.get(channel, groupId);
       if (!sub) throw new Error(`subscribe did not record: ${JSON.stringify(slack.responses.at(-1)?.body)}`);
     },
     async stop() {

@@ -290,6 +290,7 @@ export function fakeCommandsDeps(over: Partial<CommandsDeps> = {}) {
   const triage = new FakeTriage();
   const cards = new FakeCards();
   const deps: CommandsDeps = {
+    help: () => [],
     triage,
     cards,
     refs: { get: async () => undefined },

@@ -15,7 +15,7 @@ import { createRedis } from "../../src/store/redis.js";
 import { recordReceipts } from "../../src/intake/receipts.js";
 import { classifyDelivery } from "../../src/intake/classify-delivery.js";
 import { formatIntakeEntry } from "../../src/intake/entry.js";
-import { stampQueue } from "../../src/workspaces/stamped-queue.js";
+import { workspaceDeliveries } from "../../src/workspaces/workspace-queues.js";
 import { dropPrefix, testRedisUrl, uniquePrefix } from "../helpers/redis.js";
 
 /**
@@ -96,7 +96,7 @@ describe("the intake pump", () => {
         redis,
         blocking: createRedis(testRedisUrl(), "blocking", silentLogger),
         keys,
-        deliveriesFor: (w) => (w ? stampQueue(deliveries, w) : deliveries),
+        deliveriesFor: (w) => (w ? workspaceDeliveries(deliveries, w, { ownIds: true }) : deliveries),
         receiptsFor: receiptBooks(redis, prefix),
         logger: silentLogger,
         ...o,

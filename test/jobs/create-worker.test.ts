@@ -26,7 +26,6 @@ describe("the worker factory", () => {
         { queue: QUEUE_NAMES.weekly, concurrency: 1, processor: async (job: Job) => job.data as unknown },
         {
           queue: QUEUE_NAMES.reconcile,
-          role: "scheduler",
           concurrency: 1,
           processor: async () => {
             throw new Error("reconcile pass blew up");

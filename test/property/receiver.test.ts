@@ -187,6 +187,6 @@ describe("webhook receiver: any body with the right secret is answered 2xx", () 
     await health.body.dump();
     expect(({} as Obj).polluted).toBeUndefined();
     // Kept as dead letters by the intake pump, once it has classified them.
-    expect(await waitUntil(async () => (await h.services.health.deadLetterCounts()).total > 0)).toBe(true);
+    expect(await waitUntil(async () => (await h.workspace.health.deadLetterCounts()).total > 0)).toBe(true);
   });
 });

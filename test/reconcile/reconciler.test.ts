@@ -33,7 +33,7 @@ describe("reconciler", () => {
   let h: Harness;
   let group: string;
   const reconciler = (o: ReconcilerOptions = {}) =>
-    new Reconciler(reconcilerDeps(h.services), { settleMs: 0, ...o });
+    new Reconciler(reconcilerDeps(h.workspace), { settleMs: 0, ...o });
 
   /** Webhooks silent: nothing is registered upstream, as after the service disabled it. */
   const start = async (o: { webhook?: boolean; tuning?: RuntimeTuning } = {}) => {
@@ -68,7 +68,7 @@ describe("reconciler", () => {
       ]);
       await queuesIdle(h);
       expect(h.slack.messages(TEST_CHANNEL)).toHaveLength(0);
-      expect(await h.services.ops.open()).not.toHaveProperty(SILENCE);
+      expect(await h.workspace.ops.open()).not.toHaveProperty(SILENCE);
       const again = await reconciler().run();
       expect(again.groups[0]).toMatchObject({ outcome: "read", sent: 0, deferred: 0 });
     });
@@ -94,7 +94,7 @@ describe("reconciler", () => {
       expect(alert.text).toContain("re-enable");
       expect(alert.text).toContain("Reconcile test group");
       expect(alert.text).not.toContain(TEST_WEBHOOK_SECRET);
-      const open = await h.services.ops.open();
+      const open = await h.workspace.ops.open();
       expect(open[SILENCE]?.text).toBe(alert.text);
       expect((await readReconcileStatus(h.services.redis, h.services.keys)).incidents).toEqual([
         expect.objectContaining({
@@ -139,7 +139,7 @@ describe("reconciler", () => {
       const r = await reconciler().run();
       expect(r).toMatchObject({ sent: 1, silentSends: 1, incident: "opened" });
       await h.slack.waitFor(() => digestsOf(h, missed.id)[0]);
-      const open = await h.services.ops.open();
+      const open = await h.workspace.ops.open();
       const otherIncident = silenceIncidentId(SEED.communities.secondary);
       expect(Object.keys(open).filter((id) => id.startsWith("webhook-silence"))).toEqual([otherIncident]);
       const alert = await h.slack.waitFor(() => opsMessages(h)[0]);
@@ -155,7 +155,7 @@ describe("reconciler", () => {
       await h.deliver(threadDelivery(group, again.id, new Date().toISOString()));
       await h.slack.waitFor(() => digestsOf(h, again.id)[0]);
       expect((await reconciler().run()).incident).toBeUndefined();
-      expect(await h.services.ops.open()).toHaveProperty(otherIncident);
+      expect(await h.workspace.ops.open()).toHaveProperty(otherIncident);
 
       // Its webhook is re-enabled: a delivery from that community closes its incident.
       await tick();
@@ -165,7 +165,7 @@ describe("reconciler", () => {
       );
       await h.slack.waitFor(() => digestsOf(h, back.id)[0]);
       expect(await reconciler().run()).toMatchObject({ incident: "closed", sent: 0 });
-      expect(await h.services.ops.open()).not.toHaveProperty(otherIncident);
+      expect(await h.workspace.ops.open()).not.toHaveProperty(otherIncident);
       const notes = await h.slack.waitFor(() => (opsMessages(h).length === 2 ? opsMessages(h) : undefined));
       expect(notes[1]?.text).toContain(`for community \`${SEED.communities.secondary}\` resumed`);
       expect((await readReconcileStatus(h.services.redis, h.services.keys)).incidents).toEqual([]);
@@ -203,7 +203,7 @@ describe("reconciler", () => {
       await reconciler().run();
       const store = new BaselineStore(h.services.redis, h.services.keys);
       expect(await store.groups()).toEqual([group]);
-      await h.services.subscriptions.remove(TEST_CHANNEL, group);
+      await h.workspace.subscriptions.remove(TEST_CHANNEL, group);
       await reconciler().run();
       expect(await store.groups()).toEqual([]);
       await tick();
@@ -383,7 +383,7 @@ describe("reconciler", () => {
       await h.slack.waitFor(() => digestsOf(h, next.id)[0]);
       const r = await reconciler().run();
       expect(r).toMatchObject({ incident: "closed", sent: 0 });
-      expect(await h.services.ops.open()).not.toHaveProperty(SILENCE);
+      expect(await h.workspace.ops.open()).not.toHaveProperty(SILENCE);
       const notes = await h.slack.waitFor(() => (opsMessages(h).length === 2 ? opsMessages(h) : undefined));
       expect(notes[1]?.text).toContain("resumed");
       expect(notes[1]?.text).toContain("posted or updated 1 digest meanwhile");
@@ -418,7 +418,7 @@ describe("reconciler", () => {
       expect(messageText(edited).toLowerCase()).toContain("negative");
       // The ref is written once Slack has answered the edit: the stand-in can show it first.
       const refHasSentiment = async () =>
-        (await h.services.refs.get(TEST_CHANNEL, thread.id))?.hasSentiment === true;
+        (await h.workspace.refs.get(TEST_CHANNEL, thread.id))?.hasSentiment === true;
       expect(await waitUntil(refHasSentiment)).toBe(true);
     });
   });

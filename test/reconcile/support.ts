@@ -22,7 +22,7 @@ export async function follow(
   channel = TEST_CHANNEL,
   filters = {},
 ): Promise<void> {
-  await h.services.subscriptions.put({
+  await h.workspace.subscriptions.put({
     channelId: channel,
     groupId,
     groupName: h.emulator.store.group(groupId)?.name ?? "group",

@@ -44,9 +44,9 @@ describe("cards people act on (end to end over HTTP)", () => {
   beforeAll(async () => {
     h = await startHarness({ tuning: { countsDebounceMs: 1_500, repliesBatchMs: 2_500 } });
     // Set up directly: the subscribe command and its options are tested elsewhere.
-    await h.services.subscriptions.put(sub(ALL));
-    await h.services.subscriptions.put(sub(NEGATIVE, { filters: { sentiments: ["negative"] } }));
-    await h.services.subscriptions.put(sub(REPLIES, { delivery: { replies: true, format: "compact" } }));
+    await h.workspace.subscriptions.put(sub(ALL));
+    await h.workspace.subscriptions.put(sub(NEGATIVE, { filters: { sentiments: ["negative"] } }));
+    await h.workspace.subscriptions.put(sub(REPLIES, { delivery: { replies: true, format: "compact" } }));
   });
   afterAll(async () => h?.stop());
 
@@ -128,7 +128,7 @@ describe("cards people act on (end to end over HTTP)", () => {
     expect(shownText(edited)).toContain("Reopen");
     await new Promise((r) => setTimeout(r, 600));
     expect(cardIn(ALL, threadId)?.updates).toBe(before + 1);
-    expect((await h.services.triage.get(ALL, threadId)).handled?.by).toBe(ALICE);
+    expect((await h.workspace.triage.get(ALL, threadId)).handled?.by).toBe(ALICE);
 
     await press(edited, DIGEST_ACTIONS.markHandled, { value: "reopen" });
     const reopened = await h.slack.waitFor(() => {
@@ -137,7 +137,7 @@ describe("cards people act on (end to end over HTTP)", () => {
     });
     expect(shownText(reopened)).not.toContain("Handled by");
     expect(shownText(reopened)).toContain("Mark handled");
-    expect((await h.services.triage.get(ALL, threadId)).handled).toBeUndefined();
+    expect((await h.workspace.triage.get(ALL, threadId)).handled).toBeUndefined();
     // And handled again, for the re-enrichment below.
     await press(reopened, DIGEST_ACTIONS.markHandled, { value: "handle" });
     await h.slack.waitFor(() => shownText(cardIn(ALL, threadId) as Stored).includes("Handled by"));
@@ -172,7 +172,7 @@ describe("cards people act on (end to end over HTTP)", () => {
     const told = await h.slack.waitFor(() => repliesAt(first?.responseUrl ?? "")[0]);
     expect(told.text).toContain("You follow this thread");
     await h.slack.waitFor(() => shownText(cardIn(ALL, threadId) as Stored).includes("1 person following"));
-    expect(await h.services.triage.followersOf(ALL, threadId)).toEqual([CAROL]);
+    expect(await h.workspace.triage.followersOf(ALL, threadId)).toEqual([CAROL]);
 
     await h.emulator.enrichThread(
       GROUP,

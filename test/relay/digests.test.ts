@@ -98,7 +98,7 @@ describe("relay: webhooks -> BullMQ -> Slack digests", () => {
     // The intake pump records its receipt, then drops it: routing would find no channel.
     expect(await waitUntil(async () => (await dropped()) > droppedBefore, 5_000)).toBe(true);
     expect(await dropped()).toBe(droppedBefore + 1);
-    const last = await h.services.health.lastDeliveries();
+    const last = await h.workspace.health.lastDeliveries();
     expect(last["chatthread-crud"]).toBeDefined();
     const jobs = await h.services.queues.deliveries.getJobs(["waiting", "active", "completed", "failed"]);
     const queued = jobs.flatMap((j) => deliveriesOf(j.data));
@@ -201,7 +201,7 @@ describe("relay: webhooks -> BullMQ -> Slack digests", () => {
       { timeoutMs: 10_000 },
     );
     expect(notice.text).toContain("paused");
-    expect((await h.services.subscriptions.get(gone, GROUP))?.paused?.code).toBe("channel_not_found");
+    expect((await h.workspace.subscriptions.get(gone, GROUP))?.paused?.code).toBe("channel_not_found");
     // The other channel still got its digest.
     await h.slack.waitFor(() => postsFor(thread.id)[0]);
     h.slack.fail.clear();
@@ -213,7 +213,7 @@ describe("relay: webhooks -> BullMQ -> Slack digests", () => {
     const day = (message.messageDate ?? new Date().toISOString()).slice(0, 10);
     await h.slack.waitFor(async () => false, { timeoutMs: 1 }).catch(() => undefined);
     const counted = await waitUntil(
-      async () => (await h.services.health.activity(GROUP, [day]))[day] === 1,
+      async () => (await h.workspace.health.activity(GROUP, [day]))[day] === 1,
       5_000,
     );
     expect(counted).toBe(true);

@@ -46,7 +46,7 @@ describe("receiver: answers decided by cheap checks, bad input kept", () => {
   });
 
   it("a wrong or missing secret gets 404 and records nothing", async () => {
-    const before = await h.services.health.deliveryCounts();
+    const before = await h.workspace.health.deliveryCounts();
     const wrong = await h.deliver(threadEvent("t-wrong", new Date().toISOString()), {
       secret: "not-the-secret-at-all",
     });
@@ -55,7 +55,7 @@ describe("receiver: answers decided by cheap checks, bad input kept", () => {
     const missing = await request(`${h.baseUrl}/webhooks/insight/`, { method: "POST", body: "{}" });
     expect(missing.statusCode).toBe(404);
     await missing.body.dump();
-    expect(await h.services.health.deliveryCounts()).toEqual(before);
+    expect(await h.workspace.health.deliveryCounts()).toEqual(before);
   });
 
   it("invalid JSON, unknown types and invalid payloads get 200 and are kept as dead letters", async () => {
@@ -73,11 +73,11 @@ describe("receiver: answers decided by cheap checks, bad input kept", () => {
     for (const r of [garbage, unknown, invalid]) expect(r.status).toBe(200);
     // Recorded as received; the intake pump classifies them and keeps them as dead letters.
     expect(JSON.parse(unknown.body)).toMatchObject({ outcome: "recorded" });
-    expect(await waitUntil(async () => (await h.services.health.deadLetterCounts()).total >= 3)).toBe(true);
-    const letters = await h.services.health.deadLetters(10);
+    expect(await waitUntil(async () => (await h.workspace.health.deadLetterCounts()).total >= 3)).toBe(true);
+    const letters = await h.workspace.health.deadLetters(10);
     expect(letters.map((l) => l.reason).sort()).toEqual(["invalid_json", "invalid_payload", "unknown_type"]);
     expect(letters.find((l) => l.reason === "invalid_json")?.body).toBe("{not json");
-    const counts = await h.services.health.deadLetterCounts();
+    const counts = await h.workspace.health.deadLetterCounts();
     expect(counts.total).toBe(3);
   });
 
@@ -210,8 +210,8 @@ describe("a post that went through before its worker died", () => {
   it("is found again by its metadata and edited, not posted twice", async () => {
     const threadId = "thread-posted-before-crash";
     // What a crashed attempt leaves: the posting marker in Redis and the message in Slack, no ref.
-    await h.services.refs.markPosting(TEST_CHANNEL, threadId, new Date(Date.now() - 1_000));
-    const ts = await h.services.sender.post({
+    await h.workspace.refs.markPosting(TEST_CHANNEL, threadId, new Date(Date.now() - 1_000));
+    const ts = await h.workspace.sender.post({
       channel: TEST_CHANNEL,
       text: "first attempt",
       metadata: { event_type: DIGEST_EVENT_TYPE, event_payload: { thread_id: threadId, group_id: GROUP } },
@@ -224,25 +224,25 @@ describe("a post that went through before its worker died", () => {
     expect(messageText(m)).toContain("Recovered thread");
     expect(digestsOf(h, threadId)).toHaveLength(1);
     // The ref is written just after chat.update answers: wait for it rather than race it.
-    let ref = await h.services.refs.get(TEST_CHANNEL, threadId);
+    let ref = await h.workspace.refs.get(TEST_CHANNEL, threadId);
     for (let i = 0; i < 50 && ref?.ts !== ts; i++) {
       await new Promise((r) => setTimeout(r, 50));
-      ref = await h.services.refs.get(TEST_CHANNEL, threadId);
+      ref = await h.workspace.refs.get(TEST_CHANNEL, threadId);
     }
     expect(ref?.ts).toBe(ts);
-    expect(await h.services.refs.postingSince(TEST_CHANNEL, threadId)).toBeUndefined();
+    expect(await h.workspace.refs.postingSince(TEST_CHANNEL, threadId)).toBeUndefined();
   });
 
   it("a first post leaves no posting mark behind once its card is recorded", async () => {
     const threadId = "thread-first-post";
     await h.deliver(threadEvent(threadId, new Date().toISOString(), { title: "Fresh thread" }));
     await h.slack.waitFor(() => digestsOf(h, threadId)[0], { timeoutMs: 10_000 });
-    let ref = await h.services.refs.get(TEST_CHANNEL, threadId);
+    let ref = await h.workspace.refs.get(TEST_CHANNEL, threadId);
     for (let i = 0; i < 50 && !ref; i++) {
       await new Promise((r) => setTimeout(r, 50));
-      ref = await h.services.refs.get(TEST_CHANNEL, threadId);
+      ref = await h.workspace.refs.get(TEST_CHANNEL, threadId);
     }
     expect(ref?.ts).toBe(digestsOf(h, threadId)[0]?.ts);
-    expect(await h.services.refs.postingSince(TEST_CHANNEL, threadId)).toBeUndefined();
+    expect(await h.workspace.refs.postingSince(TEST_CHANNEL, threadId)).toBeUndefined();
   });
 });

@@ -36,7 +36,7 @@ describe("relay: a card goes at once when its channel's turn is now, else throug
     expect(card.text).toContain("Sent at once");
     expect(await digestJobsOf(thread.id)).toEqual([]);
     // Recorded as any card is: the next enrichment edits it in place.
-    expect((await h.services.refs.get(card.channel, thread.id))?.ts).toBe(card.ts);
+    expect((await h.workspace.refs.get(card.channel, thread.id))?.ts).toBe(card.ts);
   });
 
   it("the channel's next slot is later: a Slack job delayed to that slot takes the card, keeping the slot", async () => {

@@ -29,7 +29,7 @@ describe("oversized bodies are refused before they are read whole", () => {
     });
     expect(r.status).toBe(413);
     expect(r.bodyBytesWritten).toBeLessThan(1 * MiB);
-    expect((await h.services.health.deliveryCounts()).invalid ?? 0).toBe(0);
+    expect((await h.workspace.health.deliveryCounts()).invalid ?? 0).toBe(0);
   });
 
   // Regression (fixed in a65f6e3): body-parser used to defer the 413 until the whole chunked

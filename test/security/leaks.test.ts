@@ -104,7 +104,7 @@ describe("secrets never appear in logs, metrics or replies", () => {
     // The webhook-silence alert.
     const group = freshGroup(h);
     await follow(h, group);
-    const reconciler = new Reconciler(reconcilerDeps(h.services), { settleMs: 0 });
+    const reconciler = new Reconciler(reconcilerDeps(h.workspace), { settleMs: 0 });
     await reconciler.run();
     await h.emulator.store.addThread(group, { title: "Silent" });
     const hook = h.emulator.webhooks.list()[0];

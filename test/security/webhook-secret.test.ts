@@ -56,8 +56,8 @@ describe("webhook secret", () => {
       expect({ s: s.slice(0, 40), status: r.status }).toEqual({ s: s.slice(0, 40), status: 404 });
       expect(r.body).not.toContain(TEST_WEBHOOK_SECRET);
     }
-    expect(await h.services.health.deliveryCounts()).toEqual({});
-    expect(await h.services.health.deadLetterCounts()).toMatchObject({ total: 0 });
+    expect(await h.workspace.health.deliveryCounts()).toEqual({});
+    expect(await h.workspace.health.deadLetterCounts()).toMatchObject({ total: 0 });
     expect(await h.services.queues.deliveries.count()).toBe(0);
     const logged = h.logLines.join("");
     expect(logged).toContain("wrong secret");

@@ -157,7 +157,7 @@ describe("Slack's own request samples, signed, against the running app", () => {
     expect(res.status).toBe(200);
     // Saved: the modal closes (an empty ack), and what is in force changed.
     expect(res.body).toBe("");
-    expect((await h.services.subscriptions.get(CHANNEL, SEED.groups.support))?.delivery).toMatchObject({
+    expect((await h.workspace.subscriptions.get(CHANNEL, SEED.groups.support))?.delivery).toMatchObject({
       mode: "digest",
       every: "4h",
     });

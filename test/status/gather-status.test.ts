@@ -1,3 +1,4 @@
+import { singleWorkspaceServices } from "../../src/compose/workspace-services.js";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -30,9 +31,9 @@ describe("gatherStatus", () => {
     await h.slack.waitFor(() => h.slack.messages(TEST_CHANNEL)[0]);
     expect((await h.deliver("{not json")).status).toBe(200);
     // Kept as a dead letter by the intake pump once it has classified it.
-    expect(await waitUntil(async () => (await h.services.health.deadLetterCounts()).total === 1)).toBe(true);
+    expect(await waitUntil(async () => (await h.workspace.health.deadLetterCounts()).total === 1)).toBe(true);
     new Spool(h.config.spoolDir, silentLogger).append({ receivedAt: new Date().toISOString(), body: "{}" });
-    await h.services.subscriptions.put({
+    await h.workspace.subscriptions.put({
       channelId: "C0ARCHIVED",
       groupId: SEED.groups.rides,
       groupName: "Saturday Rides",
@@ -43,7 +44,7 @@ describe("gatherStatus", () => {
       paused: { code: "is_archived", at: new Date().toISOString() },
     });
 
-    const r = await gatherStatus(statusDeps(h.services));
+    const r = await gatherStatus(statusDeps(h.workspace));
     expect(r.redis).toEqual({ ok: true, error: undefined });
     const thread = r.deliveries?.find((d) => d.type === "chatthread-crud");
     expect(thread?.count).toBe(1);
@@ -72,7 +73,7 @@ describe("gatherStatus", () => {
     expect(r.silence).toMatchObject({ silent: false, since: "last-delivery" });
 
     // The same state two days later: thread deliveries look silent.
-    const later = await gatherStatus(statusDeps(h.services), {
+    const later = await gatherStatus(statusDeps(h.workspace), {
       now: new Date(Date.now() + 2 * 86_400_000),
       probeApi: false,
     });
@@ -81,12 +82,12 @@ describe("gatherStatus", () => {
   });
 
   it("a status check closes a 401 incident at once, even one opened since this process last closed it", async () => {
-    const ops = h.services.ops;
+    const ops = h.workspace.ops;
     await ops.insightAuthorized();
     await ops.alert(INSIGHT_UNAUTHORIZED, "opened by another process"); // as another process would
     await ops.insightAuthorized(); // a digest's lookup: within 30 s of the last close, no write
     expect(Object.keys(await ops.open())).toContain(INSIGHT_UNAUTHORIZED);
-    const r = await gatherStatus(statusDeps(h.services));
+    const r = await gatherStatus(statusDeps(h.workspace));
     expect(r.api).toMatchObject({ reachable: true, keyValid: true });
     expect(Object.keys(await ops.open())).not.toContain(INSIGHT_UNAUTHORIZED);
   });
@@ -94,7 +95,7 @@ describe("gatherStatus", () => {
   it("a workspace not connected yet is said so, and nothing is asked of a service it does not have", async () => {
     let asked = 0;
     const r = await gatherStatus({
-      ...statusDeps(h.services),
+      ...statusDeps(h.workspace),
       insightConnected: () => false,
       insight: {
         listCommunities: () => {
@@ -106,13 +107,13 @@ describe("gatherStatus", () => {
     expect(asked).toBe(0);
     expect(r.insightNotConnected).toBe(true);
     expect(r.api).toBeUndefined();
-    expect((await gatherStatus(statusDeps(h.services))).insightNotConnected).toBeUndefined();
+    expect((await gatherStatus(statusDeps(h.workspace))).insightNotConnected).toBeUndefined();
   });
 
   it("an unreachable service is reported, not thrown", async () => {
     h.emulator.faults.set({ serverError: { count: 5, status: 503 } });
     try {
-      const r = await gatherStatus(statusDeps(h.services));
+      const r = await gatherStatus(statusDeps(h.workspace));
       expect(r.api).toMatchObject({ reachable: false, keyValid: undefined, error: "server_error" });
     } finally {
       h.emulator.faults.clear();
@@ -145,7 +146,7 @@ describe("gatherStatus with Redis down", () => {
     if (!parsed.ok) throw new Error(parsed.errors.join("; "));
     const services = buildServices(parsed.config, silentLogger);
     try {
-      const r = await gatherStatus(statusDeps(services), { redisTimeoutMs: 500 });
+      const r = await gatherStatus(statusDeps(singleWorkspaceServices(services)), { redisTimeoutMs: 500 });
       expect(r.redis.ok).toBe(false);
       expect(r.redis.error).toBeTruthy();
       expect(r.deliveries).toBeUndefined();

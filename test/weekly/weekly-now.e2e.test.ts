@@ -110,7 +110,7 @@ describe("weekly now, end to end (emulator + stand-in Slack)", () => {
         messageCount: 2,
       });
     }
-    await h.services.subscriptions.put({
+    await h.workspace.subscriptions.put({
       channelId: channel,
       groupId: group._id,
       groupName: group.name,
@@ -137,7 +137,7 @@ describe("weekly now, end to end (emulator + stand-in Slack)", () => {
   it("a week without threads says so in one line", async () => {
     const channel = "C0WEEKLYQUIET";
     const quiet = h.emulator.store.addGroup(SEED.communities.primary, { name: "Lumen DB Announcements" });
-    await h.services.subscriptions.put({
+    await h.workspace.subscriptions.put({
       channelId: channel,
       groupId: quiet._id,
       groupName: quiet.name,
@@ -183,7 +183,7 @@ describe("weekly now with a key that may not read every group", () => {
     await h.subscribe(GROUP, channel);
     // The key cannot read the restricted community, so subscribe would refuse: put it directly,
     // as if access had been withdrawn after subscribing.
-    await h.services.subscriptions.put({
+    await h.workspace.subscriptions.put({
       channelId: channel,
       groupId: SEED.groups.beta,
       groupName: "Pocketbook Beta Testers",

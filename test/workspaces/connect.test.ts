@@ -2,16 +2,8 @@ import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startEmulator, type Emulator } from "../../dev/emulator/index.js";
 import { silentLogger } from "../../src/log.js";
-import {
-  connectionBlocks,
-  submitConnect,
-  type ConnectDeps,
-} from "../../src/slack/actions/connect-actions.js";
-import {
-  CONNECT_ACTIONS,
-  CONNECT_FIELDS,
-  renderConnectModal,
-} from "../../src/slack/actions/connect-blocks.js";
+import { connectionBlocks, submitConnect, type ConnectDeps } from "../../src/workspaces/connect-actions.js";
+import { CONNECT_ACTIONS, CONNECT_FIELDS, renderConnectModal } from "../../src/workspaces/connect-blocks.js";
 import { installKeys } from "../../src/store/keys.js";
 import { createRedis } from "../../src/store/redis.js";
 import { checkInsightKey } from "../../src/workspaces/check-key.js";

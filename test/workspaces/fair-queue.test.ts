@@ -2,15 +2,13 @@ import { randomUUID } from "node:crypto";
 import { Worker, type Job } from "bullmq";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createQueues, type Queues } from "../../src/jobs/queue-registry.js";
-import { SHARD_KEYS } from "../../src/jobs/queue-layout.js";
 import type { SlackJob } from "../../src/jobs/job-types.js";
 import { queueLayout } from "../../src/jobs/queue-layout.js";
 import { silentLogger } from "../../src/log.js";
 import { fairTurnsKey } from "../../src/store/keys.js";
 import { createRedis, type RedisClient } from "../../src/store/redis.js";
-import { fairQueue } from "../../src/workspaces/fair-queue.js";
 import { FairTurns, PRIORITY_LIMIT } from "../../src/workspaces/fair-turns.js";
-import { stampQueue } from "../../src/workspaces/stamped-queue.js";
+import { workspaceQueues } from "../../src/workspaces/workspace-queues.js";
 import {
   clusterAvailable,
   seedsOf,
@@ -23,7 +21,7 @@ const notice = (channelId: string, text: string): SlackJob => ({ kind: "notice",
 
 /** One workspace's producer of the slack-out queue, as multi-workspace mode builds it. */
 const producerOf = (queues: Queues, turns: FairTurns, workspaceId: string) =>
-  fairQueue(stampQueue(queues.slack, workspaceId), turns, workspaceId, SHARD_KEYS.slack);
+  workspaceQueues(queues, workspaceId, { ownIds: true, turns }).slack;
 
 describe("fair turns across workspaces in the slack-out queue (real Redis and BullMQ)", () => {
   let redis: RedisClient;

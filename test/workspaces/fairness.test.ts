@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildWorkspaceServices } from "../../src/compose/workspaces.js";
+import { installedWorkspaceServices } from "../../src/compose/workspace-services.js";
+import type { SlackProducer } from "../../src/workspaces/workspace-queues.js";
 import { QUEUE_NAMES, type SlackJob } from "../../src/jobs/job-types.js";
-import type { ShardedQueue } from "../../src/jobs/sharded-queue.js";
 import { startHarness, type Harness } from "../helpers/app-harness.js";
 import { teamInstall } from "./fixtures.js";
 
@@ -22,7 +22,7 @@ const OAUTH_ENV = {
 interface Ws {
   id: string;
   token: string;
-  slack: () => ShardedQueue<SlackJob>;
+  slack: () => SlackProducer;
 }
 
 describe("one noisy workspace cannot starve the others (slack-out takes fair turns)", () => {
@@ -42,11 +42,11 @@ describe("one noisy workspace cannot starve the others (slack-out takes fair tur
       const r = h.slack.oauth.access({ code }, undefined, Math.floor(Date.now() / 1000));
       ws.token = r.ok ? String(r.access_token) : "";
       await installs.installations.storeInstallation(teamInstall(ws.id, ws.token));
-      const services = buildWorkspaceServices(h.services, {
-        id: ws.id,
-        botToken: ws.token,
-        insight: undefined,
-      });
+      const services = installedWorkspaceServices(
+        h.services,
+        { id: ws.id, botToken: ws.token, insight: undefined },
+        async () => [],
+      );
       ws.slack = () => services.queues.slack;
     }
   });

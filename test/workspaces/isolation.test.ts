@@ -8,7 +8,7 @@ import { keysMatching } from "../helpers/keys-under.js";
 import { clusterAvailable, startTestCluster, type LocalRedisCluster } from "../helpers/redis-cluster.js";
 import { blockActionsPayload } from "../helpers/slack.js";
 import { interactionBody, postSigned, slashCommandBody } from "../helpers/slack-signing.js";
-import { CONNECT_ACTIONS } from "../../src/slack/actions/connect-blocks.js";
+import { CONNECT_ACTIONS } from "../../src/workspaces/connect-blocks.js";
 import { teamInstall } from "./fixtures.js";
 
 const GROUP = SEED.groups.support;
@@ -105,7 +105,7 @@ describe.each(backends)(
       expect((await subsOf(A).all()).map((s) => s.channelId)).toEqual([A.channel]);
       expect((await subsOf(B).all()).map((s) => s.channelId)).toEqual([B.channel]);
       // Nothing lands in the deployment's own (single-workspace) state.
-      expect(await h.services.subscriptions.all()).toEqual([]);
+      expect(await new SubscriptionStore(h.services.redis, h.services.keys).all()).toEqual([]);
       // B asks about A's channel: B's state has nothing there.
       const listed = await command(B, "list", A.channel);
       expect(listed).not.toContain(GROUP);

@@ -53,10 +53,12 @@ describe("Add to Slack over HTTP, against the stand-in's oauth.v2.access", () =>
       apiUrl: slack.url,
       logger: silentLogger,
       secrets: [CLIENT.secret, STATE_SECRET],
-      commands: new CommandRouter(
-        { logger: silentLogger, adminUserIds: [], reportInsightError: async () => undefined },
-        [],
-      ),
+      resolveWorkspace: async () => true,
+      commandsOf: () =>
+        new CommandRouter(
+          { logger: silentLogger, adminUserIds: [], reportInsightError: async () => undefined },
+          [],
+        ),
       routes: [],
       oauth: oauthReceiverOptions({
         clientId: CLIENT.id,

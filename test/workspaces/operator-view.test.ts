@@ -1,7 +1,7 @@
 import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SEED } from "../../dev/emulator/index.js";
-import { stampQueue } from "../../src/workspaces/stamped-queue.js";
+import { workspaceQueues } from "../../src/workspaces/workspace-queues.js";
 import { startHarness, TEST_SIGNING_SECRET, type Harness } from "../helpers/app-harness.js";
 import { postSigned, slashCommandBody } from "../helpers/slack-signing.js";
 import { scrape, value } from "../metrics/scrape.js";
@@ -69,8 +69,8 @@ describe("operator view in multi-workspace mode: /metrics, the admin page, statu
     expect(await installs.connections.markKeyRejected(A.id, h.emulator.apiKey)).toBeDefined();
     // Waiting work: A 5 jobs plus one with its own id (added twice: one job), B 2, the deployment 1.
     const weekly = h.services.queues.weekly;
-    const a = stampQueue(weekly, A.id);
-    const b = stampQueue(weekly, B.id);
+    const a = workspaceQueues(h.services.queues, A.id, { ownIds: true }).weekly;
+    const b = workspaceQueues(h.services.queues, B.id, { ownIds: true }).weekly;
     const job = { channelId: "C0X", trigger: "now" as const, timeZone: "UTC" };
     for (let i = 0; i < 5; i++) await a.add("weekly", job);
     await a.add("weekly", job, { jobId: "same" });

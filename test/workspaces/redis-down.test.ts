@@ -1,3 +1,4 @@
+import { DeliveryHealthStore } from "../../src/store/delivery-health.js";
 import { createHash } from "node:crypto";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
@@ -118,7 +119,13 @@ describe("multi-workspace mode while Redis is down: every delivery 2xx, routed o
     ]);
     // The forged one is a dead letter of the deployment, and nothing is left unrouted.
     await expect
-      .poll(async () => (await h.services.health.deadLetters()).map((d) => d.reason), { timeout: 10_000 })
+      .poll(
+        async () =>
+          (await new DeliveryHealthStore(h.services.redis, h.services.keys).deadLetters()).map(
+            (d) => d.reason,
+          ),
+        { timeout: 10_000 },
+      )
       .toContain("unknown_secret");
     expect(filesUnder(unroutedDir())).toEqual([]);
   }, 90_000);

@@ -1,4 +1,6 @@
-import type { App, BlockAction, StaticSelectAction } from "@slack/bolt";
+import type { App, BlockAction, Middleware, StaticSelectAction } from "@slack/bolt";
+import type { DepsOf } from "../../feature.js";
+import { perRequest } from "../per-request.js";
 import { ACTIONS, DIGEST_ACTIONS } from "../action-ids.js";
 import type { ThreadPageDeps } from "../commands/threads.js";
 import type { HomeDeps } from "../home/publish-home.js";
@@ -41,29 +43,35 @@ const prefixed = (id: string) => new RegExp(`^${id.replace(/\./g, "\\.")}(?:\\.|
  * Buttons, modals and the Home tab. Every listener acks first (Slack's 3-second deadline),
  * then works; replies go through the action's response_url or the Web API.
  */
-export function registerActions(
-  app: App,
-  deps: ActionsDeps,
-  help: readonly { usage: string; summary: string }[],
-): void {
-  app.action(prefixed(ACTIONS.threadsPage), threadsPageAction(deps));
-  app.action(ACTIONS.viewMessages, viewMessagesAction(deps));
-  app.action(prefixed(ACTIONS.messagesPage), messagesPageAction(deps));
-  app.action(ACTIONS.share, shareAction(deps));
-  app.action(ACTIONS.resume, resumeAction(deps, help));
+export function registerActions(app: App, depsOf: DepsOf<ActionsDeps>): void {
+  const on = <A>(make: (deps: ActionsDeps) => Middleware<A>) => perRequest(depsOf, make);
+  app.action(prefixed(ACTIONS.threadsPage), on(threadsPageAction));
+  app.action(ACTIONS.viewMessages, on(viewMessagesAction));
+  app.action(prefixed(ACTIONS.messagesPage), on(messagesPageAction));
+  app.action(ACTIONS.share, on(shareAction));
+  app.action(ACTIONS.resume, on(resumeAction));
   // The digest card's public actions (DESIGN.md); Messages reuses the threads listing's modal.
-  app.action(DIGEST_ACTIONS.viewMessages, viewMessagesAction(deps));
-  app.action(DIGEST_ACTIONS.markHandled, cardActionListener(deps, pressMarkHandled));
-  app.action(DIGEST_ACTIONS.assign, cardActionListener(deps, pressAssign));
-  app.action(DIGEST_ACTIONS.follow, cardActionListener(deps, pressFollow));
-  app.event("app_home_opened", homeOpenedEvent(deps, help));
-  app.action(ACTIONS.homeOpenThreads, homeOpenThreadsAction(deps));
-  app.action(SETTINGS_ACTIONS.open, settingsOpenAction(deps));
+  app.action(DIGEST_ACTIONS.viewMessages, on(viewMessagesAction));
+  app.action(
+    DIGEST_ACTIONS.markHandled,
+    on((d) => cardActionListener(d, pressMarkHandled)),
+  );
+  app.action(
+    DIGEST_ACTIONS.assign,
+    on((d) => cardActionListener(d, pressAssign)),
+  );
+  app.action(
+    DIGEST_ACTIONS.follow,
+    on((d) => cardActionListener(d, pressFollow)),
+  );
+  app.event("app_home_opened", on(homeOpenedEvent));
+  app.action(ACTIONS.homeOpenThreads, on(homeOpenThreadsAction));
+  app.action(SETTINGS_ACTIONS.open, on(settingsOpenAction));
   // The settings modal's mode: redrawn with that mode's settings only.
   app.action<BlockAction<StaticSelectAction>>(
     { type: "block_actions", block_id: SETTINGS_FIELDS.mode, action_id: SETTINGS_INPUT },
-    settingsModeAction(deps),
+    on(settingsModeAction),
   );
-  app.action(SETTINGS_ACTIONS.subscribeHere, subscribeHereAction(deps));
-  app.view(SETTINGS_MODAL_CALLBACK, settingsSubmitView(deps));
+  app.action(SETTINGS_ACTIONS.subscribeHere, on(subscribeHereAction));
+  app.view(SETTINGS_MODAL_CALLBACK, on(settingsSubmitView));
 }

@@ -41,15 +41,12 @@ export async function resumeFromHome(
     : `${name} in ${channelRef(target.c)} was not paused.`;
 }
 
-export function resumeAction(
-  deps: ResumeDeps & HomeDeps,
-  help: readonly { usage: string; summary: string }[],
-): ButtonListener {
+export function resumeAction(deps: ResumeDeps & HomeDeps): ButtonListener {
   return async ({ ack, action, body }) => {
     await ack();
     try {
       const notice = await resumeFromHome(deps, { value: action.value, userId: body.user.id });
-      await publishHome(deps, body.user.id, { help, notice });
+      await publishHome(deps, body.user.id, { notice });
     } catch (err) {
       deps.logger.error({ err }, "resume failed");
     }

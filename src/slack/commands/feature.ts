@@ -36,10 +36,8 @@ export function coreSubcommands(deps: CommandsDeps): Subcommand[] {
 }
 
 /** Subscriptions, listings, search and status; their buttons, the messages modal and the Home tab. */
-export function commandsFeature(deps: CommandsDeps): Feature<Subcommand> {
-  return {
-    name: "commands",
-    subcommands: coreSubcommands(deps),
-    interactions: (app, all) => registerActions(app, deps, all),
-  };
-}
+export const commandsFeature: Feature<CommandsDeps, Subcommand> = {
+  name: "commands",
+  subcommands: coreSubcommands,
+  interactions: registerActions,
+};

@@ -24,6 +24,8 @@ export interface HomeDeps extends StatusDeps {
   homeTop?: (userId: string) => Promise<KnownBlock[]>;
   /** A channel's zone, which its digest times are said in (absent: the times go without a zone). */
   timeZoneOf?: (channelId: string) => Promise<string>;
+  /** The workspace's subcommands, for the quick help (`help` lists the same). */
+  help(): readonly { usage: string; summary: string }[];
 }
 
 /** How many threads of each kind Home lists. */
@@ -96,13 +98,12 @@ async function gatherThreads(deps: HomeDeps, userId: string): Promise<HomeThread
 }
 
 export interface PublishHomeOptions {
-  help: readonly { usage: string; summary: string }[];
   notice?: string;
   now?: Date;
 }
 
 /** Gathers the workspace's subscriptions, schedules and health, and publishes the user's Home tab. */
-export async function publishHome(deps: HomeDeps, userId: string, o: PublishHomeOptions): Promise<void> {
+export async function publishHome(deps: HomeDeps, userId: string, o: PublishHomeOptions = {}): Promise<void> {
   const now = o.now ?? new Date();
   const [subs, status] = await Promise.all([
     // Each part degrades on its own: the tab shows what could be read (and says Redis is down).
@@ -142,7 +143,7 @@ export async function publishHome(deps: HomeDeps, userId: string, o: PublishHome
     schedules,
     timeZones,
     status,
-    help: o.help.map((c) => ({ usage: c.usage, summary: c.summary })),
+    help: deps.help().map((c) => ({ usage: c.usage, summary: c.summary })),
     canChange: mayChangeConfig(userId, deps.adminUserIds),
     detail,
     adminsOnly: deps.adminUserIds.length > 0,

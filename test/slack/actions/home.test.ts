@@ -29,14 +29,14 @@ describe("App Home tab", () => {
   beforeAll(async () => {
     h = await startHarness({ env: { ADMIN_USER_IDS: ADMIN } });
     // subscribe is admin-only here: set the state directly.
-    await h.services.subscriptions.put({
+    await h.workspace.subscriptions.put({
       ...paused(TEST_CHANNEL),
       groupId: SEED.groups.support,
       groupName: "Lumen DB Support",
       paused: undefined,
       filters: {},
     });
-    await h.services.subscriptions.put(paused("C0ARCHIVED"));
+    await h.workspace.subscriptions.put(paused("C0ARCHIVED"));
   });
   afterAll(async () => h?.stop());
 
@@ -118,7 +118,7 @@ describe("App Home tab", () => {
     expect((await resumeClick(MEMBER)).status).toBe(200);
     const refused = await homeOf(MEMBER, 2);
     expect(refused.text).toContain("Only the app's admins can change subscriptions or schedules");
-    expect((await h.services.subscriptions.get("C0ARCHIVED", SEED.groups.rides))?.paused).toBeDefined();
+    expect((await h.workspace.subscriptions.get("C0ARCHIVED", SEED.groups.rides))?.paused).toBeDefined();
   });
 
   it("an admin's Resume click resumes the subscription and says so", async () => {
@@ -128,7 +128,7 @@ describe("App Home tab", () => {
     expect((await resumeClick(ADMIN)).status).toBe(200);
     const after = await homeOf(ADMIN, before + 1);
     expect(after.text).toContain("Resumed digests of *Saturday Rides* in <#C0ARCHIVED>");
-    expect((await h.services.subscriptions.get("C0ARCHIVED", SEED.groups.rides))?.paused).toBeUndefined();
+    expect((await h.workspace.subscriptions.get("C0ARCHIVED", SEED.groups.rides))?.paused).toBeUndefined();
     const left = buttons(after.view.blocks).map((b) => b.action_id);
     expect(left).not.toContain(ACTIONS.resume);
     // What an admin keeps: the settings form of each subscription.
@@ -139,7 +139,7 @@ describe("App Home tab", () => {
     // Eight cards posted in a channel, none handled: Home's Open shows five, says 3 more.
     for (let i = 0; i < 8; i++) {
       const threadId = `thr-open-${i}`;
-      await h.services.refs.setIfNewer("C0OPEN", threadId, {
+      await h.workspace.refs.setIfNewer("C0OPEN", threadId, {
         ts: `1700000000.00000${i}`,
         enrichedAtMs: 1_000 + i,
         hasSentiment: true,
@@ -150,7 +150,7 @@ describe("App Home tab", () => {
           noLongerMatches: false,
         },
       });
-      await h.services.triage.noteCard("C0OPEN", threadId, new Date(Date.now() - (8 - i) * 60_000));
+      await h.workspace.triage.noteCard("C0OPEN", threadId, new Date(Date.now() - (8 - i) * 60_000));
     }
     const before = h.slack.calls.filter(
       (c) => c.method === "views.publish" && c.args.user_id === ADMIN,

@@ -16,19 +16,19 @@ describe("authorization with ADMIN_USER_IDS set", () => {
   it("only admins change subscriptions; others get a clear refusal and nothing changes", async () => {
     const refused = await ask(h, `subscribe ${SEED.groups.support}`, { user: MEMBER });
     expect(refused.text).toContain("Only the app's admins can use `/insight subscribe`");
-    expect(await h.services.subscriptions.get(TEST_CHANNEL, SEED.groups.support)).toBeUndefined();
+    expect(await h.workspace.subscriptions.get(TEST_CHANNEL, SEED.groups.support)).toBeUndefined();
 
     const done = await ask(h, `subscribe ${SEED.groups.support}`, { user: ADMIN });
     expect(done.text).toContain("Subscribed");
-    expect(await h.services.subscriptions.get(TEST_CHANNEL, SEED.groups.support)).toBeDefined();
+    expect(await h.workspace.subscriptions.get(TEST_CHANNEL, SEED.groups.support)).toBeDefined();
 
     const notRemoved = await ask(h, `unsubscribe ${SEED.groups.support}`, { user: MEMBER });
     expect(notRemoved.text).toContain("Only the app's admins can use `/insight unsubscribe`");
-    expect(await h.services.subscriptions.get(TEST_CHANNEL, SEED.groups.support)).toBeDefined();
+    expect(await h.workspace.subscriptions.get(TEST_CHANNEL, SEED.groups.support)).toBeDefined();
   });
 
   it("reading commands stay open to everyone", async () => {
-    await h.services.subscriptions.put({
+    await h.workspace.subscriptions.put({
       channelId: "C0READ",
       groupId: SEED.groups.support,
       groupName: "Lumen DB Support",

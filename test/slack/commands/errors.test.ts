@@ -18,7 +18,7 @@ describe("error replies: 401 (the service rejects the key)", () => {
   let h: Harness;
   beforeAll(async () => {
     h = await startHarness({ env: { INSIGHT_API_KEY: "emu_not_a_valid_key_000000" } });
-    await h.services.subscriptions.put(sub(TEST_CHANNEL, SEED.groups.support, "Lumen DB Support"));
+    await h.workspace.subscriptions.put(sub(TEST_CHANNEL, SEED.groups.support, "Lumen DB Support"));
   });
   afterAll(async () => h?.stop());
 
@@ -56,7 +56,7 @@ describe("error replies: 403 (the key cannot read that group)", () => {
   const LIMITED = "emu_limited_test_key_0001";
   beforeAll(async () => {
     h = await startHarness({ emulator: { limitedKey: LIMITED }, env: { INSIGHT_API_KEY: LIMITED } });
-    await h.services.subscriptions.put(sub("C0BETA", SEED.groups.beta, "Pocketbook Beta Testers"));
+    await h.workspace.subscriptions.put(sub("C0BETA", SEED.groups.beta, "Pocketbook Beta Testers"));
   });
   afterAll(async () => h?.stop());
 

@@ -29,7 +29,7 @@ describe("/insight groups and /insight status", () => {
     await h.emulator.createThread(SEED.groups.support, { title: "Status thread", sentiment: "neutral" });
     // The channel also holds the subscription's announcement: wait for the digest itself.
     await h.slack.waitFor(() => h.slack.messages(TEST_CHANNEL).find((m) => m.text.includes("Status thread")));
-    await h.services.subscriptions.put({
+    await h.workspace.subscriptions.put({
       channelId: "C0GONE",
       groupId: SEED.groups.rides,
       groupName: "Saturday Rides",

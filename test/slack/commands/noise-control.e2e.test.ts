@@ -95,7 +95,7 @@ describe("noise control commands, end to end (signed requests, real Redis, emula
     expect(r.text).toBe(
       `Subscribed: this channel follows *Lumen DB Support* (\`${SUPPORT}\`). In force: sentiment negative or mixed · ≥ 2 participants · never mentioning giveaway · digest every 4 hours, at 01:00, 05:00, …, 21:00 (UTC).`,
     );
-    expect(await h.services.subscriptions.get(channel, SUPPORT)).toMatchObject({
+    expect(await h.workspace.subscriptions.get(channel, SUPPORT)).toMatchObject({
       filters: { sentiments: ["negative", "mixed"], excludeKeywords: ["giveaway"], minParticipants: 2 },
       delivery: { mode: "digest", every: "4h", format: "compact" },
     });
@@ -109,13 +109,13 @@ describe("noise control commands, end to end (signed requests, real Redis, emula
   it("resume keeps the filters and the mode (issue 11: the channel never silently becomes a firehose)", async () => {
     const channel = freshChannel();
     await say(`subscribe ${SUPPORT} --sentiment negative,mixed --unanswered --mode digest`, channel);
-    await h.services.subscriptions.pauseChannel(channel, "not_in_channel", new Date());
+    await h.workspace.subscriptions.pauseChannel(channel, "not_in_channel", new Date());
     const r = await say(`subscribe ${SUPPORT}`, channel);
     expect(r.text).toMatch(/^Resumed: /);
     expect(r.text).toContain(
       "In force: sentiment negative or mixed · unanswered questions only · daily digest at 09:00 (UTC).",
     );
-    const sub = await h.services.subscriptions.get(channel, SUPPORT);
+    const sub = await h.workspace.subscriptions.get(channel, SUPPORT);
     expect(sub?.paused).toBeUndefined();
     expect(sub?.filters).toEqual({ sentiments: ["negative", "mixed"], unanswered: true });
     expect(sub?.delivery).toEqual({ mode: "digest" });
@@ -178,7 +178,7 @@ describe("noise control commands, end to end (signed requests, real Redis, emula
       },
     });
     // Nothing saved by a refused form.
-    expect((await h.services.subscriptions.get(channel, SUPPORT))?.filters).toEqual({
+    expect((await h.workspace.subscriptions.get(channel, SUPPORT))?.filters).toEqual({
       sentiments: ["negative"],
     });
 
@@ -191,7 +191,7 @@ describe("noise control commands, end to end (signed requests, real Redis, emula
     );
     expect(ok.status).toBe(200);
     expect(ok.body).toBe("");
-    expect(await h.services.subscriptions.get(channel, SUPPORT)).toMatchObject({
+    expect(await h.workspace.subscriptions.get(channel, SUPPORT)).toMatchObject({
       filters: {
         sentiments: ["negative"],
         excludeSentiments: ["positive"],
@@ -231,12 +231,12 @@ describe("noise control commands, end to end (signed requests, real Redis, emula
     const scheduler = digestSchedulerId(channel, "4h");
     // Subscribing sets the period up at once.
     expect(await h.services.queues.digest.getJobScheduler(scheduler)).toMatchObject({ tz: "UTC" });
-    await h.services.digest.pending.add(channel, pendingThread(SUPPORT, "thread-left-behind"));
-    expect(await h.services.digest.pending.count(channel)).toBe(1);
+    await h.workspace.digest.pending.add(channel, pendingThread(SUPPORT, "thread-left-behind"));
+    expect(await h.workspace.digest.pending.count(channel)).toBe(1);
 
     const r = await say(`unsubscribe ${SUPPORT}`, channel);
     expect(r.text).toMatch(/^Unsubscribed: this channel no longer follows \*Lumen DB Support\*/);
-    expect(await h.services.digest.pending.count(channel)).toBe(0);
+    expect(await h.workspace.digest.pending.count(channel)).toBe(0);
     expect(await h.services.queues.digest.getJobScheduler(scheduler)).toBeUndefined();
   });
 
@@ -271,7 +271,7 @@ describe("noise control commands, end to end (signed requests, real Redis, emula
         }),
       );
       expect(JSON.parse(r.body).response_action).toBe("errors");
-      expect((await admin.services.subscriptions.get(channel, SUPPORT))?.delivery).toBeUndefined();
+      expect((await admin.workspace.subscriptions.get(channel, SUPPORT))?.delivery).toBeUndefined();
     } finally {
       await admin.stop();
     }
@@ -287,7 +287,7 @@ describe("noise control commands, end to end (signed requests, real Redis, emula
     expect(res.status).toBe(200);
     const reply = await res.reply();
     expect(reply.text).toMatch(/^Subscribed: this channel follows \*/);
-    const sub = await h.services.subscriptions.get(channel, target.g);
+    const sub = await h.workspace.subscriptions.get(channel, target.g);
     expect(sub).toMatchObject({ createdBy: "U0CAROL", filters: {} });
     const posted = await h.slack.waitFor(() => h.slack.messages(channel)[0]);
     expect(posted.text).toContain("<@U0CAROL> subscribed this channel to *");

@@ -28,7 +28,7 @@ describe("/insight subscribe, unsubscribe, list (full app, signed requests)", ()
       `Subscribed: this channel follows *Lumen DB Support* (\`${SUPPORT}\`). In force: all threads · a card per thread.`,
     );
     expect(r.response_type).toBe("ephemeral");
-    const sub = await h.services.subscriptions.get(channel, SUPPORT);
+    const sub = await h.workspace.subscriptions.get(channel, SUPPORT);
     expect(sub).toMatchObject({
       channelId: channel,
       groupId: SUPPORT,
@@ -44,7 +44,7 @@ describe("/insight subscribe, unsubscribe, list (full app, signed requests)", ()
     const channel = freshChannel();
     const r = await say("subscribe lUMEN db CONTRIBUTORS", channel);
     expect(r.text).toContain(`*Lumen DB Contributors* (\`${CONTRIBUTORS}\`)`);
-    expect((await h.services.subscriptions.forChannel(channel)).map((s) => s.groupId)).toEqual([
+    expect((await h.workspace.subscriptions.forChannel(channel)).map((s) => s.groupId)).toEqual([
       CONTRIBUTORS,
     ]);
   });
@@ -59,7 +59,7 @@ describe("/insight subscribe, unsubscribe, list (full app, signed requests)", ()
     const channel = freshChannel();
     const r = await say('subscribe "Bike Workshop & Gear"', channel);
     expect(r.text).toContain("*Bike Workshop &amp; Gear*");
-    expect((await h.services.subscriptions.get(channel, SEED.groups.workshop))?.groupName).toBe(
+    expect((await h.workspace.subscriptions.get(channel, SEED.groups.workshop))?.groupName).toBe(
       "Bike Workshop & Gear",
     );
   });
@@ -72,7 +72,7 @@ describe("/insight subscribe, unsubscribe, list (full app, signed requests)", ()
     expect(r.text).toContain(`• Lumen DB Contributors (\`${CONTRIBUTORS}\`)`);
     // A direct-message group is never offered.
     expect(r.text).not.toContain(SEED.groups.dm);
-    expect(await h.services.subscriptions.forChannel(channel)).toEqual([]);
+    expect(await h.workspace.subscriptions.forChannel(channel)).toEqual([]);
   });
 
   it("an unknown group name or id says so", async () => {
@@ -83,7 +83,7 @@ describe("/insight subscribe, unsubscribe, list (full app, signed requests)", ()
     );
     const byId = await say("subscribe 65f1c0a2e4b0a1d2c3ffffff", channel);
     expect(byId.text).toContain('No chat group named "65f1c0a2e4b0a1d2c3ffffff"');
-    expect(await h.services.subscriptions.forChannel(channel)).toEqual([]);
+    expect(await h.workspace.subscriptions.forChannel(channel)).toEqual([]);
   });
 
   it("a group of a community the key cannot read gets the 403 sentence", async () => {
@@ -99,7 +99,7 @@ describe("/insight subscribe, unsubscribe, list (full app, signed requests)", ()
       // By name it is simply not among the readable groups.
       const byName = await say("subscribe Pocketbook Beta Testers", channel);
       expect(byName.text).toContain('No chat group named "Pocketbook Beta Testers" is readable');
-      expect(await h.services.subscriptions.forChannel(channel)).toEqual([]);
+      expect(await h.workspace.subscriptions.forChannel(channel)).toEqual([]);
     } finally {
       h.emulator.grantKey(h.emulator.apiKey, "all");
     }
@@ -114,7 +114,7 @@ describe("/insight subscribe, unsubscribe, list (full app, signed requests)", ()
     expect(r.text).toContain(
       `Subscribed: this channel follows *Lumen DB Support* (\`${SUPPORT}\`). In force: sentiment negative or mixed · ≥ 5 messages · keywords replication or dark mode · a card per thread.`,
     );
-    expect((await h.services.subscriptions.get(channel, SUPPORT))?.filters).toEqual({
+    expect((await h.workspace.subscriptions.get(channel, SUPPORT))?.filters).toEqual({
       sentiments: ["negative", "mixed"],
       minMessages: 5,
       keywords: ["replication", "dark mode"],
@@ -128,11 +128,11 @@ describe("/insight subscribe, unsubscribe, list (full app, signed requests)", ()
   it("subscribing again changes only the filters named and says Updated", async () => {
     const channel = freshChannel();
     await say(`subscribe ${SUPPORT} --questions`, channel);
-    const before = await h.services.subscriptions.get(channel, SUPPORT);
+    const before = await h.workspace.subscriptions.get(channel, SUPPORT);
     const r = await say(`subscribe ${SUPPORT} --unanswered`, channel);
     expect(r.text).toMatch(/^Updated: /);
     expect(r.text).toContain("unanswered questions only");
-    const after = await h.services.subscriptions.get(channel, SUPPORT);
+    const after = await h.workspace.subscriptions.get(channel, SUPPORT);
     expect(after?.filters).toEqual({ questions: true, unanswered: true });
     expect(after?.createdAt).toBe(before?.createdAt);
   });
@@ -140,10 +140,10 @@ describe("/insight subscribe, unsubscribe, list (full app, signed requests)", ()
   it("subscribing to a paused subscription resumes it", async () => {
     const channel = freshChannel();
     await say(`subscribe ${SUPPORT}`, channel);
-    await h.services.subscriptions.pauseChannel(channel, "not_in_channel", new Date());
+    await h.workspace.subscriptions.pauseChannel(channel, "not_in_channel", new Date());
     const r = await say(`subscribe ${SUPPORT}`, channel);
     expect(r.text).toMatch(/^Resumed: /);
-    expect((await h.services.subscriptions.get(channel, SUPPORT))?.paused).toBeUndefined();
+    expect((await h.workspace.subscriptions.get(channel, SUPPORT))?.paused).toBeUndefined();
   });
 
   it("an invalid filter gets the parser's sentence and records nothing", async () => {
@@ -165,7 +165,7 @@ describe("/insight subscribe, unsubscribe, list (full app, signed requests)", ()
       expect(r.text).toContain(`I could not read that: ${sentence}`);
       expect(r.text).toContain("Example: `/insight subscribe");
     }
-    expect(await h.services.subscriptions.forChannel(channel)).toEqual([]);
+    expect(await h.workspace.subscriptions.forChannel(channel)).toEqual([]);
   });
 
   it("subscribe without a group shows its usage", async () => {
@@ -184,7 +184,7 @@ describe("/insight subscribe, unsubscribe, list (full app, signed requests)", ()
     const channel = freshChannel();
     const r = await say(`subscribe ${SUPPORT} —sentiment negative`, channel);
     expect(r.text).toMatch(/^Subscribed: /);
-    expect((await h.services.subscriptions.get(channel, SUPPORT))?.filters).toEqual({
+    expect((await h.workspace.subscriptions.get(channel, SUPPORT))?.filters).toEqual({
       sentiments: ["negative"],
     });
   });
@@ -223,7 +223,7 @@ describe("/insight subscribe, unsubscribe, list (full app, signed requests)", ()
   it("list marks a paused subscription with Slack's reason", async () => {
     const channel = freshChannel();
     await say(`subscribe ${SUPPORT}`, channel);
-    await h.services.subscriptions.pauseChannel(channel, "is_archived", new Date());
+    await h.workspace.subscriptions.pauseChannel(channel, "is_archived", new Date());
     const r = await say("list", channel);
     expect(r.text).toContain("This channel follows 1 chat group:");
     expect(shown(r)).toContain(
@@ -241,8 +241,8 @@ describe("/insight subscribe, unsubscribe, list (full app, signed requests)", ()
     );
     const byId = await say(`unsubscribe ${CONTRIBUTORS}`, channel);
     expect(byId.text).toContain(`*Lumen DB Contributors* (\`${CONTRIBUTORS}\`)`);
-    expect(await h.services.subscriptions.forChannel(channel)).toEqual([]);
-    expect(await h.services.subscriptions.forGroup(SUPPORT)).not.toContainEqual(
+    expect(await h.workspace.subscriptions.forChannel(channel)).toEqual([]);
+    expect(await h.workspace.subscriptions.forGroup(SUPPORT)).not.toContainEqual(
       expect.objectContaining({ channelId: channel }),
     );
   });
@@ -255,7 +255,7 @@ describe("/insight subscribe, unsubscribe, list (full app, signed requests)", ()
     expect(r.text).toBe(
       `This channel does not follow "Saturday Rides". It follows:\n• Lumen DB Contributors (\`${CONTRIBUTORS}\`)`,
     );
-    expect(await h.services.subscriptions.forChannel(channel)).toHaveLength(1);
+    expect(await h.workspace.subscriptions.forChannel(channel)).toHaveLength(1);
   });
 
   it("unsubscribe works without asking the Insight Service (a group the key can no longer read)", async () => {
@@ -268,7 +268,7 @@ describe("/insight subscribe, unsubscribe, list (full app, signed requests)", ()
     } finally {
       h.emulator.faults.clear();
     }
-    expect(await h.services.subscriptions.forChannel(channel)).toEqual([]);
+    expect(await h.workspace.subscriptions.forChannel(channel)).toEqual([]);
   });
 
   it("an unknown subcommand names it and shows the help", async () => {
@@ -307,7 +307,7 @@ describe("/insight subscribe with ADMIN_USER_IDS set", () => {
     expect(refused.text).toBe(
       "Only the app's admins can use `/insight subscribe` here. Reading commands (`threads`, `search`, `list`, `status`) are open to everyone.",
     );
-    expect(await h.services.subscriptions.forChannel(channel)).toEqual([]);
+    expect(await h.workspace.subscriptions.forChannel(channel)).toEqual([]);
 
     // The second admin in the list (after ", ") counts too.
     expect((await ask(h, `subscribe ${SUPPORT}`, { channel, user: "U0OTHERADMIN" })).text).toMatch(
@@ -316,7 +316,7 @@ describe("/insight subscribe with ADMIN_USER_IDS set", () => {
 
     const notRemoved = await ask(h, `unsubscribe ${SUPPORT}`, { channel, user: "U0MEMBER" });
     expect(notRemoved.text).toContain("Only the app's admins can use `/insight unsubscribe` here.");
-    expect(await h.services.subscriptions.forChannel(channel)).toHaveLength(1);
+    expect(await h.workspace.subscriptions.forChannel(channel)).toHaveLength(1);
 
     const list = await ask(h, "list", { channel, user: "U0MEMBER" });
     expect(shown(list)).toContain(`*Lumen DB Support* (\`${SUPPORT}\`)`);

@@ -1,8 +1,9 @@
 import type { App, BlockAction, ButtonAction, ViewSubmitAction } from "@slack/bolt";
-import type { Logger } from "../../log.js";
-import type { KeyCheck } from "../../workspaces/check-key.js";
-import type { ConnectionStore } from "../../workspaces/connection-store.js";
-import { workspaceIdOf } from "../../workspaces/installation-store.js";
+import type { Feature } from "../feature.js";
+import type { Logger } from "../log.js";
+import type { KeyCheck } from "./check-key.js";
+import type { ConnectionStore } from "./connection-store.js";
+import { workspaceIdOf } from "./workspace-id.js";
 import {
   CONNECT_ACTIONS,
   CONNECT_FIELDS,
@@ -12,7 +13,7 @@ import {
   renderConnectModal,
   webhookUrl,
 } from "./connect-blocks.js";
-import type { KnownBlock } from "../render/known-blocks.js";
+import type { KnownBlock } from "../slack/render/known-blocks.js";
 
 export interface ConnectDeps {
   connections: Pick<ConnectionStore, "get" | "connect" | "rotateSecret" | "disconnect" | "summary">;
@@ -167,4 +168,12 @@ export function registerConnect(app: App, deps: ConnectDeps): void {
       deps.logger.error({ err, workspace: ws }, "disconnect failed");
     }
   });
+}
+
+/**
+ * Connect on the Home tab (many workspaces): acts on the installation records of the request's
+ * own workspace (its team id), whatever services that workspace has built.
+ */
+export function connectFeature<D, Command>(deps: ConnectDeps): Feature<D, Command> {
+  return { name: "connect", interactions: (app) => registerConnect(app, deps) };
 }

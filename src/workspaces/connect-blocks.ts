@@ -1,7 +1,7 @@
 import { Bits, Blocks, Elements, Md, Modal, type BlockBuilder } from "slack-block-builder";
-import { escapeMrkdwn } from "../mrkdwn.js";
-import { toKnownBlocks, type KnownBlock } from "../render/known-blocks.js";
-import { EMOJI, readerDate, slackDate } from "../render/wording.js";
+import { escapeMrkdwn } from "../slack/mrkdwn.js";
+import { toKnownBlocks, type KnownBlock } from "../slack/render/known-blocks.js";
+import { EMOJI, readerDate, slackDate } from "../slack/render/wording.js";
 import type { ModalView } from "@slack/types";
 
 /*
