@@ -1,6 +1,7 @@
 /*
  * Pictures for the README: a thread digest (new and re-enriched), a compact card, a batched
- * digest (digest mode), a weekly summary and the weekly chart, as they look in Slack. The messages come from the app's own path, not from
+ * digest (digest mode), a weekly summary and the weekly chart, and an answer of the assistant
+ * (docs/ask.md), as they look in Slack. The messages come from the app's own path, not from
  * hand-built blocks: the emulator sends real webhooks, the Insight client reads the listing,
  * buildThreadDigest/renderThreadDigest, mergePending/groupBatch/renderBatchedDigest and
  * summarizeGroup/renderWeeklyReport make the Block Kit, and src/weekly/chart.ts draws the chart. A small Block Kit -> HTML renderer below then
@@ -21,6 +22,9 @@ import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { chromium, type BrowserContext } from "playwright-core";
 import { startEmulator, SEED, type Emulator } from "../dev/emulator/index.js";
+import { askQuestion } from "../src/ask/ask-question.js";
+import { CommunityReader } from "../src/ask/community-reader.js";
+import type { AskDeps } from "../src/ask/deps.js";
 import { InsightClient } from "../src/insight/client.js";
 import { webhookEventSchema, type ThreadEvent } from "../src/insight/schemas.js";
 import {
@@ -56,6 +60,9 @@ const UPDATED_AT = DIGEST_AT + 2 * HOUR + 25 * 60_000;
 const WEEKLY_AT = Date.parse("2026-03-16T08:00:00Z");
 /** A daily digest (`--mode digest`) posted at 09:00 Berlin time, covering the day before. */
 const BATCH_AT = Date.parse("2026-03-13T08:00:00Z");
+/** Monday morning, after the weekly summary: a question to the assistant. */
+const ASK_AT = Date.parse("2026-03-16T09:40:00Z");
+const ASK_QUESTION = "What are people unhappy about this week?";
 const WIDTH = 700;
 
 // --- Block Kit -> HTML that looks like Slack ------------------------------------------------
@@ -136,6 +143,8 @@ function inline(text: string): string {
 
 /** The people of the pictures: Slack shows a user mention as the person's name. */
 const PEOPLE: Record<string, string> = { U0MAYA: "Maya", U0SAM: "Sam" };
+/** ...and a channel link as the channel's name. */
+const CHANNELS: Record<string, string> = { C0COMMUNITY: "community-insights" };
 
 /** `<!date^…>` as a reader in TIME_ZONE sees it ("Mar 13 at 16:31"). */
 function slackDateText(seconds: number, format: string): string {
@@ -153,7 +162,9 @@ function token(t: string): string {
   const [target = "", label] = t.slice(1, -1).split("|");
   const date = /^!date\^(\d+)\^([^|]*)$/.exec(target);
   if (date) return html(slackDateText(Number(date[1]), date[2] ?? ""));
-  if (target.startsWith("#")) return `<span class="mention">#${html(label ?? "channel")}</span>`;
+  if (target.startsWith("#")) {
+    return `<span class="mention">#${html(label ?? CHANNELS[target.slice(1)] ?? "channel")}</span>`;
+  }
   if (target.startsWith("@"))
     return `<span class="mention">@${html(label ?? PEOPLE[target.slice(1)] ?? "user")}</span>`;
   return `<span class="link">${inline(label ?? target)}</span>`;
@@ -264,6 +275,7 @@ code{font:12px/1.5 Monaco,Menlo,"DejaVu Sans Mono",monospace;color:#e01e5a;backg
 .actions{display:flex;gap:8px;margin:8px 0}
 hr{border:0;border-top:1px solid rgba(29,28,29,.13);margin:12px 0}
 .edited{display:block;font-size:12px;line-height:1.2;color:#616061;margin-top:-2px}
+.person{width:36px;height:36px;flex:none;margin:4px 8px 0 0;border-radius:6px;background:#2eb67d;color:#fff;font-weight:900;display:flex;align-items:center;justify-content:center}
 `;
 
 interface SlackPicture {
@@ -271,14 +283,25 @@ interface SlackPicture {
   /** When the message was posted, shown like Slack next to the name. */
   postedAt: number;
   edited?: boolean;
+  /** A person's question the message answers, shown above it (the assistant's thread). */
+  asked?: { who: string; text: string };
+  /** The conversation's name in the header; default the channel's. */
+  where?: string;
 }
 
 function slackPage(p: SlackPicture): string {
   const time = new Intl.DateTimeFormat("en-US", { timeZone: TIME_ZONE, hour: "numeric", minute: "2-digit" });
   const edited = p.edited ? `<span class="edited">(edited)</span>` : "";
+  const where = p.where ?? `# community-insights<span>Lumen DB community health</span>`;
+  const asked = p.asked
+    ? `<div class="msg"><div class="person">${html(p.asked.who.slice(0, 1))}</div><div class="content">
+<div class="who"><span class="name">${html(p.asked.who)}</span><span class="time">${time.format(p.postedAt - 60_000)}</span></div>
+<div class="text">${html(p.asked.text)}</div></div></div>`
+    : "";
   return `<!doctype html><html><head><meta charset="utf-8"><style>${CSS}</style></head><body>
 <div id="shot">
-<div class="channel"># community-insights<span>Lumen DB community health</span></div>
+<div class="channel">${where}</div>
+${asked}
 <div class="msg">${AVATAR}<div class="content">
 <div class="who"><span class="name">Insight Relay</span><span class="badge">APP</span><span class="time">${time.format(p.postedAt)}</span></div>
 ${p.blocks.map(blockHtml).join("\n")}${edited}
@@ -579,6 +602,74 @@ async function weekly(emu: Emulator, client: InsightClient, clock: Clock) {
   return { message, chart };
 }
 
+/**
+ * The assistant's answer to a question on Monday morning, after the same busy week the weekly
+ * summary shows: askQuestion reads it, answers from the emulator's listing and renders it.
+ */
+async function askAnswer(emu: Emulator, client: InsightClient, clock: Clock) {
+  clock.now = ASK_AT;
+  // The week's threads were added without summaries of their own (the weekly picture shows none).
+  for (const t of emu.store.threads(GROUP)) {
+    const summary = ASK_SUMMARIES[t.title];
+    if (summary) emu.store.updateThread(GROUP, t.id, { summary });
+  }
+  const name = "Lumen DB Support";
+  const follows = [{ channelId: "C0COMMUNITY", groupId: GROUP, groupName: name }];
+  const deps: AskDeps = {
+    insight: client,
+    reader: new CommunityReader(client, { now: () => clock.now }),
+    subscriptions: {
+      forChannel: async (c) => follows.filter((f) => f.channelId === c).map((f) => ({ ...f, ...SUB_FIELDS })),
+      all: async () => follows.map((f) => ({ ...f, ...SUB_FIELDS })),
+    },
+    conversations: {
+      context: async () => ({ channelId: "C0COMMUNITY" }),
+      saveContext: async () => undefined,
+      memory: async () => undefined,
+      remember: async () => undefined,
+      firstQuestion: async () => true,
+      take: async () => true,
+    },
+    timeZones: { of: async () => TIME_ZONE },
+    slack: {
+      call: async () => {
+        throw new Error("no Slack here");
+      },
+      postMessage: async () => {
+        throw new Error("no Slack here");
+      },
+    },
+    reportInsightError: async () => undefined,
+    logger: silentLogger,
+    now: () => clock.now,
+  };
+  const { reply } = await askQuestion(deps, {
+    text: ASK_QUESTION,
+    userId: "U0MAYA",
+    channelId: "C0COMMUNITY",
+  });
+  return reply;
+}
+
+/** What the service would say of this week's unhappy threads. */
+const ASK_SUMMARIES: Record<string, string> = {
+  "Compaction stalls on a 2 TB dataset":
+    "Compaction never finishes on datasets above 1.5 TB; disk usage keeps climbing. A maintainer is reproducing it and asked for the compaction logs.",
+  "Backups to S3 twice as slow since 0.15":
+    "Nightly backups to S3 take twice as long since upgrading to 0.15. Nobody has answered yet.",
+  "Go client leaks goroutines on context cancel":
+    "Cancelling a query's context in the Go client leaves a goroutine behind per query; memory grows until restart. No reply yet.",
+  "Kubernetes operator fails to upgrade the StatefulSet":
+    "The operator stops halfway through a rolling upgrade and leaves pods on two versions. Two members shared workarounds; the root cause is open.",
+};
+
+const SUB_FIELDS = {
+  communityId: undefined,
+  filters: {},
+  createdBy: "U0MAYA",
+  createdAt: "2026-01-05T09:00:00.000Z",
+};
+
 // --- Photographs -------------------------------------------------------------------------------
 
 function browserPath(): string {
@@ -620,6 +711,7 @@ async function main(): Promise<void> {
     const d = await digests(emu, client, clock);
     const w = await weekly(emu, client, clock);
     const batch = await batchedDigest({ now: BATCH_AT });
+    const answer = await askAnswer(emu, client, clock);
 
     browser = await chromium.launchPersistentContext(profile, {
       executablePath,
@@ -646,6 +738,7 @@ async function main(): Promise<void> {
       batch: join(OUT, "digest-batch.png"),
       weekly: join(OUT, "weekly-summary.png"),
       chart: join(OUT, "weekly-chart.png"),
+      ask: join(OUT, "ask-answer.png"),
     };
     await shoot(browser, { blocks: d.created.blocks, postedAt: DIGEST_AT }, files.digest);
     await shoot(browser, { blocks: d.updated.blocks, postedAt: DIGEST_AT, edited: true }, files.updated);
@@ -653,6 +746,16 @@ async function main(): Promise<void> {
     await shoot(browser, { blocks: batch.blocks, postedAt: BATCH_AT }, files.batch);
     await shoot(browser, { blocks: w.message.blocks, postedAt: WEEKLY_AT }, files.weekly);
     writeFileSync(files.chart, w.chart);
+    await shoot(
+      browser,
+      {
+        blocks: answer.blocks,
+        postedAt: ASK_AT,
+        asked: { who: "Maya", text: ASK_QUESTION },
+        where: `Insight Relay<span>Assistant · ${ASK_QUESTION}</span>`,
+      },
+      files.ask,
+    );
     console.log("Pictures written:");
     Object.values(files).forEach(report);
   } finally {

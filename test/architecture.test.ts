@@ -1,4 +1,5 @@
 import { createRequire } from "node:module";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { cruise, type IConfiguration } from "dependency-cruiser";
 import { describe, expect, it } from "vitest";
@@ -22,6 +23,22 @@ async function check(baseDir: string): Promise<string> {
   );
   return typeof out.output === "string" ? out.output : JSON.stringify(out.output);
 }
+
+/** Every .ts file under a folder of src/, with its text. */
+function sources(dir: string): { file: string; text: string }[] {
+  return readdirSync(dir, { recursive: true, encoding: "utf8" })
+    .filter((f) => f.endsWith(".ts"))
+    .map((f) => ({ file: join(dir, f), text: readFileSync(join(dir, f), "utf8") }));
+}
+
+describe("the workspace is explicit", () => {
+  it("no Proxy and no AsyncLocalStorage carries work's context anywhere in src/", () => {
+    const ambient = sources(join(root, "src")).filter(({ text }) =>
+      /new Proxy\(|AsyncLocalStorage/.test(text.replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, "")),
+    );
+    expect(ambient.map((s) => s.file)).toEqual([]);
+  });
+});
 
 describe("architecture rules (dependency-cruiser)", () => {
   it("report each violating import by name, one rule each, on a fixture tree", async () => {

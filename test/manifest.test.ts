@@ -39,6 +39,7 @@ type Manifest = {
   display_information: { name: string; description?: string; long_description?: string };
   features: {
     app_home: { home_tab_enabled: boolean; messages_tab_enabled?: boolean };
+    assistant_view?: { assistant_description: string };
     bot_user: { display_name: string };
     slash_commands: { command: string; url: string; usage_hint?: string; description: string }[];
   };
@@ -90,6 +91,7 @@ describe("manifest.yml", () => {
     );
     for (const c of router.all) expect(cmd?.usage_hint, c.name).toContain(c.name);
     expect(cmd?.usage_hint).toContain("weekly");
+    expect(cmd?.usage_hint).toContain("ask <question>");
     const urls = [cmd?.url, m.settings.event_subscriptions.request_url, m.settings.interactivity.request_url];
     for (const u of urls) {
       expect(u).toMatch(/^https:\/\//);
@@ -104,7 +106,26 @@ describe("manifest.yml", () => {
     expect(m.display_information.long_description?.length).toBeGreaterThanOrEqual(175);
     expect(m.features.bot_user.display_name).toBe("Insight Relay");
     expect(m.features.app_home.home_tab_enabled).toBe(true);
-    expect(m.settings.event_subscriptions.bot_events).toEqual(["app_home_opened"]);
+    expect(m.settings.event_subscriptions.bot_events).toContain("app_home_opened");
+  });
+
+  it("has the assistant: its feature, its events and no others, each justified by a comment", () => {
+    expect(m.features.assistant_view?.assistant_description.length).toBeGreaterThan(20);
+    // The assistant's threads live in the app's messages tab.
+    expect(m.features.app_home.messages_tab_enabled).toBe(true);
+    expect(m.settings.event_subscriptions.bot_events).toEqual([
+      "app_home_opened",
+      "assistant_thread_started",
+      "assistant_thread_context_changed",
+      "message.im",
+      "app_mention",
+    ]);
+    const doc = parseDocument(manifestText);
+    const events = doc.getIn(["settings", "event_subscriptions", "bot_events"], true);
+    if (!isSeq(events)) throw new Error("bot_events is not a list");
+    for (const item of events.items) {
+      expect(isScalar(item) ? (item.comment?.trim().length ?? 0) : 0, String(item)).toBeGreaterThan(10);
+    }
   });
 
   it("asks for exactly the bot scopes the app uses, each justified by a comment", () => {
@@ -117,6 +138,10 @@ describe("manifest.yml", () => {
         "files:write",
         "groups:history",
         "im:write",
+        "assistant:write",
+        "im:history",
+        "app_mentions:read",
+        "users:read",
       ].sort(),
     );
     expect(m.oauth_config.scopes.user).toBeUndefined();

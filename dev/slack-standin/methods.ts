@@ -50,6 +50,8 @@ export interface MethodContext {
   isAdmin(user: string): boolean;
   /** users.list: the people of the call's workspace (installer, admins, members). */
   users(): { id: string; admin: boolean }[];
+  /** users.info's `tz` of a user: "UTC" unless a test set another (SlackStandIn.timeZones). */
+  timeZoneOf(user: string): string;
 }
 
 type Handler = (args: Obj, ctx: MethodContext) => MethodResult;
@@ -296,6 +298,7 @@ const handlers: Record<string, Handler> = {
     const user = str(args.user);
     if (!user) return fail("user_not_found");
     const name = `user-${user.toLowerCase()}`;
+    const tz = ctx.timeZoneOf(user);
     return {
       ok: true,
       user: {
@@ -303,9 +306,9 @@ const handlers: Record<string, Handler> = {
         team_id: ctx.team.id,
         name,
         real_name: `User ${user}`,
-        tz: "UTC",
-        tz_label: "Coordinated Universal Time",
-        tz_offset: 0,
+        tz,
+        tz_label: tz === "UTC" ? "Coordinated Universal Time" : tz,
+        tz_offset: tz === "UTC" ? 0 : null,
         is_bot: false,
         is_admin: ctx.isAdmin(user),
         deleted: false,
@@ -345,6 +348,36 @@ const handlers: Record<string, Handler> = {
     const next =
       offset + limit < all.length ? Buffer.from(`offset:${offset + limit}`).toString("base64") : "";
     return { ok: true, members: page, cache_ts: 1700000000, response_metadata: { next_cursor: next } };
+  },
+
+  // The assistant surface (docs.slack.dev/reference/methods/assistant.threads.*): recorded as
+  // calls; the arguments are checked as Slack documents them.
+  "assistant.threads.setStatus": (args) => {
+    if (!str(args.channel_id)) return fail("channel_not_found");
+    if (!str(args.thread_ts)) return fail("invalid_thread_ts");
+    if (typeof args.status !== "string") return fail("invalid_arguments");
+    return { ok: true };
+  },
+
+  "assistant.threads.setSuggestedPrompts": (args) => {
+    if (!str(args.channel_id)) return fail("channel_not_found");
+    const prompts = args.prompts;
+    // Up to four, each with a title and the message it sends.
+    const valid =
+      Array.isArray(prompts) &&
+      prompts.length >= 1 &&
+      prompts.length <= 4 &&
+      prompts.every((p) => isObj(p) && !!str(p.title) && !!str(p.message));
+    if (!valid) return fail("invalid_arguments");
+    if (args.title !== undefined && typeof args.title !== "string") return fail("invalid_arguments");
+    return { ok: true };
+  },
+
+  "assistant.threads.setTitle": (args) => {
+    if (!str(args.channel_id)) return fail("channel_not_found");
+    if (!str(args.thread_ts)) return fail("invalid_thread_ts");
+    if (!str(args.title)) return fail("invalid_arguments");
+    return { ok: true };
   },
 
   "views.open": (args, ctx) => {

@@ -78,14 +78,16 @@ export interface SlackStandIn {
   waitFor<T>(probe: () => T | undefined | false, o?: { timeoutMs?: number; intervalMs?: number }): Promise<T>;
   /** Many workspaces: grants (codes), per-workspace tokens, admins, revoked tokens. */
   oauth: OAuthRegistry;
-  /** Forgets every call, message, view, file, response and injected failure. */
+  /** users.info's `tz` per user id ("UTC" for anyone not in it); cleared by reset(). */
+  timeZones: Map<string, string>;
+  /** Forgets every call, message, view, file, response, time zone and injected failure. */
   reset(): void;
   close(): Promise<void>;
 }
 
 const MAX_BODY_BYTES = 50 * 1024 * 1024;
 // Fields Slack accepts as JSON strings in form bodies; decoded so tests see one shape.
-const JSON_FIELDS = ["blocks", "attachments", "view", "files", "metadata"];
+const JSON_FIELDS = ["blocks", "attachments", "view", "files", "metadata", "prompts"];
 
 function readBody(req: IncomingMessage): Promise<Buffer> {
   return new Promise((resolve, reject) => {
@@ -208,6 +210,7 @@ export async function startSlackStandIn(opts: SlackStandInOptions = {}): Promise
     files: [],
   };
   let rules: FailureRule[] = [];
+  const timeZones = new Map<string, string>();
   const oauth = createOAuthRegistry(opts.oauthClient);
   for (const ws of opts.workspaces ?? []) oauth.declare(ws);
   const nowSec = () => Math.floor(now() / 1000);
@@ -364,6 +367,7 @@ export async function startSlackStandIn(opts: SlackStandInOptions = {}): Promise
       },
       isAdmin: (user) => oauth.isAdmin(user),
       users: () => oauth.usersOf(teamId),
+      timeZoneOf: (user) => timeZones.get(user) ?? "UTC",
       onJoin: (channel) => {
         rules = rules.filter(
           (r) => !(r.kind === "error" && r.code === "not_in_channel" && r.channel === channel),
@@ -463,6 +467,7 @@ export async function startSlackStandIn(opts: SlackStandInOptions = {}): Promise
   const successful = (method: string) => calls.filter((c) => c.method === method && c.ok);
 
   return {
+    timeZones,
     url: `${origin}/api/`,
     calls,
     responses,
@@ -530,6 +535,7 @@ export async function startSlackStandIn(opts: SlackStandInOptions = {}): Promise
       state.opened.length = 0;
       state.files.length = 0;
       rules = [];
+      timeZones.clear();
       oauth.reset();
       for (const ws of opts.workspaces ?? []) oauth.declare(ws);
     },

@@ -7,10 +7,12 @@ import { reconcileFeature } from "../reconcile/feature.js";
 import { Reconciler, type ReconcilerOptions } from "../reconcile/reconciler.js";
 import { commandsFeature } from "../slack/commands/feature.js";
 import { weeklyFeature } from "../weekly/feature.js";
+import { askFeature } from "../ask/feature.js";
 import { plug, type BoundFeature } from "./app-workspace.js";
 import type { Services } from "./build-services.js";
 import {
   alertsFeatureDeps,
+  askDeps,
   commandsDeps,
   digestFeatureDeps,
   reconcilerDeps,
@@ -62,6 +64,7 @@ export function buildFeatures(
       }),
       alertsFeatureDeps,
     ),
+    plug(askFeature, askDeps),
     plug(
       reconcileFeature({
         queue: () => s.queues.reconcile,

@@ -25,6 +25,10 @@ import type { DigestFeatureDeps } from "../digest/feature.js";
 import { repeatCheck } from "../intake/receipts.js";
 import type { RelayDeps } from "../jobs/relay-feature.js";
 import type { WeeklyFeatureDeps } from "../weekly/feature.js";
+import { CommunityReader } from "../ask/community-reader.js";
+import { ConversationStore } from "../ask/conversation-store.js";
+import type { AskDeps } from "../ask/deps.js";
+import { userTimeZones, type UserTimeZones } from "../slack/user-time-zone.js";
 
 /*
  * Each feature's narrow dependencies, cut from the process's services. Tests build features
@@ -266,4 +270,30 @@ export function digestFeatureDeps(s: WorkspaceServices): DigestFeatureDeps {
 
 export function alertsFeatureDeps(s: WorkspaceServices): AlertsFeatureDeps {
   return { command: alertsCommandDeps(s), evaluate: alertsEvalDeps(s) };
+}
+
+/** Asking the community in one workspace: its connection (read through a bounded, sharing reader), its conversations, its askers' zones. */
+export function askDeps(s: WorkspaceServices): AskDeps {
+  return {
+    insight: s.insight.client,
+    reader: new CommunityReader(s.insight.client),
+    subscriptions: s.subscriptions,
+    conversations: new ConversationStore(s.redis, s.keys),
+    timeZones: userTimeZonesOf(s),
+    slack: s.slack,
+    reportInsightError: s.reportInsightError,
+    logger: s.logger,
+    now: Date.now,
+  };
+}
+
+/** The askers' own Slack time zones (users.info), kept briefly in the workspace's Redis. */
+export function userTimeZonesOf(s: WorkspaceServices): UserTimeZones {
+  return userTimeZones({
+    slack: s.slack,
+    redis: s.redis,
+    key: (userId) => s.keys.userTimeZone(userId),
+    fallback: s.config.weekly.defaultTimezone,
+    logger: s.logger,
+  });
 }

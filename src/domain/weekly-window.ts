@@ -36,7 +36,7 @@ export interface WeekWindow {
   listedFrom: number;
 }
 
-interface YMD {
+export interface YMD {
   y: number;
   m: number;
   d: number;
@@ -78,7 +78,7 @@ function wallClock(ms: number, timeZone: string): YMD & { h: number; min: number
 }
 
 /** The zone's offset from UTC at an instant, in ms (Berlin in winter: +3,600,000). */
-function offsetAt(ms: number, timeZone: string): number {
+export function offsetAt(ms: number, timeZone: string): number {
   const w = wallClock(ms, timeZone);
   const asUtc = Date.UTC(w.y, w.m - 1, w.d, w.h, w.min, w.s);
   return asUtc - (ms - (ms % 1000));
@@ -92,7 +92,7 @@ export function dayOf(ms: number, timeZone: string): YMD {
 
 const keyOf = (v: YMD) => `${v.y}-${String(v.m).padStart(2, "0")}-${String(v.d).padStart(2, "0")}`;
 /** `day` plus `n` calendar days (n may be negative). */
-const addDays = (v: YMD, n: number): YMD => {
+export const addDays = (v: YMD, n: number): YMD => {
   const t = new Date(Date.UTC(v.y, v.m - 1, v.d + n));
   return { y: t.getUTCFullYear(), m: t.getUTCMonth() + 1, d: t.getUTCDate() };
 };

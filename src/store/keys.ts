@@ -16,7 +16,8 @@
  * - `alerts`: every channel's alert settings and the set of channels that have some;
  * - `install` (installKeys): every installation, the set of installed workspaces, every Insight
  *   connection and the webhook secret index;
- * - no tag (one key at a time): locks, channel slots, method holds, alerts, schedules, weekly runs.
+ * - no tag (one key at a time): locks, channel slots, method holds, alerts, schedules, weekly runs,
+ *   the assistant's conversations and time zones.
  */
 export function stateKeys(prefix: string, o: { cluster?: boolean } = {}) {
   const s = `${prefix}:state`;
@@ -95,6 +96,15 @@ export function stateKeys(prefix: string, o: { cluster?: boolean } = {}) {
     // no tag
     /** Set once an alert condition fired in a channel (SET NX): one alert per condition and window. */
     alertFired: (channelId: string, condition: string) => `${s}:alerts:fired:${channelId}:${condition}`,
+    /**
+     * One conversation with the assistant (an assistant thread, or a mention's thread): a hash of
+     * its Slack thread context, what the last question set (group, range) and whether it is titled.
+     */
+    askThread: (channelId: string, threadTs: string) => `${s}:ask:thread:${channelId}:${threadTs}`,
+    /** A question already taken (SET NX): Slack's retried event deliveries answer once. */
+    askTaken: (channelId: string, ts: string) => `${s}:ask:taken:${channelId}:${ts}`,
+    /** A user's Slack time zone (users.info `tz`), cached briefly. */
+    userTimeZone: (userId: string) => `${s}:tz:${userId}`,
   };
 }
 export type StateKeys = ReturnType<typeof stateKeys>;

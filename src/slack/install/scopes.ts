@@ -10,5 +10,8 @@ export const INSTALL_SCOPES = [
   "files:write",
   "channels:join",
   "im:write",
+  "assistant:write",
+  "im:history",
+  "app_mentions:read",
   "users:read",
 ] as const;
