@@ -67,7 +67,7 @@ describe("Slack's own request samples, signed, against the running app", () => {
       "application/x-www-form-urlencoded",
     );
   /** An event of a sample, addressed to this workspace, with the fields routing reads. */
-  const event = (name: string, patch: Json) =>
+  const event = (name: string, patch: Record<string, unknown>) =>
     overlay(sample(name), { team_id: TEAM, type: "event_callback", event_id: `Ev${name}`, event: patch });
 
   it("a slash command (form fields as Slack sends them): acked, and the reply comes", async () => {
@@ -180,21 +180,51 @@ describe("Slack's own request samples, signed, against the running app", () => {
     expect(errors().slice(before)).toEqual([]);
   });
 
-  // Kinds other helpers are building: acked (Bolt acknowledges every Events API request at
-  // once); their listeners are checked with these same samples once they exist.
-  it.each([
-    // The assistant answers mentions in a thread (listener: app_mention).
-    [
-      "AppMentionPayload",
-      {
+  it("app_mention from a person: acked, and the assistant answers in the mention's thread", async () => {
+    const ts = "1726133700.000100";
+    const res = await postEvent(
+      event("AppMentionPayload", {
         type: "app_mention",
         channel: CHANNEL,
         user: USER,
-        text: "<@U0BOT> what is new?",
-        ts: "1726133700.000100",
-      },
-    ],
-    // Reactions on a card mark it handled or assign it (listeners: reaction_added, reaction_removed).
+        text: "<@U0BOT> what are people unhappy about this week?",
+        ts,
+        thread_ts: undefined,
+        // The sample is every shape merged: a person's mention carries no bot_id and no subtype.
+        bot_id: undefined,
+        subtype: undefined,
+      }),
+    );
+    expect(res.status).toBe(200);
+    const answer = await h.slack.waitFor(() => h.slack.messages(CHANNEL).find((m) => m.thread_ts === ts), {
+      timeoutMs: 15_000,
+    });
+    expect(answer.text).not.toBe("");
+  });
+
+  it("app_mention as the sample has it (a bot's, with bot_id and subtype): acked and left alone", async () => {
+    const ts = "1726133700.000150";
+    const before = errors().length;
+    const res = await postEvent(event("AppMentionPayload", { type: "app_mention", channel: CHANNEL, ts }));
+    expect(res.status).toBe(200);
+    await new Promise((r) => setTimeout(r, 500));
+    expect(h.slack.messages(CHANNEL).some((m) => m.thread_ts === ts)).toBe(false);
+    expect(errors().slice(before)).toEqual([]);
+  });
+
+  it("assistant_thread_started: acked, and the thread gets its suggested prompts", async () => {
+    const res = await postEvent(event("AssistantThreadStartedPayload", { type: "assistant_thread_started" }));
+    expect(res.status).toBe(200);
+    const call = await h.slack.waitFor(() =>
+      h.slack.calls.find((c) => c.method === "assistant.threads.setSuggestedPrompts"),
+    );
+    expect(call.args).toMatchObject({ channel_id: "D111", thread_ts: "1726133698.626339" });
+  });
+
+  // Reactions on a card are being built by another helper (listeners: reaction_added marks the
+  // thread handled or assigns it, reaction_removed reopens): until then, acked (Bolt acknowledges
+  // every Events API request at once) and nothing fails.
+  it.each([
     [
       "ReactionAddedPayload",
       {
@@ -213,8 +243,6 @@ describe("Slack's own request samples, signed, against the running app", () => {
         item: { type: "message", channel: CHANNEL, ts: "1726133700.000200" },
       },
     ],
-    // The assistant's suggested prompts (listener: assistant_thread_started).
-    ["AssistantThreadStartedPayload", { type: "assistant_thread_started" }],
   ] as const)("%s: parsed and acked", async (name, patch) => {
     const before = errors().length;
     const res = await postEvent(event(name, patch));
