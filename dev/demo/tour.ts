@@ -217,6 +217,8 @@ export async function runTour(o: TourOptions): Promise<TourResult> {
     cleanups.push(() => emulator.close());
     const slack = await startSlackStandIn({ print: true, blocksFile, out: (line) => p.slack(line) });
     cleanups.push(() => slack.close());
+    // The person touring installed the app: a workspace admin, who sees `status` in full.
+    slack.oauth.grant({ teamId: "T0STANDIN", installerId: DEMO_USER });
 
     const signingSecret = randomBytes(16).toString("hex");
     const webhookSecret = randomBytes(16).toString("hex");

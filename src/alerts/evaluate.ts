@@ -19,7 +19,7 @@ import type { SubscriptionStore } from "../store/subscriptions.js";
 import { refusedBySlack } from "../jobs/refused-by-slack.js";
 import type { ChannelThrottle } from "../slack/outbound/channel-throttle.js";
 import { sendInTurn } from "../slack/outbound/send-in-turn.js";
-import { renderAlert, type AlertMessageInput } from "../slack/render/alert.js";
+import { renderAlerts, type AlertMessageInput } from "../slack/render/alert.js";
 import type { StateKeys } from "../store/keys.js";
 import type { MessageRefStore } from "../store/message-refs.js";
 import type { AlertSettingsStore } from "./settings-store.js";
@@ -67,13 +67,15 @@ export const UNCLAIM = luaScript(
  * One evaluation of every channel's alerts. Each group's last 30 days are read once from the
  * REST listing (shared by every channel alerting on it); the pure rules decide; each fired
  * condition is claimed with SET NX on its own key (per channel, condition and window), so
- * any number of schedulers and restarts post it once. A failed post gives the claim back
- * for the next run; a condition that still holds keeps its key alive (never repeated).
+ * any number of schedulers and restarts post it once. What fires together for a channel goes
+ * out as one message. A failed post gives the claims back for the next run; a condition that
+ * still holds keeps its key alive (never repeated).
  */
 export async function evaluateAlerts(deps: AlertsEvalDeps, owner: string): Promise<AlertsRunResult> {
   const now = deps.now ?? Date.now;
   const all = await deps.settings.all();
   const histories = new Map<string, GroupHistory | undefined>();
+  const byChannel = new Map<string, { settings: AlertSettings; fired: FiredAlert[] }[]>();
   let posted = 0;
   let failedGroups = 0;
   for (const { channelId, settings } of all) {
@@ -84,9 +86,13 @@ export async function evaluateAlerts(deps: AlertsEvalDeps, owner: string): Promi
     const history = histories.get(settings.groupId);
     if (!history) continue;
     const fired = detectAll(settings, history, now());
-    const log = deps.logger.child({ channel: channelId, groupId: settings.groupId });
+    if (fired.length === 0) continue;
+    byChannel.set(channelId, [...(byChannel.get(channelId) ?? []), { settings, fired }]);
+  }
+  for (const [channelId, groups] of byChannel) {
+    const log = deps.logger.child({ channel: channelId });
     try {
-      posted += await fire(deps, log, channelId, settings, fired, owner);
+      posted += await fire(deps, log, channelId, groups, owner);
     } catch (err) {
       // One channel's failure (Slack refusing it) never holds back the others.
       log.warn({ err }, "alerts: could not post to this channel; its conditions are retried next run");
@@ -141,71 +147,95 @@ async function readHistory(deps: AlertsEvalDeps, groupId: string): Promise<Group
   return { threads, historyStartMs: historyStart(threads), truncated };
 }
 
-/** Claims, posts and records the fired conditions of one (channel, group); returns messages posted. */
+/** A fired condition with the settings it belongs to. */
+interface Claimed {
+  settings: AlertSettings;
+  alert: FiredAlert;
+  key: string;
+}
+
+/** Claims, posts (as one message) and records the fired conditions of one channel; returns messages posted. */
 async function fire(
   deps: AlertsEvalDeps,
   log: Logger,
   channelId: string,
-  settings: AlertSettings,
-  fired: FiredAlert[],
+  groups: { settings: AlertSettings; fired: FiredAlert[] }[],
   owner: string,
 ): Promise<number> {
-  const claimed: FiredAlert[] = [];
-  for (const a of fired) {
-    const key = deps.keys.alertFired(channelId, a.condition);
-    const ok = await deps.redis.set(key, `claimed:${owner}`, "PX", CLAIM_MS, "NX");
-    if (ok === "OK") claimed.push(a);
-    else if (a.kind !== "unanswered") await EXTEND.run(deps.redis, 1, key, a.windowMs);
-  }
-  if (claimed.length === 0) return 0;
-
-  // Unanswered questions found in one run go out as one message; each spike as its own.
-  const unanswered = claimed.filter((a) => a.kind === "unanswered");
-  const messages: FiredAlert[][] = [
-    ...(unanswered.length > 0 ? [unanswered] : []),
-    ...claimed.filter((a) => a.kind !== "unanswered").map((a) => [a]),
-  ];
-  let posted = 0;
-  for (const group of messages) {
-    const keys = group.map((a) => deps.keys.alertFired(channelId, a.condition));
-    try {
-      await post(deps, log, channelId, settings, group);
-      for (const [i, a] of group.entries()) {
-        await deps.redis.set(keys[i] as string, "posted", "PX", a.windowMs);
-      }
-      posted++;
-      log.info({ kind: group[0]?.kind, threads: group.flatMap((a) => a.threads).length }, "alert posted");
-    } catch (err) {
-      for (const k of keys) await UNCLAIM.run(deps.redis, 1, k, `claimed:${owner}`);
-      throw err;
+  const claimed: Claimed[] = [];
+  for (const { settings, fired } of groups) {
+    for (const a of fired) {
+      const key = deps.keys.alertFired(channelId, a.condition);
+      const ok = await deps.redis.set(key, `claimed:${owner}`, "PX", CLAIM_MS, "NX");
+      if (ok === "OK") claimed.push({ settings, alert: a, key });
+      else if (a.kind !== "unanswered") await EXTEND.run(deps.redis, 1, key, a.windowMs);
     }
   }
-  return posted;
+  if (claimed.length === 0) return 0;
+  try {
+    await post(deps, log, channelId, claimed);
+    for (const c of claimed) await deps.redis.set(c.key, "posted", "PX", c.alert.windowMs);
+  } catch (err) {
+    for (const c of claimed) await UNCLAIM.run(deps.redis, 1, c.key, `claimed:${owner}`);
+    throw err;
+  }
+  log.info(
+    {
+      kinds: [...new Set(claimed.map((c) => c.alert.kind))],
+      threads: claimed.flatMap((c) => c.alert.threads).length,
+    },
+    "alert posted",
+  );
+  return 1;
+}
+
+/**
+ * The message's parts: per group, its unanswered questions together (one line for all of
+ * them), then each spike; in the order the channel's settings came.
+ */
+function messageParts(
+  claimed: readonly Claimed[],
+  permalinks: ReadonlyMap<string, string>,
+): AlertMessageInput[] {
+  const parts: AlertMessageInput[] = [];
+  const groupIds = [...new Set(claimed.map((c) => c.settings.groupId))];
+  for (const groupId of groupIds) {
+    const mine = claimed.filter((c) => c.settings.groupId === groupId);
+    const settings = mine[0]?.settings;
+    if (!settings) continue;
+    const base = { settings, permalinks };
+    const unanswered = mine.filter((c) => c.alert.facts.kind === "unanswered");
+    const first = unanswered[0]?.alert.facts;
+    if (first?.kind === "unanswered") {
+      parts.push({
+        ...base,
+        kind: "unanswered",
+        hours: first.hours,
+        threads: unanswered.flatMap((c) => c.alert.threads),
+      });
+    }
+    for (const c of mine) {
+      const f = c.alert.facts;
+      if (f.kind === "negative") parts.push({ ...base, ...f, threads: c.alert.threads });
+      else if (f.kind === "volume") parts.push({ ...base, ...f, threads: c.alert.threads });
+    }
+  }
+  return parts;
 }
 
 async function post(
   deps: AlertsEvalDeps,
   log: Logger,
   channelId: string,
-  settings: AlertSettings,
-  group: FiredAlert[],
+  claimed: readonly Claimed[],
 ): Promise<void> {
-  const first = group[0];
-  if (!first) return;
-  const threads = group.flatMap((a) => a.threads);
   const permalinks = new Map<string, string>();
-  for (const t of threads.slice(0, 40)) {
-    const link = await permalinkOf(deps, channelId, t.id);
-    if (link) permalinks.set(t.id, link);
+  const threadIds = [...new Set(claimed.flatMap((c) => c.alert.threads.map((t) => t.id)))];
+  for (const id of threadIds.slice(0, 40)) {
+    const link = await permalinkOf(deps, channelId, id);
+    if (link) permalinks.set(id, link);
   }
-  const base = { settings, permalinks, threads };
-  const input: AlertMessageInput =
-    first.facts.kind === "unanswered"
-      ? { ...base, kind: "unanswered", hours: first.facts.hours }
-      : first.facts.kind === "negative"
-        ? { ...base, ...first.facts }
-        : { ...base, ...first.facts };
-  const { text, blocks } = renderAlert(input);
+  const { text, blocks } = renderAlerts(messageParts(claimed, permalinks));
   const now = deps.now ?? Date.now;
   const sleep = deps.sleep ?? ((ms: number) => sleepFor(ms).then(() => undefined));
   await sendInTurn({

@@ -45,13 +45,16 @@ export function mergePending(
 export type BatchSection = "new" | "changed" | "handled";
 
 /**
- * Which part of the batched digest a thread goes in. "Handled" is a question-led thread the
- * community has answered since (nothing left to do); the others are new or changed threads.
+ * Which part of the batched digest a thread goes in. "Handled" (said "Answered in the chat")
+ * is a question the channel saw open and the community has answered since (nothing left to
+ * do); a thread new in this period stays under new threads, answered or not: the channel
+ * never saw it open. The others are new or changed threads.
  */
 export function sectionOf(e: PendingEntry): BatchSection {
+  if (e.isNew) return "new";
   const q = questionStatusLabel(e.digest.questionResponseStatus).status;
   if (e.digest.isQuestionLed !== false && q === "answered") return "handled";
-  return e.isNew ? "new" : "changed";
+  return "changed";
 }
 
 export interface DigestBatch {

@@ -45,7 +45,7 @@ export function parseRange(text: string | undefined): Range | undefined {
 export type RangeTake =
   | { kind: "range"; range: Range; rest: string[] }
   | { kind: "none"; rest: string[] }
-  | { kind: "bad"; words: string };
+  | { kind: "bad"; words: string; rest: string[] };
 
 /**
  * Finds a range at the start (or, when more words follow the group, at the end) of the words,
@@ -63,10 +63,15 @@ export function takeRange(words: readonly string[]): RangeTake {
   }
   for (let n = Math.min(3, words.length); n >= 1; n--) {
     const lead = words.slice(0, n).join(" ");
-    if (RANGE_LIKE.test(squash(lead))) return { kind: "bad", words: lead };
+    if (RANGE_LIKE.test(squash(lead))) return { kind: "bad", words: lead, rest: words.slice(n) };
+  }
+  // "Lumen DB Support 2w": a period that is none after the group, not the group's last word.
+  for (let n = Math.min(3, words.length - 1); n >= 1; n--) {
+    const tail = words.slice(-n).join(" ");
+    if (RANGE_LIKE.test(squash(tail))) return { kind: "bad", words: tail, rest: words.slice(0, -n) };
   }
   return { kind: "none", rest: [...words] };
 }
 
 /** The ranges in the words people read, for help and error replies. */
-export const RANGE_HELP = "`7d` (default), `30d`, `3m`, `6m`, `all`, or `last 30 days`, `last30Days`…";
+export const RANGE_HELP = "`7d` (default), `30d`, `3m`, `6m`, `all`, or words such as `last 30 days`";

@@ -134,12 +134,18 @@ function toneOfScore(s: string): Tone | undefined {
 }
 
 /**
+ * The one phrase for a sentiment the service has not given yet, wherever it shows (card,
+ * digest, listing, alert, weekly summary).
+ */
+export const NOT_RATED = "not rated yet";
+
+/**
  * A reader-facing label for the service's sentiment value. Absent or blank: tone
- * "unknown", label "Pending" (the thread has not been enriched with it yet).
+ * "unknown", label "Not rated yet" (the service has not rated the thread yet).
  */
 export function sentimentLabel(raw: string | null | undefined): SentimentLabel {
   const text = raw?.trim() ?? "";
-  if (!text) return { label: "Pending", emoji: PENDING_EMOJI, tone: "unknown" };
+  if (!text) return { label: capitalise(NOT_RATED), emoji: PENDING_EMOJI, tone: "unknown" };
   const scored = toneOfScore(text);
   if (scored === "unknown") return { label: asText(text), emoji: TONE_EMOJI.unknown, tone: "unknown" };
   if (scored) return { label: `${capitalise(scored)} (${text})`, emoji: TONE_EMOJI[scored], tone: scored };

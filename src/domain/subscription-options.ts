@@ -130,12 +130,10 @@ function parseKeywords(
   const items = listItems(raw);
   if (items.length === 0)
     return { ok: false, error: `${flag} needs one or more words, like ${flag} refund,dark mode.` };
-  if (items.some((k) => k.length > MAX_KEYWORD_LENGTH)) {
-    return { ok: false, error: `Keywords can be at most ${MAX_KEYWORD_LENGTH} characters long.` };
-  }
+  if (items.some((k) => k.length > MAX_KEYWORD_LENGTH))
+    return { ok: false, error: FILTER_PROBLEMS.keywordTooLong };
   const keywords = addUnique(into, items);
-  if (keywords.length > MAX_KEYWORDS)
-    return { ok: false, error: `Up to ${MAX_KEYWORDS} keywords can be given.` };
+  if (keywords.length > MAX_KEYWORDS) return { ok: false, error: FILTER_PROBLEMS.tooManyKeywords };
   return { ok: true, keywords };
 }
 
@@ -144,6 +142,44 @@ export function parseThreshold(value: string): number | undefined {
   const v = value.trim();
   const n = /^\d+$/.test(v) ? Number(v) : Number.NaN;
   return Number.isSafeInteger(n) && n >= 1 && n <= 10_000 ? n : undefined;
+}
+
+/*
+ * What the command line and the settings form both refuse, in the same words (rule 13): the
+ * form shows the sentence under its field, the command after "I could not read that:".
+ */
+export const FILTER_PROBLEMS = {
+  tooManyKeywords: `Up to ${MAX_KEYWORDS} keywords, separated by commas.`,
+  keywordTooLong: `Each keyword can be at most ${MAX_KEYWORD_LENGTH} characters long.`,
+  /** A threshold that is not a whole number from 1 to 10,000; `typed` is echoed (plain text). */
+  threshold: (typed: string) =>
+    `A whole number from 1 to 10,000, like 5 (you typed "${typed.slice(0, 20)}").`,
+  /** One sentiment both wanted and excluded: nothing could ever arrive. */
+  bothSentiments: (tones: readonly string[]) =>
+    `${tones.join(", ")} cannot be both wanted and excluded: remove ${tones.length === 1 ? "it" : "them"} from one of the two.`,
+} as const;
+
+/** Which field a problem is about (the form puts it under that field). */
+export type FilterField = "sentiments" | "excludeSentiments" | "keywords" | "excludeKeywords";
+
+/**
+ * Filters that can be saved, or one sentence per field that cannot: the checks every way of
+ * setting filters shares (the command line, the settings form, a change merged into what a
+ * channel already has). Pure.
+ */
+export function checkFilters(f: SubscriptionFilters): { field: FilterField; problem: string }[] {
+  const out: { field: FilterField; problem: string }[] = [];
+  const excluded = new Set((f.excludeSentiments ?? []).map((s) => s.toLowerCase()));
+  const both = (f.sentiments ?? []).filter((s) => excluded.has(s.toLowerCase()));
+  if (both.length > 0)
+    out.push({ field: "excludeSentiments", problem: FILTER_PROBLEMS.bothSentiments(both) });
+  for (const field of ["keywords", "excludeKeywords"] as const) {
+    const words = f[field] ?? [];
+    if (words.length > MAX_KEYWORDS) out.push({ field, problem: FILTER_PROBLEMS.tooManyKeywords });
+    else if (words.some((w) => w.length > MAX_KEYWORD_LENGTH))
+      out.push({ field, problem: FILTER_PROBLEMS.keywordTooLong });
+  }
+  return out;
 }
 
 /** "daily" / "4 hours" / "4h" / "24" -> a digest period. */
@@ -236,8 +272,9 @@ export function parseSubscriptionOptions(
       }
       case "--min-messages":
       case "--min-participants": {
-        const n = parseThreshold(takeValue(inline, true));
-        if (n === undefined) return fail(`${flag} needs a whole number from 1, like ${flag} 5.`);
+        const raw = takeValue(inline, true);
+        const n = parseThreshold(raw);
+        if (n === undefined) return fail(`${flag}: ${FILTER_PROBLEMS.threshold(raw)}`);
         filters[flag === "--min-messages" ? "minMessages" : "minParticipants"] = n;
         break;
       }
@@ -283,6 +320,8 @@ export function parseSubscriptionOptions(
       return fail(`--every sets the period of digest mode; it does nothing with --mode ${delivery.mode}.`);
     }
   }
+  const problem = checkFilters(filters)[0];
+  if (problem) return fail(problem.problem);
   return { ok: true, change: { filters, clearFilters, delivery } };
 }
 
@@ -338,7 +377,8 @@ export function describeDelivery(d: Delivery, timeZone?: string): string {
         : `digest every ${hours(d.every)}, ${digestTimes(d.every)}${zone}`,
     );
   } else parts.push("a card per thread");
-  if (d.format === "compact") parts.push("compact cards");
+  // Card settings say nothing in digest or summary mode, which post no cards.
+  if (d.mode === "realtime" && d.format === "compact") parts.push("compact cards");
   if (d.mode === "realtime" && d.replies) parts.push("new messages as replies under the card");
   return parts.join(", ");
 }

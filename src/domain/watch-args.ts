@@ -166,14 +166,6 @@ export function parseWatchSpec(args: readonly string[]): Exclude<WatchArgs, { ki
     };
   }
   const filters = normalizeFilters(parsed.change.filters);
-  const both = (filters.sentiments ?? []).filter((s) => filters.excludeSentiments?.includes(s));
-  if (both.length > 0) {
-    return {
-      kind: "error",
-      error: `${both.join(", ")} cannot be both wanted and excluded: nothing could ever match.`,
-      understood: understoodOf({ words, groupRef, filters, daily, quiet }),
-    };
-  }
   if (words.length === 0 && !groupRef && !hasFilters(filters)) {
     return {
       kind: "error",

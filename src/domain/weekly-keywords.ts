@@ -11,6 +11,18 @@ const preferred = (a: string, b: string) => {
 };
 
 /**
+ * Whether a keyword can be shown as a theme: never a Slack control sequence or mention
+ * (`<!channel>`, `<@U123>`, `@here`), whatever the service extracted from a message.
+ */
+export function isThemeWord(keyword: string): boolean {
+  if (/[<>]/.test(keyword)) return false;
+  return !/^[@!#]/.test(keyword.trim());
+}
+
+/** A keyword is a recurring theme of a week when at least this many threads have it. */
+export const MIN_THEME_THREADS = 2;
+
+/**
  * Counts in how many threads each keyword occurs, case-insensitively, in bounded memory.
  *
  * Up to `capacity` distinct keywords are counted exactly. Past twice that, the counter keeps
@@ -34,7 +46,7 @@ export class KeywordCounter {
     for (const raw of keywords) {
       const keyword = raw.replace(/\s+/g, " ").trim();
       const key = keyword.toLowerCase();
-      if (key === "") continue;
+      if (key === "" || !isThemeWord(keyword)) continue;
       const entry = this.#counts.get(key);
       if (!entry) this.#counts.set(key, { keyword, count: 1 });
       else {

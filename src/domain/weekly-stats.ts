@@ -1,6 +1,6 @@
 import { readKeywords, type Thread } from "../insight/schemas.js";
 import { questionStatusLabel, sentimentLabel, type QuestionStatus, type Tone } from "./sentiment.js";
-import { KeywordCounter } from "./weekly-keywords.js";
+import { KeywordCounter, MIN_THEME_THREADS } from "./weekly-keywords.js";
 import { TopN } from "./weekly-top.js";
 import { dayIndex, timeOf, WEEK_DAYS } from "./weekly-window.js";
 
@@ -53,10 +53,11 @@ export interface WeekStats {
   sentimentByDay: ToneCounts[];
   /** Threads per calendar day of last activity (the sum of each day's tone counts). */
   threadsByDay: number[];
-  /** Ids of the threads counted, for per-channel lookups (handled in Slack). */
+  /** Ids of the threads counted, for per-channel lookups (marked handled here). */
   threadIds: string[];
   /** Ids of the question-led threads not answered (what "Still open" is drawn from). */
   openQuestionIds: string[];
+  /** Keywords of at least two threads (recurring themes), most threads first. */
   keywords: { keyword: string; count: number }[];
   /** True when there were so many distinct keywords that counts are lower bounds. */
   keywordsApproximate: boolean;
@@ -172,7 +173,7 @@ export class WeekAccumulator {
     if (t.messageCount === undefined) this.#withoutCount++;
     else this.#messages += t.messageCount;
 
-    // Only a real value is a tone; "Pending" (absent) and unrecognised labels are "not rated".
+    // Only a real value is a tone; "Not rated yet" (absent) and unrecognised labels are "not rated".
     const tone = sentimentLabel(t.sentiment).tone;
     this.#sentiment[tone]++;
     counts[tone]++;
@@ -203,7 +204,8 @@ export class WeekAccumulator {
       // Sorted: results never depend on the order pages arrived in.
       threadIds: [...this.#seen].sort(),
       openQuestionIds: [...this.#open].sort(),
-      keywords: this.#keywords.top(this.#o.keywordsShown),
+      // Recurring themes only: a keyword of a single thread says nothing about the week.
+      keywords: this.#keywords.top(this.#o.keywordsShown).filter((k) => k.count >= MIN_THEME_THREADS),
       keywordsApproximate: this.#keywords.approximate,
       questions: { ...this.#questions },
       awaitingAnswer: this.#awaiting.items().map((r) => r.ref),

@@ -1,6 +1,7 @@
 /*
  * The time frame of a weekly summary: the seven calendar days before the run day, in the
- * schedule's time zone, and the seven before them for the comparison. Days are calendar days
+ * schedule's time zone, and the seven before them for the comparison. `weekly now` answers
+ * someone asking now: its seven days end with today, up to this moment. Days are calendar days
  * of that zone (23 or 25 hours long across a daylight-saving change), never rolling 24-hour
  * windows, so the header, the busiest days and the chart name the same days. Pure; no I/O.
  */
@@ -11,7 +12,12 @@ export const WEEK_DAYS = 7;
 export interface WeekWindow {
   /** The zone whose calendar days these are (the schedule's). */
   timeZone: string;
-  /** First instant of the run day in the zone: exclusive end of this week. */
+  /**
+   * True for `weekly now`: the week is today and the six days before, up to the run time.
+   * False for a scheduled run: the seven calendar days before the run day.
+   */
+  untilNow: boolean;
+  /** Exclusive end of this week: the first instant of the run day, or the run time itself (`untilNow`). */
   end: number;
   /** First instant of this week (midnight, 7 calendar days before the run day). */
   start: number;
@@ -106,17 +112,25 @@ export function startOfDay(v: YMD, timeZone: string): number {
   return t;
 }
 
-/** The week before the run day `at` in `timeZone` (see WeekWindow). */
-export function weekWindow(at: Date | number, timeZone = "UTC"): WeekWindow {
+/**
+ * The week before the run day `at` in `timeZone` (see WeekWindow); with `untilNow`, the week
+ * that ends with the day of `at`, up to `at` (today's threads included).
+ */
+export function weekWindow(at: Date | number, timeZone = "UTC", o: { untilNow?: boolean } = {}): WeekWindow {
   const now = typeof at === "number" ? at : at.getTime();
-  const runDay = dayOf(now, timeZone);
+  const untilNow = o.untilNow === true;
+  // Calendar days count from the day after the last one shown: tomorrow when today is included.
+  const runDay = untilNow ? addDays(dayOf(now, timeZone), 1) : dayOf(now, timeZone);
   const starts = (from: number) =>
     Array.from({ length: WEEK_DAYS + 1 }, (_, i) => startOfDay(addDays(runDay, from + i), timeZone));
   const dayStarts = starts(-WEEK_DAYS);
   const prevDayStarts = starts(-2 * WEEK_DAYS);
   return {
     timeZone,
-    end: dayStarts[WEEK_DAYS] ?? now,
+    untilNow,
+    // Today's bucket runs to midnight (a thread stamped a moment ahead still counts); the week
+    // as said ends now.
+    end: untilNow ? now : (dayStarts[WEEK_DAYS] ?? now),
     start: dayStarts[0] ?? now,
     prevStart: prevDayStarts[0] ?? now,
     days: Array.from({ length: WEEK_DAYS }, (_, i) => keyOf(addDays(runDay, i - WEEK_DAYS))),

@@ -14,6 +14,8 @@ export const ACTIONS = {
   share: "insight.search.share",
   /** Home tab: resumes a paused subscription (changes configuration). */
   resume: "insight.home.resume",
+  /** Home tab: **See all** open threads, in a modal. */
+  homeOpenThreads: "insight.home.open_threads",
   /** An assistant's answer: the next few matching threads. */
   askMore: "insight.ask.more",
 } as const;

@@ -91,15 +91,19 @@ const REQUEST_ERRORS = new Set([
 /** One plain sentence per code, for people (Slack replies, ops alerts, `status`). */
 export const SLACK_ERROR_SENTENCES: Readonly<Record<string, string>> = {
   channel_not_found:
-    "Slack cannot find that channel: it was deleted, or it is private and the app was never invited.",
-  not_in_channel: "The app is not in that channel: invite it with /invite @Insight Relay",
-  is_archived: "That channel is archived: unarchive it or subscribe another channel.",
-  restricted_action: "A workspace setting stops the app from posting in that channel.",
-  restricted_action_read_only_channel: "That channel is read-only for apps.",
-  restricted_action_thread_only_channel: "That channel only accepts replies in threads.",
-  restricted_action_non_threadable_channel: "That channel does not allow threads.",
+    "Slack cannot find that channel: it was deleted, or it is private and the app was never invited. Invite the app with /invite @Insight Relay, or unsubscribe it.",
+  not_in_channel:
+    "The app is not in that channel: invite it with /invite @Insight Relay, then resume the subscription.",
+  is_archived: "That channel is archived: unarchive it, or subscribe another channel.",
+  restricted_action:
+    "A workspace setting stops the app from posting in that channel: a workspace admin can allow it, or subscribe another channel.",
+  restricted_action_read_only_channel:
+    "That channel is read-only for apps: let apps post there, or subscribe another channel.",
+  restricted_action_thread_only_channel:
+    "That channel only accepts replies in threads: subscribe another channel.",
+  restricted_action_non_threadable_channel: "That channel does not allow threads: subscribe another channel.",
   ekm_access_denied:
-    "Workspace administrators have suspended posting in that channel (Enterprise Key Management).",
+    "Workspace administrators have suspended posting in that channel (Enterprise Key Management): ask them to lift it.",
   not_authed: "No Slack token was sent: set SLACK_BOT_TOKEN.",
   invalid_auth: "Slack does not accept the bot token: check SLACK_BOT_TOKEN.",
   token_revoked:

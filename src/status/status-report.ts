@@ -66,7 +66,7 @@ export function watchLines(openAlerts: readonly string[] | undefined): string[] 
     out.push("*Workers cannot fetch jobs*: digests are not going out. /readyz and the ops channel say why.");
   if (open.has(SPOOL_GROWING))
     out.push(
-      "*Webhook deliveries are piling up on disk* while Redis answers: they are not reaching the queues.",
+      "*Updates from the Insight Service are piling up on disk* while Redis answers: they are not reaching the queues.",
     );
   if (open.has(INTAKE_STALLED))
     out.push(

@@ -43,7 +43,15 @@ export function weeklyCommand(deps: WeeklyCommandDeps): Subcommand {
     mutates: false,
     async run(ctx) {
       const { defaults } = deps;
-      const parsed = parseWeeklyArgs(ctx.args, defaults, new Date((deps.now ?? Date.now)()));
+      // `weekly on` changes only what it names: a time without a zone keeps the zone the
+      // schedule had (and a time without a day its day), as `subscribe` keeps options.
+      const before =
+        ctx.args[0]?.toLowerCase() === "on" ? await deps.schedules.get(ctx.channelId) : undefined;
+      const parsed = parseWeeklyArgs(
+        ctx.args,
+        before ? { cron: before.cron, timeZone: before.timeZone } : defaults,
+        new Date((deps.now ?? Date.now)()),
+      );
       if (!parsed.ok) {
         await ctx.respond({ text: parsed.error });
         return;
@@ -153,6 +161,6 @@ async function runNow(ctx: CommandContext, deps: WeeklyCommandDeps, defaultZone:
     throw err;
   }
   await ctx.respond({
-    text: `${EMOJI.onItsWay} A summary of the 7 calendar days before today (${escapeMrkdwn(zone)}) in the ${plural(groups, "chat group")} this channel follows is on its way to this channel.`,
+    text: `${EMOJI.onItsWay} A summary of the last 7 days up to now, today included (${escapeMrkdwn(zone)}), of the ${plural(groups, "chat group")} this channel follows is on its way to this channel.`,
   });
 }

@@ -91,24 +91,27 @@ export function parseSchedule(input: string[], defaults: ScheduleDefaults): Pars
   const understood: Understood = {};
   let timeZone: string | undefined;
 
-  // A zone is the last word when it names one (Europe/Berlin, UTC, GMT).
+  // A zone is the last word when it names one (Europe/Berlin, UTC, GMT). One that does not is
+  // reported after the other words are read, so that the reply says what was understood.
   const last = words.at(-1);
+  let badZone: string | undefined;
   if (last !== undefined && (last.includes("/") || /^(utc|gmt|z)$/i.test(last) || isZoneName(last))) {
-    if (!isValidTimezone(last)) {
-      return {
-        ok: false,
-        understood,
-        unread: [last],
-        problem: `"${last}" is not a time zone I know (an IANA name such as Europe/Berlin, America/Los_Angeles or UTC)`,
-      };
-    }
-    timeZone = /^z$/i.test(last) ? "UTC" : canonicalZone(last);
-    understood.timeZone = timeZone;
+    if (isValidTimezone(last)) {
+      timeZone = /^z$/i.test(last) ? "UTC" : canonicalZone(last);
+      understood.timeZone = timeZone;
+    } else badZone = last;
     words.pop();
   }
   const zone = timeZone ?? defaults.timeZone;
+  const zoneProblem = (u: Understood): ParsedSchedule => ({
+    ok: false,
+    understood: u,
+    unread: [badZone ?? ""],
+    problem: `"${badZone ?? ""}" is not a time zone I know (an IANA name such as Europe/Berlin, America/Los_Angeles or UTC)`,
+  });
 
   if (words.length === 0) {
+    if (badZone !== undefined) return zoneProblem(understood);
     return {
       ok: true,
       cron: defaults.cron,
@@ -126,7 +129,10 @@ export function parseSchedule(input: string[], defaults: ScheduleDefaults): Pars
     numeric(words[1])
   ) {
     const cron = words.join(" ");
-    if (isValidCron(cron)) return { ok: true, cron, timeZone: zone, understood: { ...understood, cron } };
+    if (isValidCron(cron)) {
+      if (badZone !== undefined) return zoneProblem({ ...understood, cron });
+      return { ok: true, cron, timeZone: zone, understood: { ...understood, cron } };
+    }
     return {
       ok: false,
       understood,
@@ -177,13 +183,15 @@ export function parseSchedule(input: string[], defaults: ScheduleDefaults): Pars
   }
 
   if (unread.length > 0) {
+    const zoneToo = badZone !== undefined ? `; "${badZone}" is not a time zone I know either` : "";
     return {
       ok: false,
       understood,
-      unread,
-      problem: `I could not read ${unread.map((u) => `"${u}"`).join(", ")}`,
+      unread: badZone !== undefined ? [...unread, badZone] : unread,
+      problem: `I could not read ${unread.map((u) => `"${u}"`).join(", ")}${zoneToo}`,
     };
   }
+  if (badZone !== undefined) return zoneProblem(understood);
   const base = defaultParts(defaults.cron) ?? { minute: 0, hour: 9, dow: "1" };
   const d = dow ?? base.dow;
   const m = minutes ?? base.hour * 60 + base.minute;
@@ -214,6 +222,7 @@ export function describeUnderstood(u: Understood): string {
   const parts = [
     u.days && `day: ${u.days}`,
     u.time && `time: ${u.time}`,
+    !u.days && !u.time && u.cron && `cron: ${u.cron}`,
     u.timeZone && `time zone: ${u.timeZone}`,
   ].filter((p): p is string => typeof p === "string");
   return parts.length > 0 ? parts.join(" · ") : "nothing yet";

@@ -14,8 +14,16 @@ export const WEEKLY_USAGE = "weekly on [day] [time] [timezone] | weekly off | we
 const EXAMPLE = "`/insight weekly on monday 09:00 Europe/Berlin`";
 const EXAMPLES =
   "For example `/insight weekly on monday 09:00 Europe/Berlin`, `/insight weekly on fri 5pm`, or five cron fields such as `/insight weekly on 0 9 * * 1`.";
-/** Summaries go out at most about once a day: a cron that fires more often is a typo, not a wish. */
-const MIN_GAP_MS = 23 * 3_600_000;
+/**
+ * A weekly summary covers 7 days, so it goes out once a week: every gap between firings is a
+ * week, give or take a daylight-saving hour. Shorter gaps would report a thread several times.
+ */
+const DAY_MS = 86_400_000;
+const MIN_GAP_MS = 7 * DAY_MS - 2 * 3_600_000;
+const MAX_GAP_MS = 7 * DAY_MS + 2 * 3_600_000;
+/** A daily round-up exists already: the digest mode. */
+const DAILY_HINT =
+  "For a daily round-up, use a daily digest: `/insight subscribe &lt;group&gt; --mode digest`.";
 /** What the user typed, echoed back: escaped and short. */
 const shown = (s: string) => escapeAndTruncate(s, 200);
 
@@ -24,15 +32,29 @@ const shown = (s: string) => escapeAndTruncate(s, 200);
  * rather than 24 leaves room for a daylight-saving change).
  */
 export function shortestGapMs(cron: string, timeZone: string, from: Date = new Date()): number {
+  return gapsMs(cron, timeZone, from).min;
+}
+
+/** The shortest and longest gaps between the next firings, and how many fall in the next 7 days. */
+export function gapsMs(
+  cron: string,
+  timeZone: string,
+  from: Date = new Date(),
+): { min: number; max: number; inAWeek: number } {
   const it = CronExpressionParser.parse(cron, { tz: timeZone, currentDate: from });
-  let prev = it.next().getTime();
+  const first = it.next().getTime();
+  let prev = first;
   let min = Number.POSITIVE_INFINITY;
+  let max = 0;
+  let inAWeek = 1;
   for (let i = 0; i < 12 && it.hasNext(); i++) {
     const t = it.next().getTime();
     min = Math.min(min, t - prev);
+    max = Math.max(max, t - prev);
+    if (t - first < 7 * DAY_MS) inAWeek++;
     prev = t;
   }
-  return min;
+  return { min, max, inAWeek };
 }
 
 /**
@@ -70,10 +92,26 @@ export function parseWeeklyArgs(
     };
   }
   const { cron, timeZone } = parsed;
-  if (shortestGapMs(cron, timeZone, now) < MIN_GAP_MS) {
+  const gaps = gapsMs(cron, timeZone, now);
+  const u = parsed.understood;
+  // "weekdays (Monday to Friday) at 08:00", or the cron as typed.
+  const what = u.days && u.time ? shown(`${u.days} at ${u.time}`) : `\`${shown(cron)}\``;
+  if (gaps.min < MIN_GAP_MS) {
+    const times =
+      gaps.inAWeek > 12
+        ? "many times a week"
+        : gaps.inAWeek > 1
+          ? `${gaps.inAWeek} times a week`
+          : "more than once a week";
     return {
       ok: false,
-      error: `"${shown(cron)}" would post more than once a day. Weekly summaries go out at most once a day; for example ${EXAMPLE}.`,
+      error: `A weekly summary goes out once a week, and each covers the last 7 days: ${what} would post it ${times}, repeating the same threads. Name one day, for example ${EXAMPLE}. ${DAILY_HINT}`,
+    };
+  }
+  if (gaps.max > MAX_GAP_MS) {
+    return {
+      ok: false,
+      error: `A weekly summary goes out once a week: ${what} would skip weeks. Name one day, for example ${EXAMPLE}.`,
     };
   }
   return { ok: true, command: { action: "on", cron, timeZone } };

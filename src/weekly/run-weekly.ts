@@ -28,7 +28,7 @@ export interface WeeklyRunDeps extends SummarizeDeps {
   reportInsightError(err: unknown): Promise<void>;
   /**
    * Which of these threads are marked handled in this channel (the triage store); optional:
-   * without it the summary has no "Handled in Slack" line.
+   * without it the summary has no "Marked handled here" line.
    */
   handled?: (channelId: string, threadIds: string[]) => Promise<Set<string>>;
   /** Replaceable so tests can make the chart fail. */
@@ -89,10 +89,13 @@ export async function runWeeklySummary(job: Job<WeeklyJob>, deps: WeeklyRunDeps)
     return { status: "no_subscriptions" };
   }
 
-  // The week is the 7 calendar days before the run day in the schedule's zone; a scheduled
-  // run's day is its tick's, so a job that starts late still summarises the week it was for.
-  const runAt = job.data.trigger === "schedule" ? (job.opts.prevMillis ?? now()) : now();
-  const window = weekWindow(runAt, job.data.timeZone);
+  // A scheduled run covers the 7 calendar days before its day in the schedule's zone (its
+  // tick's day, so a job that starts late still summarises the week it was for); `weekly now`
+  // answers someone asking now: the last 7 days up to this moment, today included.
+  const window =
+    job.data.trigger === "schedule"
+      ? weekWindow(job.opts.prevMillis ?? now(), job.data.timeZone)
+      : weekWindow(now(), job.data.timeZone, { untilNow: true });
   const finalAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
   const groups: GroupOutcome[] = [];
   for (const s of subs) {

@@ -154,7 +154,7 @@ export function renderConnectedModal(url: string): ModalView {
       Blocks.Section({ text: `${EMOJI.ok} The key works and is saved. One step left:` }),
       Blocks.Section({ text: dashboardSteps(url) }),
       Blocks.Context().elements(
-        `The Home tab shows this URL again to admins. ${Md.italic("Keep it private: anyone with it can send deliveries.")}`,
+        `The Home tab shows this URL again to admins. ${Md.italic("Keep it private: anyone with it can send the app updates as the Insight Service.")}`,
       ),
     )
     .buildToObject() as ModalView;

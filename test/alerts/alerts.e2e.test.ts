@@ -98,7 +98,7 @@ describe("alerts end to end: each fires once, quiet groups and young bases stay 
     expect(await reply(`alerts ${young} --negative-spike --volume-spike`)).toContain("a negative spike");
 
     const negative = await h.slack.waitFor(
-      () => alertsIn().find((m) => m.text.startsWith("Negative spike in Busy support")),
+      () => alertsIn().find((m) => m.text.includes("Negative spike in Busy support")),
       { timeoutMs: 15_000 },
     );
     // 9: the question thread counts too (neutral).
@@ -109,7 +109,7 @@ describe("alerts end to end: each fires once, quiet groups and young bases stay 
     expect(messageText(negative)).not.toContain("Thanks note");
 
     const volume = await h.slack.waitFor(() =>
-      alertsIn().find((m) => m.text.startsWith("Volume spike in Launch chatter")),
+      alertsIn().find((m) => m.text.includes("Volume spike in Launch chatter")),
     );
     expect(volume.text).toContain("7 new threads in the last hour");
 
@@ -125,8 +125,9 @@ describe("alerts end to end: each fires once, quiet groups and young bases stay 
     // Several more evaluations: nothing repeats, and the quiet and young groups never alerted.
     await new Promise((r) => setTimeout(r, 3_000));
     const texts = alertsIn().map((m) => m.text);
-    expect(texts.filter((t) => t.startsWith("Negative spike"))).toHaveLength(1);
-    expect(texts.filter((t) => t.startsWith("Volume spike"))).toHaveLength(1);
+    // Alerts that fire in the same evaluation share one message; none is ever said twice.
+    expect(texts.filter((t) => t.includes("Negative spike"))).toHaveLength(1);
+    expect(texts.filter((t) => t.includes("Volume spike"))).toHaveLength(1);
     expect(texts.filter((t) => t.includes("for an answer"))).toHaveLength(1);
     expect(texts.some((t) => t.includes("Quiet corner") || t.includes("Brand new group"))).toBe(false);
 

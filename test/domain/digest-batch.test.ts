@@ -59,8 +59,12 @@ describe("mergePending: latest state wins", () => {
 });
 
 describe("sections", () => {
-  it("answered question-led threads are handled; others new or changed", () => {
-    expect(sectionOf(entry(1, { isQuestionLed: true, questionResponseStatus: "answered" }))).toBe("handled");
+  it("questions the channel saw open and that got answered are handled; others new or changed", () => {
+    // Created and answered in the same period: the channel never saw it open, so it stays new.
+    expect(sectionOf(entry(1, { isQuestionLed: true, questionResponseStatus: "answered" }))).toBe("new");
+    expect(sectionOf(entry(1, { isQuestionLed: true, questionResponseStatus: "answered" }, false))).toBe(
+      "handled",
+    );
     expect(sectionOf(entry(1, { isQuestionLed: true, questionResponseStatus: "unanswered" }))).toBe("new");
     expect(sectionOf(entry(1, {}, false))).toBe("changed");
     const b = groupBatch([

@@ -44,8 +44,22 @@ describe("ranges people type", () => {
   });
 
   it("a word that looks like a period but is none is reported, not taken for a group", () => {
-    expect(takeRange(["14d", "support"])).toEqual({ kind: "bad", words: "14d" });
-    expect(takeRange(["last2Weeks"])).toEqual({ kind: "bad", words: "last2Weeks" });
-    expect(takeRange(["last", "2", "weeks", "support"])).toEqual({ kind: "bad", words: "last 2 weeks" });
+    expect(takeRange(["14d", "support"])).toEqual({ kind: "bad", words: "14d", rest: ["support"] });
+    expect(takeRange(["last2Weeks"])).toEqual({ kind: "bad", words: "last2Weeks", rest: [] });
+    expect(takeRange(["last", "2", "weeks", "support"])).toEqual({
+      kind: "bad",
+      words: "last 2 weeks",
+      rest: ["support"],
+    });
+  });
+
+  it("after the group too: `Lumen DB Support 2w` is a group and a period that is none", () => {
+    expect(takeRange(["Lumen", "DB", "Support", "2w"])).toEqual({
+      kind: "bad",
+      words: "2w",
+      rest: ["Lumen", "DB", "Support"],
+    });
+    // A group's own last word is never taken for a period unless it looks like one.
+    expect(takeRange(["Team", "Ops"])).toEqual({ kind: "none", rest: ["Team", "Ops"] });
   });
 });

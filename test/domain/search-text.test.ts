@@ -95,7 +95,7 @@ describe("the watch Edit form, read with the command's parsers", () => {
     ).toEqual({
       ok: false,
       errors: {
-        min_messages: "--min-messages needs a whole number from 1, like --min-messages 5.",
+        min_messages: 'A whole number from 1 to 10,000, like 5 (you typed "many").',
         quiet_to: "Quiet hours need both times: from and until.",
       },
     });
@@ -110,7 +110,7 @@ describe("the watch Edit form, read with the command's parsers", () => {
     ).toEqual({
       ok: false,
       errors: {
-        exclude_sentiments: "negative cannot be both wanted and excluded: nothing could ever match.",
+        exclude_sentiments: "negative cannot be both wanted and excluded: remove it from one of the two.",
       },
     });
     expect(

@@ -33,10 +33,10 @@ describe("sentimentLabel", () => {
     expect(sentimentLabel(raw)).toEqual({ tone, label, emoji });
   });
 
-  it("reports an absent value as pending", () => {
+  it("reports an absent value as not rated yet (the one phrase for it)", () => {
     for (const raw of [undefined, null, "", "   "]) {
       expect(sentimentLabel(raw)).toEqual({
-        label: "Pending",
+        label: "Not rated yet",
         emoji: ":white_circle:",
         tone: "unknown",
       });

@@ -46,11 +46,12 @@ describe("parseSubscriptionOptions: filters", () => {
   });
 
   it.each([
-    ["--min-messages", "--min-messages needs a whole number from 1, like --min-messages 5."],
-    ["--min-messages five", "--min-messages needs a whole number from 1, like --min-messages 5."],
-    ["--min-messages 2.5", "--min-messages needs a whole number from 1, like --min-messages 5."],
-    ["--min-messages 0", "--min-messages needs a whole number from 1, like --min-messages 5."],
-    ["--min-messages --questions", "--min-messages needs a whole number from 1, like --min-messages 5."],
+    // The settings form's sentence, after the option's name (rule 13: the same words).
+    ["--min-messages", '--min-messages: A whole number from 1 to 10,000, like 5 (you typed "").'],
+    ["--min-messages five", '--min-messages: A whole number from 1 to 10,000, like 5 (you typed "five").'],
+    ["--min-messages 2.5", '--min-messages: A whole number from 1 to 10,000, like 5 (you typed "2.5").'],
+    ["--min-messages 0", '--min-messages: A whole number from 1 to 10,000, like 5 (you typed "0").'],
+    ["--min-messages --questions", '--min-messages: A whole number from 1 to 10,000, like 5 (you typed "").'],
     [
       "--sentiment",
       "--sentiment needs one or more of positive, negative, neutral, mixed, like --sentiment negative,mixed.",
@@ -76,11 +77,24 @@ describe("parseSubscriptionOptions: filters", () => {
     const many = Array.from({ length: 21 }, (_, i) => `k${i}`).join(",");
     expect(parseSubscriptionOptions(["--keywords", many])).toMatchObject({
       ok: false,
-      error: "Up to 20 keywords can be given.",
+      error: "Up to 20 keywords, separated by commas.",
     });
     expect(parseSubscriptionOptions(["--keywords", "x".repeat(101)])).toMatchObject({
       ok: false,
-      error: "Keywords can be at most 100 characters long.",
+      error: "Each keyword can be at most 100 characters long.",
+    });
+  });
+
+  it("refuses one sentiment both wanted and excluded, in the settings form's words", () => {
+    expect(parseSubscriptionOptions(split("--sentiment negative --exclude-sentiment negative"))).toEqual({
+      ok: false,
+      error: "negative cannot be both wanted and excluded: remove it from one of the two.",
+      understood: "sentiment negative · never negative",
+    });
+    expect(
+      parseSubscriptionOptions(split("--sentiment negative,mixed --exclude-sentiment mixed,negative")),
+    ).toMatchObject({
+      error: "negative, mixed cannot be both wanted and excluded: remove them from one of the two.",
     });
   });
 });
@@ -134,7 +148,7 @@ describe("parseSubscriptionOptions: exclusions, thresholds, delivery", () => {
       error: "--replies is on or off, like --replies on.",
     });
     expect(parseSubscriptionOptions(split("--min-participants 0"))).toMatchObject({
-      error: "--min-participants needs a whole number from 1, like --min-participants 5.",
+      error: '--min-participants: A whole number from 1 to 10,000, like 5 (you typed "0").',
     });
   });
 
@@ -203,10 +217,9 @@ describe("describing what is in force", () => {
     [{}, "a card per thread"],
     [{ mode: "digest" }, "daily digest at 09:00"],
     [{ mode: "digest", every: "1h" }, "digest every hour, on the hour"],
-    [
-      { mode: "digest", every: "4h", format: "compact" },
-      "digest every 4 hours, at 01:00, 05:00, …, 21:00, compact cards",
-    ],
+    // Card settings are not said for a mode that posts no cards.
+    [{ mode: "digest", every: "4h", format: "compact" }, "digest every 4 hours, at 01:00, 05:00, …, 21:00"],
+    [{ format: "compact" }, "a card per thread, compact cards"],
     [{ replies: true }, "a card per thread, new messages as replies under the card"],
     [{ mode: "summary", format: "compact" }, "weekly summary only"],
   ] as const)("%j -> %s", (d, text) => {

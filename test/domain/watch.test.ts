@@ -103,7 +103,7 @@ describe("watch arguments", () => {
     });
     expect(parse("refund --sentiment negative --exclude-sentiment negative")).toEqual({
       kind: "error",
-      error: "negative cannot be both wanted and excluded: nothing could ever match.",
+      error: "negative cannot be both wanted and excluded: remove it from one of the two.",
       understood: "words “refund” · sentiment negative · never negative",
     });
     expect(parse("refund --bogus")).toEqual({
@@ -114,7 +114,7 @@ describe("watch arguments", () => {
     });
     expect(parse("refund --min-messages many")).toMatchObject({
       kind: "error",
-      error: "--min-messages needs a whole number from 1, like --min-messages 5.",
+      error: '--min-messages: A whole number from 1 to 10,000, like 5 (you typed "many").',
     });
     expect(parse("off x")).toMatchObject({ kind: "error" });
   });

@@ -35,6 +35,23 @@ describe("KeywordCounter", () => {
   });
 });
 
+describe("weekly keywords are recurring themes", () => {
+  it("never a control sequence or mention; only keywords of two threads or more", async () => {
+    const { weekStats } = await import("../../src/domain/weekly-stats.js");
+    const { thread, WINDOW } = await import("../weekly/week-fixture.js");
+    const at = "2026-03-03T10:00:00.000Z";
+    const stats = weekStats(
+      [
+        thread({ id: "1", lastMessageDate: at, keywords: ["<!channel>", "refund", "@here", "<@U123>"] }),
+        thread({ id: "2", lastMessageDate: at, keywords: ["<!channel>", "Refund", "login"] }),
+        thread({ id: "3", lastMessageDate: at, keywords: ["billing", "<#C1|general>"] }),
+      ],
+      { dayStarts: WINDOW.dayStarts },
+    );
+    expect(stats.keywords).toEqual([{ keyword: "refund", count: 2 }]);
+  });
+});
+
 describe("TopN", () => {
   it("keeps the best `limit` items in order, whatever the arrival order", () => {
     const t = new TopN<number>(3, (a, b) => a > b);

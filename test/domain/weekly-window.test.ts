@@ -11,6 +11,36 @@ import {
 const iso = (ms: number | undefined) => new Date(ms ?? Number.NaN).toISOString();
 const HOUR = 3_600_000;
 
+describe("weekWindow for `weekly now`: the last 7 days up to this moment, today included", () => {
+  it("Wednesday 15:30 UTC covers Thursday to today, up to now; the week before is the 7 days before", () => {
+    const at = Date.parse("2026-03-11T15:30:00.000Z");
+    const w = weekWindow(at, "UTC", { untilNow: true });
+    expect(w.untilNow).toBe(true);
+    expect(iso(w.start)).toBe("2026-03-05T00:00:00.000Z");
+    expect(iso(w.end)).toBe("2026-03-11T15:30:00.000Z");
+    expect(w.days.at(-1)).toBe("2026-03-11");
+    expect(describeDays(w.days)).toBe("Mar 5 – Mar 11, 2026");
+    // A thread of this morning is in today's bucket; so is one stamped a moment ahead.
+    expect(dayIndex(Date.parse("2026-03-11T08:00:00.000Z"), w.dayStarts)).toBe(6);
+    expect(dayIndex(at + 60_000, w.dayStarts)).toBe(6);
+    expect(iso(w.prevStart)).toBe("2026-02-26T00:00:00.000Z");
+    expect(w.prevDayStarts.at(-1)).toBe(w.start);
+    // The rolling last7Days listing covers the whole week: nothing needs the older listing.
+    expect(w.listedFrom).toBeLessThan(w.start);
+    // The scheduled summary of the same moment keeps the 7 calendar days before today.
+    const scheduled = weekWindow(at, "UTC");
+    expect(scheduled.untilNow).toBe(false);
+    expect(scheduled.days.at(-1)).toBe("2026-03-10");
+    expect(iso(scheduled.end)).toBe("2026-03-11T00:00:00.000Z");
+  });
+
+  it("in the asker's zone: Tokyo's today starts at 15:00 UTC the day before", () => {
+    const w = weekWindow(Date.parse("2026-03-11T01:00:00.000Z"), "Asia/Tokyo", { untilNow: true });
+    expect(w.days.at(-1)).toBe("2026-03-11");
+    expect(iso(w.dayStarts[6])).toBe("2026-03-10T15:00:00.000Z");
+  });
+});
+
 describe("weekWindow: the 7 calendar days before the run day, in the schedule's zone", () => {
   it("UTC: Monday 09:00 covers Monday to Sunday, midnight to midnight", () => {
     const w = weekWindow(Date.parse("2026-03-09T09:00:00.000Z"), "UTC");

@@ -194,12 +194,17 @@ export class FakeSlack implements Pick<
     this.views.push({ kind: "update", view: args.view });
     return { id: "V0MODAL" };
   }
+  /** Who users.info says is a workspace admin. */
+  readonly admins = new Set<string>();
   async call<T>(method: string, args: Record<string, unknown> = {}): Promise<T> {
     this.calls.push({ method, args });
     const err = this.failMethod.get(method);
     if (err !== undefined) {
       this.failMethod.delete(method);
       throw err;
+    }
+    if (method === "users.info" && typeof args.user === "string") {
+      return { ok: true, user: { id: args.user, is_admin: this.admins.has(args.user) } } as T;
     }
     return { ok: true } as T;
   }

@@ -166,6 +166,7 @@ describe("renderers: any input stays within Block Kit limits and inert", () => {
       score: fc.option(fc.double(), { nil: undefined }),
       raw: fc.constant({}),
       groupName: hostileText(3),
+      groupId: fc.string({ minLength: 1, maxLength: 30 }),
     });
     const messageHit = fc.record({
       kind: fc.constant("message" as const),
@@ -178,6 +179,7 @@ describe("renderers: any input stays within Block Kit limits and inert", () => {
       score: fc.option(fc.double(), { nil: undefined }),
       raw: fc.constant({}),
       groupName: hostileText(3),
+      groupId: fc.string({ minLength: 1, maxLength: 30 }),
     });
     fc.assert(
       fc.property(

@@ -409,7 +409,7 @@ describe("reconciler", () => {
         sentiment: "negative",
       });
       const blind = await h.slack.waitFor(() => digestsOf(h, thread.id)[0], { timeoutMs: 15_000 });
-      expect(messageText(blind)).toContain("Sentiment:* not known yet");
+      expect(messageText(blind)).toContain("Sentiment:* not rated yet");
       h.emulator.faults.clear();
       expect(await reconciler().run()).toMatchObject({ sent: 0, deferred: 1 });
       expect(await reconciler().run()).toMatchObject({ sent: 1 });

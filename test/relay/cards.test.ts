@@ -204,7 +204,7 @@ describe("cards people act on (end to end over HTTP)", () => {
       const all = h.slack.messages(dmChannelOf(CAROL));
       return all.length >= 2 ? all : undefined;
     });
-    expect(dms[1]?.text).toContain("A thread you follow was re-enriched — *Refunds fail for annual plans*");
+    expect(dms[1]?.text).toContain("A thread you follow has changed — *Refunds fail for annual plans*");
     expect(dms[1]?.text).toContain("Sentiment Negative → Positive");
   });
 

@@ -177,7 +177,7 @@ describe("relay: webhooks -> BullMQ -> Slack digests", () => {
     );
     const first = await h.slack.waitFor(() => postsFor(threadId)[0]);
     // Said quietly: no hourglass, no "pending" notification noise.
-    expect(messageText(first).toLowerCase()).toContain("sentiment:* not known yet");
+    expect(messageText(first).toLowerCase()).toContain("sentiment:* not rated yet");
     // The listing catches up (no webhook): the refresh job finds the sentiment and edits.
     h.emulator.store.addThread(GROUP, { id: threadId, title: "Out-of-order thread", sentiment: "negative" });
     const edited = await h.slack.waitFor(() => postsFor(threadId).find((x) => x.updates >= 1), {

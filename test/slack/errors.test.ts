@@ -118,7 +118,9 @@ describe("classifySlackError", () => {
     expect(classifySlackError(e)).toBe(e.classification);
     expect(e.message).toBe("Slack chat.postMessage failed: not_in_channel");
     expect(e.code).toBe("not_in_channel");
-    expect(e.description).toBe("The app is not in that channel: invite it with /invite @Insight Relay");
+    expect(e.description).toBe(
+      "The app is not in that channel: invite it with /invite @Insight Relay, then resume the subscription.",
+    );
   });
 
   it("agrees with isPermanentSlackError for every code", () => {

@@ -105,9 +105,7 @@ describe("watch deliveries (real Redis)", () => {
     expect(sent.map((s) => [s.method, s.channel, s.text])).toEqual([
       ["post", "D0SAM", "Your watch “refund”: Refund failed after the upgrade"],
     ]);
-    expect(allTexts(sent[0]?.blocks)[0]).toBe(
-      ":telescope: Matches your watch “refund” · :busts_in_silhouette: *Lumen DB Support*",
-    );
+    expect(allTexts(sent[0]?.blocks)[0]).toBe(":telescope: Matches your watch “refund”");
 
     const answered = digest({
       action: "updated",
@@ -123,7 +121,7 @@ describe("watch deliveries (real Redis)", () => {
     expect(await sendWatchDmEdit(deps, e)).toBe("updated");
     expect(sent[1]).toMatchObject({ method: "update", channel: "D0SAM", ts: "1773443400.000101" });
     expect(allTexts(sent[1]?.blocks)[1]).toBe(
-      ":large_green_circle: *Refund failed after the upgrade* · Positive · :white_check_mark: Answered · 6 messages, 3 participants",
+      ":large_green_circle: *Refund failed after the upgrade* · Positive · :white_check_mark: Answered · 6 messages, 3 participants · :busts_in_silhouette: Lumen DB Support",
     );
     // An older enrichment finishing late never overwrites it.
     expect(await prepareWatchDmEdit(deps, edit, digest())).toBeUndefined();

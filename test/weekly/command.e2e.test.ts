@@ -87,13 +87,30 @@ describe("/insight weekly (signed slash commands against the whole app)", () => 
       ["weekly on 0 9 * *", "a cron has five fields"],
       ["weekly on fri 5pmm", 'I could not read "5pmm". I understood: day: Fridays. For example'],
       ["weekly on 0 9 * * 1 Mars/Olympus", "is not a time zone I know"],
-      ["weekly on * * * * *", "would post more than once a day"],
+      [
+        "weekly on 9am tuesday Mars/Olympus",
+        '"Mars/Olympus" is not a time zone I know (an IANA name such as Europe/Berlin, America/Los_Angeles or UTC). I understood: day: Tuesdays · time: 09:00. For example',
+      ],
+      ["weekly on * * * * *", "`* * * * *` would post it many times a week"],
+      [
+        "weekly on weekdays 8am",
+        "A weekly summary goes out once a week, and each covers the last 7 days: weekdays (Monday to Friday) at 08:00 would post it 5 times a week",
+      ],
       ["weekly sometimes", "Use `/insight weekly on`"],
     ] as const) {
       const r = await ask(h, text, as(ADMIN, "C0CMD1"));
       expect(r.text).toContain(words);
     }
     expect(await queue.getJobScheduler(schedulerId("C0CMD1"))).toMatchObject({ pattern: "0 17 * * 5" });
+  });
+
+  it("`weekly on <time>` without a zone keeps the zone (and the day) the schedule had", async () => {
+    const r = await ask(h, "weekly on 10am", as(ADMIN, "C0CMD1"));
+    expect(r.text).toContain("Changed. :calendar: Weekly summary: At 10:00, only on Friday (Europe/Paris).");
+    expect(await queue.getJobScheduler(schedulerId("C0CMD1"))).toMatchObject({
+      pattern: "0 10 * * 5",
+      tz: "Europe/Paris",
+    });
   });
 
   it("only admins turn it on or off; `weekly now` is open to everyone", async () => {

@@ -64,14 +64,16 @@ describe("renderWeeklyReport", () => {
     );
     expect(t).toContain("*Threads active*\n6 (+50% on the week before)");
     expect(t).toContain("*Messages in these threads*\n64 (1 thread without a count)");
-    expect(t).not.toContain("Handled in Slack"); // no triage store given
+    expect(t).not.toContain("Marked handled"); // no triage store given
     // 4 rated this week (1 positive, 1 mixed, 2 negative); before: 1 positive, 1 neutral, 2 negative.
     expect(t).toContain(":large_green_circle: Positive *25%* (1) · no change");
     expect(t).toContain(":white_circle: Neutral *0%* (0) · ▼ 25 pts");
     expect(t).toContain(":large_yellow_circle: Mixed *25%* (1) · ▲ 25 pts");
     expect(t).toContain(":red_circle: Negative *50%* (2) · no change");
     expect(t).toContain("_2 threads not rated yet_");
-    expect(t).toContain("*Top keywords:* refund (3) · billing (2) · dark mode (2)");
+    expect(t).toContain(
+      "*Recurring keywords* (threads that have each): refund (3) · billing (2) · dark mode (2)",
+    );
     expect(t).toContain("*Questions:* 4 threads started with a question — ");
     // Still open, quiet longest first: b, d, e.
     const open = t.slice(t.indexOf("Still open"));
@@ -86,6 +88,15 @@ describe("renderWeeklyReport", () => {
     );
     expect(t).toContain("A chart of threads by sentiment per day in the replies.");
     expectWithinLimits(m.blocks);
+  });
+
+  it("`weekly now` says its week ends now, today included", async () => {
+    const { weekWindow } = await import("../../src/domain/weekly-window.js");
+    const window = weekWindow(Date.parse("2026-03-08T15:00:00.000Z"), "UTC", { untilNow: true });
+    const m = renderWeeklyReport({ ...report([outcome()]), window });
+    expect(joined(m.blocks)).toContain(
+      "Mar 2 – Mar 8, 2026: the last 7 days up to now, today included, in UTC. Threads count on the day of their last activity.",
+    );
   });
 
   it("most active threads carry a View messages button for the messages modal", () => {
@@ -110,10 +121,10 @@ describe("renderWeeklyReport", () => {
     });
   });
 
-  it("handled in Slack: N of M, and handled threads leave Still open", () => {
+  it("marked handled here: N of M, and handled threads leave Still open", () => {
     const m = renderWeeklyReport(report([outcome({ handled: ["b", "c"] })]));
     const t = joined(m.blocks);
-    expect(t).toContain("*Handled in Slack*\n2 of 6");
+    expect(t).toContain("*Marked handled here*\n2 of 6 (Mark handled on their cards)");
     const open = t.slice(t.indexOf("Still open"), t.indexOf("*Busiest days*"));
     expect(open).not.toContain("Dark mode resets after update"); // b: handled
     expect(open).toContain("Invoice PDF is blank");
@@ -121,7 +132,13 @@ describe("renderWeeklyReport", () => {
     expect(t).toContain(":ballot_box_with_check: handled"); // b among the most active
     const all = joined(renderWeeklyReport(report([outcome({ handled: ["b", "d", "e"] })])).blocks);
     expect(all).not.toContain("Still open");
-    expect(all).toContain("_Every open question was handled in Slack._");
+    expect(all).toContain("_Every open question was marked handled here._");
+  });
+
+  it("leaves the handled count out where nobody marked anything handled (no '0 of 6')", () => {
+    const t = joined(renderWeeklyReport(report([outcome({ handled: [] })])).blocks);
+    expect(t).not.toContain("Marked handled");
+    expect(t).not.toContain("0 of 6");
   });
 
   it("says so when the week before could not be read", () => {

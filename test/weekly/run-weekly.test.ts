@@ -137,7 +137,7 @@ describe("runWeeklySummary through the weekly queue (real Redis, emulator, stand
     const text = messageText(posts("C9")[0] ?? { text: "" });
     const total = /\*Threads active\*\n([\d,]+)/.exec(text)?.[1];
     expect(Number(total?.replace(/,/g, ""))).toBe(asked[0]?.ids.length);
-    expect(text).toContain(`*Handled in Slack*\n2 of ${total ?? "?"}`);
+    expect(text).toContain(`*Marked handled here*\n2 of ${total ?? "?"} (Mark handled on their cards)`);
   });
 
   it("a triage store that fails leaves the handled line out, not the summary", async () => {
@@ -146,7 +146,7 @@ describe("runWeeklySummary through the weekly queue (real Redis, emulator, stand
     expect(await finished(await now("C10"))).toMatchObject({ status: "posted", messages: 1 });
     const text = messageText(posts("C10")[0] ?? { text: "" });
     expect(text).toContain("Weekly summary: Lumen DB Support");
-    expect(text).not.toContain("Handled in Slack");
+    expect(text).not.toContain("Marked handled");
   });
 
   it("a chart that cannot be drawn is left out; the summary posts", async () => {

@@ -303,10 +303,20 @@ describe.each(backends)(
       };
       const installs = h.services.installs;
       const old = A.secret;
+      const homes = () =>
+        h.slack.calls.filter(
+          (c) => c.method === "views.publish" && c.team === A.id && c.args.user_id === "U0ADMIN",
+        );
+      const homesBefore = homes().length;
       await press(CONNECT_ACTIONS.rotate, "U0ADMIN");
       await expect
         .poll(async () => (await installs?.connections.get(A.id))?.webhookSecret, { timeout: 5_000 })
         .not.toBe(old);
+      // The Home the button publishes keeps the whole quick help (it once shrank to one line).
+      await expect.poll(() => homes().length, { timeout: 5_000 }).toBeGreaterThan(homesBefore);
+      const home = JSON.stringify(homes().at(-1)?.args.view);
+      expect(home).toContain("`/insight threads [range] [group] [filters]`");
+      expect(home).not.toContain("Type `/insight help` in any channel.");
       A.secret = (await installs?.connections.get(A.id))?.webhookSecret ?? "";
       expect((await h.deliver({ webhookType: "chatthread-crud" }, { secret: old })).status).toBe(404);
       expect((await h.deliver({ webhookType: "chatthread-crud" }, { secret: A.secret })).status).toBe(200);

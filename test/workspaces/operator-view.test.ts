@@ -29,13 +29,17 @@ describe("operator view in multi-workspace mode: /metrics, the admin page, statu
   const A = { id: "T0OPSA", name: "Alpha Customer", token: "", secret: "", channel: "C0OPSA" };
   const B = { id: "T0OPSB", name: "Bravo Customer", token: "", secret: "", channel: "C0OPSB" };
 
-  async function command(ws: { id: string; channel: string }, text: string): Promise<string> {
+  async function command(
+    ws: { id: string; channel: string },
+    text: string,
+    user = "U0MEMBER",
+  ): Promise<string> {
     const url = h.slack.responseUrl();
     const body = slashCommandBody({
       text,
       team_id: ws.id,
       channel_id: ws.channel,
-      user_id: "U0MEMBER",
+      user_id: user,
       response_url: url,
     });
     expect((await postSigned(`${h.baseUrl}/slack/events`, TEST_SIGNING_SECRET, body)).status).toBe(200);
@@ -127,11 +131,15 @@ describe("operator view in multi-workspace mode: /metrics, the admin page, statu
   });
 
   it("status in a workspace counts that workspace's jobs only", async () => {
-    // ADMIN_USER_IDS unset: everyone sees the operator detail (per queue).
-    const inB = await command(B, "status");
+    // ADMIN_USER_IDS unset: the workspace's own admins (its installer) see the operator detail.
+    const inB = await command(B, "status", "U0INST");
     expect(inB).toContain("`weekly`: 2 waiting");
     expect(inB).toContain("`slack-out`: 0 waiting");
-    expect(await command(A, "status")).toContain("`weekly`: 6 waiting");
+    expect(await command(A, "status", "U0INST")).toContain("`weekly`: 6 waiting");
+    // A member: the same facts in plain words, no queue names.
+    const member = await command(B, "status");
+    expect(member).not.toContain("`weekly`");
+    expect(member).toContain("*Work*\\n");
   });
 
   it("status in a workspace that never connected says so, instead of a network failure", async () => {

@@ -223,5 +223,5 @@ async function notifyFollowers(
 function followerText(d: ThreadDigest, change: readonly string[]): string {
   const title = escapeAndTruncate(d.title.trim() || "Untitled thread", 200);
   const what = change.length > 0 ? `: ${escapeAndTruncate(change.join(" · "), 600)}` : "";
-  return `${EMOJI.following} A thread you follow was re-enriched — *${title}*${what}`;
+  return `${EMOJI.following} A thread you follow has changed — *${title}*${what}`;
 }

@@ -142,7 +142,7 @@ export async function pressFollow(
   await ephemeral(
     p.respond,
     state === "followed"
-      ? `${EMOJI.following} You follow this thread: you get a DM each time it is re-enriched. Press *Follow* again to stop.`
+      ? `${EMOJI.following} You follow this thread: you get a DM each time its summary, sentiment or answer changes. Press *Follow* again to stop.`
       : "You no longer follow this thread.",
   );
   return state;

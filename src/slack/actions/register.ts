@@ -1,4 +1,4 @@
-import type { App, Middleware } from "@slack/bolt";
+import type { App, BlockAction, Middleware, StaticSelectAction } from "@slack/bolt";
 import type { DepsOf } from "../../feature.js";
 import { perRequest } from "../per-request.js";
 import { ACTIONS, DIGEST_ACTIONS } from "../action-ids.js";
@@ -31,13 +31,15 @@ import {
   type CardActionDeps,
 } from "./card-actions.js";
 import { homeOpenedEvent } from "./home-opened.js";
+import { homeOpenThreadsAction } from "./home-open-threads.js";
 import type { MessagesModalDeps } from "./messages.js";
 import { messagesPageAction } from "./messages-page.js";
 import { resumeAction, type ResumeDeps } from "./resume.js";
-import { settingsOpenAction, type SettingsOpenDeps } from "./settings-open.js";
+import { settingsModeAction, settingsOpenAction, type SettingsOpenDeps } from "./settings-open.js";
 import { subscribeHereAction, type SubscribeHereDeps } from "./settings-subscribe-here.js";
 import { settingsSubmitView, type SettingsSubmitDeps } from "./settings-submit.js";
 import { SETTINGS_ACTIONS, SETTINGS_MODAL_CALLBACK } from "../settings-ids.js";
+import { SETTINGS_FIELDS, SETTINGS_INPUT } from "../render/settings-modal.js";
 import { shareAction, type ShareDeps } from "./share.js";
 import { threadsPageAction } from "./threads-page.js";
 import { viewMessagesAction } from "./view-messages.js";
@@ -90,7 +92,13 @@ export function registerActions(app: App, depsOf: DepsOf<ActionsDeps>): void {
     on((d) => cardActionListener(d, pressFollow)),
   );
   app.event("app_home_opened", on(homeOpenedEvent));
+  app.action(ACTIONS.homeOpenThreads, on(homeOpenThreadsAction));
   app.action(SETTINGS_ACTIONS.open, on(settingsOpenAction));
+  // The settings modal's mode: redrawn with that mode's settings only.
+  app.action<BlockAction<StaticSelectAction>>(
+    { type: "block_actions", block_id: SETTINGS_FIELDS.mode, action_id: SETTINGS_INPUT },
+    on(settingsModeAction),
+  );
   app.action(SETTINGS_ACTIONS.subscribeHere, on(subscribeHereAction));
   app.view(SETTINGS_MODAL_CALLBACK, on(settingsSubmitView));
   // Personal: watches and reminders (watch list, Home), remind me later, reactions, search shortcuts.

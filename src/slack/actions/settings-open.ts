@@ -3,15 +3,16 @@ import type { SubscriptionStore } from "../../store/subscriptions.js";
 import { ADMIN_ONLY_REFUSAL, mayChangeConfig } from "../authorize.js";
 import { decodeState } from "../button-values.js";
 import type { SlackApi } from "../client.js";
+import { DELIVERY_MODES } from "../../domain/subscription.js";
 import { renderSettingsModal } from "../render/settings-modal.js";
 import { subscriptionRefSchema } from "../settings-ids.js";
-import type { ButtonListener } from "./listeners.js";
+import type { ButtonListener, SelectListener } from "./listeners.js";
 import { STALE_BUTTON } from "./reply.js";
 
 /** What opening the settings modal reads and calls. */
 export interface SettingsOpenDeps {
   subscriptions: Pick<SubscriptionStore, "get">;
-  slack: Pick<SlackApi, "openView">;
+  slack: Pick<SlackApi, "openView" | "updateView">;
   adminUserIds: readonly string[];
   /** The channel's zone, named next to the digest times. */
   timeZoneOf: (channelId: string) => Promise<string>;
@@ -62,6 +63,34 @@ export function settingsOpenAction(deps: SettingsOpenDeps): ButtonListener {
     } catch (err) {
       deps.logger.error({ err, channel: ref.c, groupId: ref.g }, "settings modal failed to open");
       await say("Could not open the settings. Try the button again.");
+    }
+  };
+}
+
+/**
+ * The modal's mode was changed: the modal is drawn again with the settings of that mode (the
+ * period for digests; card format and replies for cards). Slack keeps what was typed in the
+ * inputs that stay (same block and action ids).
+ */
+export function settingsModeAction(deps: SettingsOpenDeps): SelectListener {
+  return async ({ ack, action, body }) => {
+    await ack();
+    const view = body.view;
+    const ref = decodeState(subscriptionRefSchema, view?.private_metadata);
+    const mode = DELIVERY_MODES.find((m) => m === action.selected_option.value);
+    if (!view || !ref || !mode) return;
+    try {
+      const sub = await deps.subscriptions.get(ref.c, ref.g);
+      if (!sub) return;
+      const timeZone = await deps.timeZoneOf(sub.channelId);
+      await deps.slack.updateView({
+        view_id: view.id,
+        hash: view.hash,
+        view: renderSettingsModal(sub, { timeZone, mode }),
+      });
+    } catch (err) {
+      // A stale hash (the person typed meanwhile) or Slack down: the modal stays as it was.
+      deps.logger.info({ err, channel: ref.c, groupId: ref.g }, "settings: the modal was not redrawn");
     }
   };
 }

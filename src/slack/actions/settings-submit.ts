@@ -1,15 +1,17 @@
 import type { Middleware, SlackViewMiddlewareArgs, ViewSubmitAction } from "@slack/bolt";
+import { normalizeFilters, type SubscriptionFilters } from "../../domain/filters.js";
 import {
-  MAX_KEYWORD_LENGTH,
-  MAX_KEYWORDS,
-  normalizeFilters,
-  type SubscriptionFilters,
-} from "../../domain/filters.js";
-import { describeSubscription, parseThreshold } from "../../domain/subscription-options.js";
+  checkFilters,
+  describeSubscription,
+  FILTER_PROBLEMS,
+  parseThreshold,
+} from "../../domain/subscription-options.js";
 import {
   CARD_FORMATS,
+  DEFAULT_DELIVERY,
   DELIVERY_MODES,
   DIGEST_PERIODS,
+  deliveryOf,
   type Delivery,
   type Subscription,
 } from "../../domain/subscription.js";
@@ -60,16 +62,17 @@ const list = (raw: string) =>
 
 /**
  * Reads and checks the modal's values: the settings, or one sentence per field that is
- * wrong (shown under that field by Slack). Pure.
+ * wrong (shown under that field by Slack). A delivery setting the modal did not show (it does
+ * not apply to the chosen mode) keeps its value in `current`. Pure.
  */
-export function readSettingsForm(v: FormValues): FormResult {
+export function readSettingsForm(v: FormValues, current: Delivery = DEFAULT_DELIVERY): FormResult {
   const errors: Record<string, string> = {};
   const F = SETTINGS_FIELDS;
   const mode = DELIVERY_MODES.find((m) => m === selected(v, F.mode));
   if (!mode) errors[F.mode] = "Choose a mode.";
-  const every = DIGEST_PERIODS.find((p) => p === selected(v, F.every)) ?? "24h";
-  const format = CARD_FORMATS.find((p) => p === selected(v, F.format)) ?? "full";
-  const replies = selected(v, F.replies) === "on";
+  const every = DIGEST_PERIODS.find((p) => p === selected(v, F.every)) ?? current.every;
+  const format = CARD_FORMATS.find((p) => p === selected(v, F.format)) ?? current.format;
+  const replies = input(v, F.replies) ? selected(v, F.replies) === "on" : current.replies;
 
   const filters: SubscriptionFilters = {
     sentiments: many(v, F.sentiments),
@@ -79,21 +82,14 @@ export function readSettingsForm(v: FormValues): FormResult {
     keywords: list(typed(v, F.keywords)),
     excludeKeywords: list(typed(v, F.excludeKeywords)),
   };
-  const both = (filters.sentiments ?? []).filter((s) => filters.excludeSentiments?.includes(s));
-  if (both.length > 0) {
-    errors[F.excludeSentiments] =
-      `${both.join(", ")} cannot be both wanted and excluded: remove ${both.length === 1 ? "it" : "them"} from one of the two.`;
-  }
-  for (const [block, field] of [
-    [F.keywords, "keywords"],
-    [F.excludeKeywords, "excludeKeywords"],
-  ] as const) {
-    const words = filters[field] ?? [];
-    if (words.length > MAX_KEYWORDS) errors[block] = `Up to ${MAX_KEYWORDS} words, separated by commas.`;
-    else if (words.some((w) => w.length > MAX_KEYWORD_LENGTH)) {
-      errors[block] = `Each entry can be at most ${MAX_KEYWORD_LENGTH} characters long.`;
-    }
-  }
+  // The same checks and the same words as the command line (rule 13).
+  const blockOf = {
+    sentiments: F.sentiments,
+    excludeSentiments: F.excludeSentiments,
+    keywords: F.keywords,
+    excludeKeywords: F.excludeKeywords,
+  } as const;
+  for (const p of checkFilters(filters)) errors[blockOf[p.field]] ??= p.problem;
   for (const [block, field] of [
     [F.minMessages, "minMessages"],
     [F.minParticipants, "minParticipants"],
@@ -101,8 +97,7 @@ export function readSettingsForm(v: FormValues): FormResult {
     const raw = typed(v, block);
     if (raw === "") continue;
     const n = parseThreshold(raw);
-    if (n === undefined)
-      errors[block] = `A whole number from 1 to 10,000, like 5 (you typed "${raw.slice(0, 20)}").`;
+    if (n === undefined) errors[block] = FILTER_PROBLEMS.threshold(raw);
     else filters[field] = n;
   }
   if (Object.keys(errors).length > 0 || !mode) return { ok: false, errors };
@@ -138,12 +133,15 @@ export function settingsSubmitView(deps: SettingsSubmitDeps): ViewListener {
       await ack({ response_action: "errors", errors: { [SETTINGS_FIELDS.mode]: ADMIN_ONLY_REFUSAL } });
       return;
     }
-    const form = readSettingsForm(view.state.values as FormValues);
+    const current = ref ? await deps.subscriptions.get(ref.c, ref.g) : undefined;
+    const form = readSettingsForm(
+      view.state.values as FormValues,
+      current ? deliveryOf(current) : DEFAULT_DELIVERY,
+    );
     if (!form.ok) {
       await ack({ response_action: "errors", errors: form.errors });
       return;
     }
-    const current = ref ? await deps.subscriptions.get(ref.c, ref.g) : undefined;
     if (!current) {
       await ack({
         response_action: "errors",

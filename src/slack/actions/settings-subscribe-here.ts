@@ -45,7 +45,7 @@ export async function subscribeHere(
     return;
   }
   if (!resolved.ok) {
-    await say(escapeMrkdwn(resolved.reply));
+    await say(resolved.reply);
     return;
   }
   const outcome = await subscribeChannel(deps, {
@@ -54,7 +54,12 @@ export async function subscribeHere(
     group: resolved.group,
     change: EMPTY_CHANGE,
   });
-  await say(subscribeReply(outcome));
+  // An existing subscription whose saved filters no longer pass the checks is left as it is.
+  await say(
+    outcome.refused === undefined
+      ? subscribeReply(outcome)
+      : `This channel's subscription to that group could not be resumed: ${escapeMrkdwn(outcome.refused)} Change it with \`/insight settings\`.`,
+  );
 }
 
 export function subscribeHereAction(deps: SubscribeHereDeps): ButtonListener {

@@ -31,10 +31,13 @@ const many = (v: FormValues, block: string) => (input(v, block)?.selected_option
 const picked = (v: FormValues, block: string) => input(v, block)?.selected_option?.value;
 const timeOf = (v: FormValues, block: string) => input(v, block)?.selected_time ?? undefined;
 
-/** One field as the command would read it: its flag and value, after a word (the whole is checked later). */
+/**
+ * One field as the command would read it: its flag and value, after a word (the whole is checked
+ * later). Under its field the sentence goes without the flag's name, as in the settings form.
+ */
 function fieldError(flag: string, value: string): string | undefined {
   const r = parseWatchSpec(["field", flag, ...tokenize(value)]);
-  return r.kind === "error" ? r.error : undefined;
+  return r.kind === "error" ? r.error.replace(`${flag}: `, "") : undefined;
 }
 
 export function readWatchForm(v: FormValues): WatchFormResult {

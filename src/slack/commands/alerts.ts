@@ -2,7 +2,7 @@ import { ALERT_RULES, type AlertSettings } from "../../domain/alerts.js";
 import { escapeAndTruncate, escapeMrkdwn } from "../mrkdwn.js";
 import { describeAlerts } from "../render/alert-settings.js";
 import { plural } from "../render/wording.js";
-import { resolveGroupOrReply, type ResolveGroupDeps } from "./resolve-group.js";
+import { resolveAmong, resolveGroupOrReply, type ResolveGroupDeps } from "./resolve-group.js";
 import type { Subcommand } from "./types.js";
 
 /** What the command reads and writes of the alert settings. */
@@ -124,24 +124,30 @@ export function alertsCommand(deps: AlertsCommandDeps): Subcommand {
       if (!parsed.ok) {
         const typed = ctx.rest.trim() ? `\`${escapeAndTruncate(ctx.rest.trim(), 120)}\`` : "nothing";
         await ctx.respond({
-          text: `I could not set alerts from ${typed}: ${parsed.problem}.\nUsage: \`/insight ${USAGE}\` or \`/insight alerts off <group>\`. Example: ${EXAMPLE}`,
+          // `<group>` is a control sequence in mrkdwn, even inside backticks: escaped.
+          text: `I could not set alerts from ${typed}: ${parsed.problem}.\nUsage: \`/insight ${escapeMrkdwn(USAGE)}\` or \`/insight alerts off ${escapeMrkdwn("<group>")}\`. Example: ${EXAMPLE}`,
         });
         return;
       }
       if (parsed.off) {
-        // Match what this channel has, by id or name, without asking the API.
+        // Named as every subcommand names a group (rule 13), among this channel's alerts and
+        // without asking the API.
         const mine = await deps.alerts.forChannel(ctx.channelId);
-        const lower = parsed.group.toLowerCase();
-        const hit = mine.find((s) => s.groupId === parsed.group || s.groupName.toLowerCase() === lower);
-        if (!hit) {
-          const list = mine.map((s) => `• *${escapeMrkdwn(s.groupName)}* (\`${s.groupId}\`)`).join("\n");
-          await ctx.respond({
-            text: mine.length
-              ? `This channel has no alerts for "${escapeAndTruncate(parsed.group, 80)}". It has alerts for:\n${list}`
-              : "This channel has no alerts to turn off.",
-          });
+        if (mine.length === 0) {
+          await ctx.respond({ text: "This channel has no alerts to turn off." });
           return;
         }
+        const found = resolveAmong(
+          mine,
+          parsed.group,
+          (list) =>
+            `This channel has no alerts for "${escapeAndTruncate(parsed.group, 80)}". It has alerts for:\n${list}`,
+        );
+        if (!found.ok) {
+          await ctx.respond({ text: found.reply });
+          return;
+        }
+        const hit = found.item;
         await deps.alerts.remove(ctx.channelId, hit.groupId);
         await ctx.respond({
           text: `Alerts off: no more alerts for *${escapeMrkdwn(hit.groupName)}* in this channel.`,

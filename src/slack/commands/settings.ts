@@ -1,5 +1,6 @@
 import { openSettingsModal, type SettingsOpenDeps } from "../actions/settings-open.js";
-import { escapeMrkdwn } from "../mrkdwn.js";
+import { escapeAndTruncate } from "../mrkdwn.js";
+import { groupChoices, matchGroup } from "./resolve-group.js";
 import { renderSubscriptionList } from "../render/subscription-list.js";
 import type { SubscriptionStore } from "../../store/subscriptions.js";
 import type { Subcommand } from "./types.js";
@@ -33,30 +34,41 @@ export function settingsCommand(deps: SettingsDeps): Subcommand {
         return;
       }
       const ref = ctx.args.join(" ").trim();
-      const lower = ref.toLowerCase();
-      const matches = ref
-        ? subs.filter(
-            (s) =>
-              s.groupId === ref ||
-              s.groupName.toLowerCase() === lower ||
-              s.groupName.toLowerCase().includes(lower),
+      // Named as every subcommand names a group (rule 13), among what this channel follows;
+      // several matches (or none named) are listed with a Settings button each.
+      const m = ref
+        ? matchGroup(
+            subs,
+            ref,
+            (s) => s.groupId,
+            (s) => s.groupName,
           )
-        : subs;
-      const exact = matches.filter((s) => s.groupId === ref || s.groupName.toLowerCase() === lower);
-      const chosen = exact.length === 1 ? exact : matches;
-      const sub = chosen.length === 1 ? chosen[0] : undefined;
-      if (!sub) {
-        const rendered = renderSubscriptionList(chosen.length > 0 ? chosen : subs, {
+        : subs.length === 1 && subs[0]
+          ? { kind: "one" as const, item: subs[0] }
+          : { kind: "several" as const, items: subs };
+      if (m.kind === "none") {
+        const list = groupChoices(
+          subs,
+          (s) => s.groupId,
+          (s) => s.groupName,
+        );
+        await ctx.respond({
+          text: `This channel does not follow "${escapeAndTruncate(ref, 80)}". It follows:\n${list}`,
+        });
+        return;
+      }
+      if (m.kind === "several") {
+        const rendered = renderSubscriptionList(m.items, {
           canChange: true,
           timeZone: await deps.timeZoneOf(ctx.channelId),
         });
-        const why =
-          chosen.length === 0
-            ? `This channel does not follow "${escapeMrkdwn(ref)}". Choose one:`
-            : "Which one? Press its Settings button, or name it: `/insight settings &lt;group&gt;`.";
+        const why = ref
+          ? `"${escapeAndTruncate(ref, 80)}" matches several chat groups this channel follows. Press one's Settings button, or name it by its id.`
+          : "Which one? Press its Settings button, or name it: `/insight settings &lt;group&gt;`.";
         await ctx.respond({ text: `${why}\n${rendered.text}`, blocks: rendered.blocks });
         return;
       }
+      const sub = m.item;
       if (!ctx.triggerId) {
         await ctx.respond({
           text: "Slack sent no way to open a form here; use the Settings button of `/insight list`.",

@@ -1,5 +1,7 @@
+import { describeFilters } from "../../domain/filters.js";
 import {
   applyChange,
+  checkFilters,
   describeSubscription,
   isEmptyChange,
   isFlagToken,
@@ -47,12 +49,23 @@ export const INVITE_HINT =
   "The app cannot post in this channel yet. Invite it with `/invite @Insight Relay`, then run the same `/insight subscribe` again to resume.";
 
 export type SubscribeOutcome = {
+  refused?: undefined;
   sub: Subscription;
   verb: "Subscribed" | "Resumed" | "Updated" | "Unchanged";
   /** The channel's zone, for the digest times. */
   timeZone: string;
   /** Set when the app could not post the announcement: what the person should do. */
   problem?: string;
+};
+
+/**
+ * A change refused before anything is saved or announced: what it would make of the channel's
+ * subscription cannot be saved (the same checks as the settings form), in the form's words.
+ */
+export type SubscribeRefusal = {
+  refused: string;
+  /** What the subscription would have been, in words (plain text). */
+  understood: string;
 };
 
 const slackCode = (err: unknown): string | undefined => (isSlackCallError(err) ? err.code : undefined);
@@ -106,10 +119,13 @@ async function announce(
 export async function subscribeChannel(
   deps: SubscribeChannelDeps,
   a: { channelId: string; userId: string; group: ResolvedGroup; change: SubscriptionChange },
-): Promise<SubscribeOutcome> {
+): Promise<SubscribeOutcome | SubscribeRefusal> {
   const now = deps.now ?? (() => new Date());
   const existing = await deps.subscriptions.get(a.channelId, a.group.id);
   const next = applyChange(existing, a.change);
+  // Rule 13: what the form refuses is refused here too, before anything is saved or posted.
+  const problem = checkFilters(next.filters)[0];
+  if (problem) return { refused: problem.problem, understood: describeFilters(next.filters) };
   const sub: Subscription = {
     channelId: a.channelId,
     groupId: a.group.id,
@@ -202,7 +218,12 @@ export function subscribeCommand(deps: SubscribeDeps): Subcommand {
         group,
         change: parsed.change,
       });
-      await ctx.respond({ text: subscribeReply(outcome) });
+      await ctx.respond({
+        text:
+          outcome.refused === undefined
+            ? subscribeReply(outcome)
+            : badOptionsReply(group.name, outcome.refused, outcome.understood),
+      });
     },
   };
 }

@@ -13,7 +13,7 @@ import type { Logger } from "../../log.js";
 import type { ReportInsightError } from "../../ops/report-insight-error.js";
 import type { SubscriptionStore } from "../../store/subscriptions.js";
 import { MAX_STATE_GROUPS, type ThreadsState } from "../button-values.js";
-import { escapeMrkdwn } from "../mrkdwn.js";
+import { escapeAndTruncate, escapeMrkdwn } from "../mrkdwn.js";
 import { renderThreadList, THREADS_PAGE_SIZE, type ThreadPageResult } from "../render/thread-list.js";
 import { replyForError } from "./error-replies.js";
 import { resolveGroupOrReply, type ResolveGroupDeps } from "./resolve-group.js";
@@ -28,8 +28,12 @@ const MAX_FILTERS_JSON = 900;
 
 export { DEFAULT_RANGE };
 
-export function badRangeReply(word: string): string {
-  return `\`${escapeMrkdwn(word.slice(0, 40))}\` is not a range I know. Use ${RANGE_HELP}, for example \`/insight threads 30d\`.`;
+/** A period that is none: what was read besides it (the group), and an example with that group. */
+export function badRangeReply(word: string, rest: readonly string[] = []): string {
+  const group = rest.join(" ").trim();
+  const understood = group ? ` I read the group as "${escapeAndTruncate(group, 80)}".` : "";
+  const example = `/insight threads 30d${group ? ` ${group}` : ""}`;
+  return `\`${escapeMrkdwn(word.slice(0, 40))}\` is not a range I know.${understood} Use ${RANGE_HELP}, for example \`${escapeAndTruncate(example, 120)}\`.`;
 }
 
 export type ThreadsArgs =
@@ -44,7 +48,7 @@ export function parseThreadsArgs(args: readonly string[]): ThreadsArgs {
   const words = flagAt === -1 ? [...args] : args.slice(0, flagAt);
   const flags = flagAt === -1 ? [] : args.slice(flagAt);
   const taken = takeRange(words);
-  if (taken.kind === "bad") return { ok: false, reply: badRangeReply(taken.words) };
+  if (taken.kind === "bad") return { ok: false, reply: badRangeReply(taken.words, taken.rest) };
   const parsed = parseSubscriptionOptions(flags, { filtersOnly: true });
   if (!parsed.ok) {
     const understood = parsed.understood ? `\nUnderstood so far: ${escapeMrkdwn(parsed.understood)}.` : "";

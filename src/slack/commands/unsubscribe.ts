@@ -1,6 +1,7 @@
 import type { AlertSettings } from "../../domain/alerts.js";
 import type { SubscriptionStore } from "../../store/subscriptions.js";
-import { escapeMrkdwn } from "../mrkdwn.js";
+import { escapeAndTruncate, escapeMrkdwn } from "../mrkdwn.js";
+import { resolveAmong } from "./resolve-group.js";
 import type { Subcommand } from "./types.js";
 
 export interface UnsubscribeDeps {
@@ -22,27 +23,28 @@ export function unsubscribeCommand(deps: UnsubscribeDeps): Subcommand {
     async run(ctx) {
       const ref = ctx.args.join(" ").trim();
       if (!ref) {
-        await ctx.respond({ text: `Usage: \`/insight ${escapeMrkdwn(USAGE)}\`` });
-        return;
-      }
-      // Match what this channel follows, by id or name, without asking the API: a group the
-      // key can no longer read must still be removable.
-      const subs = await deps.subscriptions.forChannel(ctx.channelId);
-      const lower = ref.toLowerCase();
-      const matches = subs.filter((s) => s.groupId === ref || s.groupName.toLowerCase() === lower);
-      const sub = matches[0];
-      if (!sub || matches.length > 1) {
-        const list = subs.map((s) => `• ${escapeMrkdwn(s.groupName)} (\`${s.groupId}\`)`).join("\n");
         await ctx.respond({
-          text:
-            matches.length > 1
-              ? `"${escapeMrkdwn(ref)}" matches several subscriptions; use the id:\n${list}`
-              : subs.length
-                ? `This channel does not follow "${escapeMrkdwn(ref)}". It follows:\n${list}`
-                : "This channel follows no chat group.",
+          text: `Name the chat group: \`/insight ${escapeMrkdwn(USAGE)}\`, for example \`/insight unsubscribe Lumen DB Support\`.`,
         });
         return;
       }
+      // Named as every subcommand names a group (rule 13), among what this channel follows and
+      // without asking the API: a group the key can no longer read must still be removable.
+      const subs = await deps.subscriptions.forChannel(ctx.channelId);
+      if (subs.length === 0) {
+        await ctx.respond({ text: "This channel follows no chat group." });
+        return;
+      }
+      const found = resolveAmong(
+        subs,
+        ref,
+        (list) => `This channel does not follow "${escapeAndTruncate(ref, 80)}". It follows:\n${list}`,
+      );
+      if (!found.ok) {
+        await ctx.respond({ text: found.reply });
+        return;
+      }
+      const sub = found.item;
       await deps.subscriptions.remove(ctx.channelId, sub.groupId);
       await deps.syncDigest(ctx.channelId, sub.groupId);
       const alerts = (await deps.alerts.forChannel(ctx.channelId)).some((a) => a.groupId === sub.groupId);

@@ -2,7 +2,7 @@ import { gatherStatus, type StatusDeps } from "../../status/gather-status.js";
 import type { MessageRefStore } from "../../store/message-refs.js";
 import type { Subscription } from "../../store/subscriptions.js";
 import type { CardRef, TriageStore } from "../../store/triage.js";
-import { mayChangeConfig } from "../authorize.js";
+import { mayChangeConfig, seesOperatorDetail } from "../authorize.js";
 import type { SlackApi } from "../client.js";
 import type { ScheduleLine } from "../commands/list.js";
 import { renderHome, type HomeCard, type HomeThreads } from "../render/home.js";
@@ -15,7 +15,8 @@ const HOME_PROBE_TIMEOUT_MS = 3_000;
 
 /** What the Home tab reads (the workspace's subscriptions, schedules and health) and where it goes. */
 export interface HomeDeps extends StatusDeps {
-  slack: Pick<SlackApi, "publishHome">;
+  /** Publishes the tab; `users.info` says who sees operator detail; See all opens a modal. */
+  slack: Pick<SlackApi, "publishHome" | "call" | "openView">;
   adminUserIds: readonly string[];
   /** Absent when the app runs without weekly summaries. */
   describeSchedule?: ScheduleLine;
@@ -34,36 +35,71 @@ export interface HomeDeps extends StatusDeps {
 
 /** How many threads of each kind Home lists. */
 const HOME_THREADS = 5;
+/** Open threads counted for "…and N more" (beyond: "N+"), and listed by See all. */
+export const HOME_OPEN_COUNTED = 50;
+export const OPEN_THREADS_LISTED = 100;
+
+/** Cards of these refs as their messages show them (title, group); cards no longer kept are left out. */
+async function describeCards(
+  deps: Pick<HomeDeps, "refs" | "triage">,
+  refs: CardRef[],
+  withHandler: boolean,
+): Promise<HomeCard[]> {
+  const cards = await Promise.all(
+    refs.map(async (r): Promise<HomeCard | undefined> => {
+      const ref = await deps.refs.get(r.channelId, r.threadId);
+      const d = ref?.card?.digest;
+      if (!d) return undefined;
+      const handledBy = withHandler
+        ? (await deps.triage.get(r.channelId, r.threadId)).handled?.by
+        : undefined;
+      return {
+        channelId: r.channelId,
+        title: d.title,
+        groupName: d.groupName || d.groupId,
+        atMs: r.atMs,
+        ...(handledBy ? { handledBy } : {}),
+      };
+    }),
+  );
+  return cards.filter((c): c is HomeCard => c !== undefined);
+}
+
+/** Every open thread the viewer's Home counts (for See all), newest first, and whether there are more. */
+export async function openThreads(
+  deps: Pick<HomeDeps, "refs" | "triage">,
+  userId: string,
+): Promise<{ cards: HomeCard[]; capped: boolean }> {
+  const lists = await deps.triage.forHome(userId, OPEN_THREADS_LISTED);
+  return {
+    cards: await describeCards(deps, lists.open, false),
+    capped: lists.open.length >= OPEN_THREADS_LISTED,
+  };
+}
 
 /** The viewer's threads with what their cards show (title, group); cards no longer kept are left out. */
 async function gatherThreads(deps: HomeDeps, userId: string): Promise<HomeThreads> {
-  const lists = await deps.triage.forHome(userId, HOME_THREADS);
-  const describe = async (refs: CardRef[], withHandler: boolean): Promise<HomeCard[]> => {
-    const cards = await Promise.all(
-      refs.map(async (r): Promise<HomeCard | undefined> => {
-        const ref = await deps.refs.get(r.channelId, r.threadId);
-        const d = ref?.card?.digest;
-        if (!d) return undefined;
-        const handledBy = withHandler
-          ? (await deps.triage.get(r.channelId, r.threadId)).handled?.by
-          : undefined;
-        return {
-          channelId: r.channelId,
-          title: d.title,
-          groupName: d.groupName || d.groupId,
-          atMs: r.atMs,
-          ...(handledBy ? { handledBy } : {}),
-        };
-      }),
-    );
-    return cards.filter((c): c is HomeCard => c !== undefined);
+  // Open threads are counted further than they are shown, for "…and N more".
+  const counted = await deps.triage.forHome(userId, HOME_OPEN_COUNTED + HOME_THREADS);
+  const lists = {
+    assigned: counted.assigned.slice(0, HOME_THREADS),
+    handled: counted.handled.slice(0, HOME_THREADS),
+    open: counted.open.slice(0, HOME_THREADS),
   };
+  const describe = (refs: CardRef[], withHandler: boolean) => describeCards(deps, refs, withHandler);
   const [assigned, handled, open] = await Promise.all([
     describe(lists.assigned, false),
     describe(lists.handled, true),
     describe(lists.open, false),
   ]);
-  return { assigned, handled, open };
+  const openMore = Math.max(0, counted.open.length - lists.open.length);
+  return {
+    assigned,
+    handled,
+    open,
+    openMore,
+    openMoreCapped: counted.open.length >= HOME_OPEN_COUNTED + HOME_THREADS,
+  };
 }
 
 /** The viewer's watches and pending reminders, when the stores are there. */
@@ -87,8 +123,11 @@ export async function publishHome(deps: HomeDeps, userId: string, o: PublishHome
     deps.subscriptions.all().catch((): Subscription[] => []),
     gatherStatus(deps, { now, probeTimeoutMs: HOME_PROBE_TIMEOUT_MS }).catch(() => undefined),
   ]);
-  const threads = await gatherThreads(deps, userId).catch(() => undefined);
-  const personal = await gatherPersonal(deps, userId).catch(() => undefined);
+  const [threads, personal, detail] = await Promise.all([
+    gatherThreads(deps, userId).catch(() => undefined),
+    gatherPersonal(deps, userId).catch(() => undefined),
+    seesOperatorDetail(userId, deps),
+  ]);
   const schedules = new Map<string, string>();
   const channels = [...new Set(subs.map((s) => s.channelId))];
   const timeZones = new Map<string, string>();
@@ -120,6 +159,7 @@ export async function publishHome(deps: HomeDeps, userId: string, o: PublishHome
     status,
     help: deps.help().map((c) => ({ usage: c.usage, summary: c.summary })),
     canChange: mayChangeConfig(userId, deps.adminUserIds),
+    detail,
     adminsOnly: deps.adminUserIds.length > 0,
     ...(o.notice !== undefined ? { notice: o.notice } : {}),
     ...(threads ? { threads } : {}),

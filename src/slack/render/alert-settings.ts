@@ -12,7 +12,7 @@ export function describeAlerts(
   const lines: string[] = [];
   if (s.unansweredAfterHours !== undefined) {
     lines.push(
-      `• a question-led thread still unanswered ${plural(s.unansweredAfterHours, "hour")} after its first message`,
+      `• a thread that starts with a question, still unanswered ${plural(s.unansweredAfterHours, "hour")} after its first message`,
     );
   }
   if (s.negativeSpike) {

@@ -3,9 +3,9 @@ import type { AlertKind, AlertSettings, HistoryThread } from "../../domain/alert
 import { questionStatusLabel, sentimentLabel } from "../../domain/sentiment.js";
 import { ACTIONS } from "../action-ids.js";
 import { encodeThreadRef } from "../button-values.js";
-import { escapeAndTruncate } from "../mrkdwn.js";
+import { escapeAndTruncate, truncateMrkdwn } from "../mrkdwn.js";
 import { toKnownBlocks, type KnownBlock } from "./known-blocks.js";
-import { fitList } from "./limits.js";
+import { fitList, LIMITS } from "./limits.js";
 import type { RenderedMessage } from "./thread-digest.js";
 import { EMOJI, plural, slackDate } from "./wording.js";
 
@@ -73,18 +73,38 @@ function threadItem(t: HistoryThread, groupId: string, permalink: string | undef
 
 /** A proactive alert: what fired and why, then the threads it is about, linked to their cards. */
 export function renderAlert(i: AlertMessageInput): RenderedMessage {
-  const rawGroup = i.settings.groupName.trim() || i.settings.groupId;
-  const line = headline(i, `*${escapeAndTruncate(rawGroup, 80)}*`);
+  return renderAlerts([i]);
+}
+
+/**
+ * The alerts that fired together for one channel, as one message: each rule's line, then the
+ * threads they are about, each listed once (a thread of a negative spike is often one of the
+ * volume spike too), linked to their cards.
+ */
+export function renderAlerts(alerts: readonly AlertMessageInput[]): RenderedMessage {
+  const rawName = (a: AlertMessageInput) => a.settings.groupName.trim() || a.settings.groupId;
+  const lines = alerts.map((a) => `${EMOJI.alert} ${headline(a, `*${escapeAndTruncate(rawName(a), 80)}*`)}`);
+  const groupIds = [...new Set(alerts.map((a) => a.settings.groupId))];
+  const off = groupIds.map((g) => `\`/insight alerts off ${escapeAndTruncate(g, 60)}\``).join(", ");
   const head = toKnownBlocks(
-    Blocks.Section({ text: `${EMOJI.alert} ${line}` }),
-    Blocks.Context().elements(
-      `Set with \`/insight alerts\`. Turn off: \`/insight alerts off ${escapeAndTruncate(i.settings.groupId, 60)}\``,
-    ),
+    Blocks.Section({ text: truncateMrkdwn(lines.join("\n"), LIMITS.sectionText) }),
+    Blocks.Context().elements(`Set with \`/insight alerts\`. Turn off: ${off}`),
   );
+  const seen = new Set<string>();
+  const items: KnownBlock[][] = [];
+  for (const a of alerts) {
+    for (const t of a.threads) {
+      const key = `${a.settings.groupId}\u0000${t.id}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      items.push(threadItem(t, a.settings.groupId, a.permalinks.get(t.id)));
+    }
+  }
   const { blocks } = fitList({
     head,
-    items: i.threads.map((t) => threadItem(t, i.settings.groupId, i.permalinks.get(t.id))),
+    items,
     more: (hidden) => `…and ${plural(hidden, "more thread")}.`,
   });
-  return { text: escapeAndTruncate(headline(i, rawGroup), 200), blocks };
+  const text = alerts.map((a) => headline(a, rawName(a))).join("; ");
+  return { text: escapeAndTruncate(text, alerts.length > 1 ? 300 : 200), blocks };
 }

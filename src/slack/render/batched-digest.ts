@@ -1,6 +1,6 @@
 import { Blocks, Elements, Md } from "slack-block-builder";
 import type { BatchSection, DigestBatch, PendingEntry } from "../../domain/digest-batch.js";
-import { questionStatusLabel, sentimentLabel } from "../../domain/sentiment.js";
+import { NOT_RATED, questionStatusLabel, sentimentLabel } from "../../domain/sentiment.js";
 import { ACTIONS } from "../action-ids.js";
 import { encodeThreadRef } from "../button-values.js";
 import { escapeAndTruncate, plainText } from "../mrkdwn.js";
@@ -26,15 +26,16 @@ const GROUP_MAX = 80;
 const SECTION_HEADINGS: Record<BatchSection, string> = {
   new: "New threads",
   changed: "Changed threads",
-  // Not "handled": on a card that word means someone here pressed Mark handled.
-  handled: "Now answered",
+  // Not "handled": that word means someone here pressed Mark handled. These were answered
+  // by the community, in the chat group itself.
+  handled: "Answered in the chat",
 };
 
 /** The counts line's word for each section. */
 const SECTION_COUNTS: Record<BatchSection, string> = {
   new: "new",
   changed: "changed",
-  handled: "now answered",
+  handled: "answered in the chat",
 };
 
 const groupOf = (e: PendingEntry, names: ReadonlyMap<string, string>) =>
@@ -45,7 +46,9 @@ function threadLine(e: PendingEntry, names: ReadonlyMap<string, string>, showGro
   const d = e.digest;
   const title = d.title.trim() || "Untitled thread";
   const s = sentimentLabel(d.sentiment);
-  const facts = [d.sentiment === undefined ? `${s.emoji} sentiment pending` : escapeAndTruncate(s.label, 40)];
+  const facts = [
+    d.sentiment === undefined ? `${s.emoji} sentiment ${NOT_RATED}` : escapeAndTruncate(s.label, 40),
+  ];
   if (d.isQuestionLed) {
     const q = questionStatusLabel(d.questionResponseStatus);
     facts.push(`${q.emoji} ${escapeAndTruncate(q.label.toLowerCase(), 40)}`);
@@ -75,7 +78,7 @@ function sectionHeading(section: BatchSection, count: number): KnownBlock {
 
 /**
  * The batched digest of one period: a header, then the threads as compact lines grouped new /
- * changed / handled (shown as "now answered"), each with a View button (the same messages modal as `threads`). Within
+ * changed / handled (shown as "answered in the chat"), each with a View button (the same messages modal as `threads`). Within
  * Slack's 50 blocks: whole lines are kept until the budget ends, then "…and N more threads".
  * A section heading always travels with its first thread, so none is left dangling.
  */

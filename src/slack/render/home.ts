@@ -5,16 +5,17 @@ import type { Subscription } from "../../domain/subscription.js";
 import type { ViewPayload } from "./view-payload.js";
 import { ACTIONS } from "../action-ids.js";
 import { encodeResumeState } from "../button-values.js";
-import { escapeAndTruncate, truncateMrkdwn } from "../mrkdwn.js";
+import { escapeAndTruncate, escapeMrkdwn, truncateMrkdwn } from "../mrkdwn.js";
 import { toKnownBlocks, type KnownBlock } from "./known-blocks.js";
-import { fitList } from "./limits.js";
-import { channelRef, healthGlance } from "./status.js";
+import { fitBlocks, fitList, LIMITS } from "./limits.js";
+import { channelRef, healthGlance, pausedReason } from "./status.js";
 import { settingsButton } from "./subscription-list.js";
-import { EMOJI, readerDate, slackDate } from "./wording.js";
+
 import { describeWatch, type Watch } from "../../domain/watch.js";
 import type { Reminder } from "../../domain/reminder.js";
 import { encodeItemRef, PERSONAL_ACTIONS } from "../personal-ids.js";
 import { reminderLine } from "./reminder.js";
+import { EMOJI, plural, readerDate, slackDate } from "./wording.js";
 
 /** One thread card as Home lists it (title and group are community text: untrusted). */
 export interface HomeCard {
@@ -31,6 +32,10 @@ export interface HomeThreads {
   assigned: HomeCard[];
   handled: HomeCard[];
   open: HomeCard[];
+  /** Open threads beyond those in `open` (the tab lists a few; a modal lists them all). */
+  openMore?: number;
+  /** True when there may be more than `openMore` (only so many were counted). */
+  openMoreCapped?: boolean;
 }
 
 /** Home tabs allow 100 blocks; the JSON budget is ours. */
@@ -48,6 +53,8 @@ export interface HomeInput {
   help: { usage: string; summary: string }[];
   /** Whether the viewer may change configuration (no admin list, or on it). */
   canChange: boolean;
+  /** Whether the viewer sees operator detail (the app's admins), as in `/insight status`. */
+  detail?: boolean;
   adminsOnly: boolean;
   /** A one-off line at the top (the outcome of a button). Escaped by the caller. */
   notice?: string;
@@ -137,10 +144,10 @@ function channelItem(
   return toKnownBlocks(head, ...rows);
 }
 
-function pausedItem(s: Subscription, canChange: boolean): KnownBlock[] {
-  const code = s.paused ? `Slack said \`${escapeAndTruncate(s.paused.code, 60)}\`` : "";
+function pausedItem(s: Subscription, canChange: boolean, detail: boolean): KnownBlock[] {
+  const why = s.paused ? ` — ${pausedReason(s.paused.code, detail)}` : "";
   const section = Blocks.Section({
-    text: `${EMOJI.paused} ${Md.bold(escapeAndTruncate(s.groupName || s.groupId, 100))} in ${channelRef(s.channelId)} — ${code}`,
+    text: `${EMOJI.paused} ${Md.bold(escapeAndTruncate(s.groupName || s.groupId, 100))} in ${channelRef(s.channelId)}${why}`,
   });
   if (canChange) {
     section.accessory(
@@ -162,34 +169,82 @@ function cardLine(c: HomeCard, when: string): string {
   return `• ${title} — ${group} in ${channelRef(c.channelId)} · ${when}`;
 }
 
+const postedLine = (c: HomeCard) => cardLine(c, `posted ${slackDate(c.atMs)}`);
+
 /** "Your threads": assigned to the viewer, open, handled; each list short, newest first. */
-function threadItems(t: HomeThreads): KnownBlock[][] {
-  const list = (cards: HomeCard[], when: (c: HomeCard) => string, empty: string) =>
-    cards.length === 0
-      ? `_${empty}_`
-      : cards
-          .slice(0, HOME_THREADS_MAX)
-          .map((c) => cardLine(c, when(c)))
-          .join("\n");
-  return [
-    toKnownBlocks(
-      Blocks.Section({ text: Md.bold("Threads") }),
-      Blocks.Section({
-        text: `${EMOJI.assignee} ${Md.bold("Assigned to you")}\n${list(t.assigned, (c) => `assigned ${slackDate(c.atMs)}`, "Nothing assigned to you.")}`,
-      }),
-      Blocks.Section({
-        text: `${Md.bold("Open")}\n${list(t.open, (c) => `posted ${slackDate(c.atMs)}`, "No open threads.")}`,
-      }),
-      Blocks.Section({
-        text: `${EMOJI.handled} ${Md.bold("Handled lately")}\n${list(
-          t.handled,
-          (c) => `${c.handledBy ? `by <@${c.handledBy}> ` : ""}${slackDate(c.atMs)}`,
-          "Nothing marked handled yet.",
-        )}`,
-      }),
-      Blocks.Divider(),
+function threadBlocks(t: HomeThreads): KnownBlock[] {
+  const list = (cards: HomeCard[], line: (c: HomeCard) => string, empty: string) =>
+    cards.length === 0 ? `_${empty}_` : cards.slice(0, HOME_THREADS_MAX).map(line).join("\n");
+  // Open: a few here, the rest counted, with a button that lists them all.
+  const more = Math.max(0, t.open.length - HOME_THREADS_MAX) + (t.openMore ?? 0);
+  const moreLine =
+    more > 0 ? `\n…and ${more}${t.openMoreCapped ? "+" : ""} more open: press *See all* to list them.` : "";
+  const open = Blocks.Section({
+    text: `${Md.bold("Open")}\n${list(t.open, postedLine, "No open threads.")}${moreLine}`,
+  });
+  if (more > 0)
+    open.accessory(Elements.Button({ text: "See all", actionId: ACTIONS.homeOpenThreads, value: "open" }));
+  return toKnownBlocks(
+    Blocks.Section({ text: Md.bold("Your threads") }),
+    Blocks.Section({
+      text: `${EMOJI.assignee} ${Md.bold("Assigned to you")}\n${list(t.assigned, (c) => cardLine(c, `assigned ${slackDate(c.atMs)}`), "Nothing assigned to you.")}`,
+    }),
+    open,
+    Blocks.Section({
+      text: `${EMOJI.handled} ${Md.bold("Handled lately")}\n${list(
+        t.handled,
+        (c) => cardLine(c, `${c.handledBy ? `by <@${c.handledBy}> ` : ""}${slackDate(c.atMs)}`),
+        "Nothing marked handled yet.",
+      )}`,
+    }),
+    Blocks.Divider(),
+  );
+}
+
+/** The modal of **See all**: every open thread the viewer's Home counts, newest first. */
+export function renderOpenThreadsModal(
+  cards: readonly HomeCard[],
+  o: { capped?: boolean } = {},
+): ViewPayload {
+  const lines = cards.map(postedLine);
+  const sections = linesToSections(lines.length > 0 ? lines : ["_No open threads._"]);
+  const head = toKnownBlocks(
+    Blocks.Context().elements(
+      `${plural(cards.length, "open thread")}${o.capped ? " (the newest)" : ""}: posted, not marked handled. Newest first.`,
     ),
-  ];
+  );
+  return {
+    type: "modal",
+    title: { type: "plain_text", text: "Open threads" },
+    close: { type: "plain_text", text: "Close" },
+    blocks: fitBlocks([...head, ...sections], { maxBlocks: 100, maxJson: HOME_BUDGET.maxJson }),
+  };
+}
+
+/** Lines joined into sections, each within the section text limit. */
+function linesToSections(lines: readonly string[]): KnownBlock[] {
+  const out: string[] = [];
+  for (const line of lines) {
+    const last = out.at(-1);
+    if (last !== undefined && last.length + line.length + 1 <= LIMITS.sectionText)
+      out[out.length - 1] = `${last}\n${line}`;
+    else out.push(line);
+  }
+  return out.flatMap((text) => toKnownBlocks(Blocks.Section({ text })));
+}
+
+/**
+ * Cuts our own mrkdwn (a help summary) at a word boundary outside `code`, so a line never
+ * ends inside a code span ("`--min-participants…").
+ */
+export function cutOutsideCode(text: string, max: number): string {
+  if (text.length <= max) return text;
+  for (let cut = max - 1; cut > 0; cut--) {
+    if (text[cut] !== " ") continue;
+    const ticks = (text.slice(0, cut).match(/`/g) ?? []).length;
+    if (ticks % 2 === 0) return `${text.slice(0, cut).replace(/[\s,;:·—-]+$/, "")}…`;
+  }
+  return "…";
 }
 
 /**
@@ -202,24 +257,30 @@ export function renderHome(input: HomeInput): ViewPayload {
   for (const s of input.subscriptions) byChannel.set(s.channelId, [...(byChannel.get(s.channelId) ?? []), s]);
   for (const c of input.schedules.keys()) if (!byChannel.has(c)) byChannel.set(c, []);
   const paused = input.subscriptions.filter((s) => s.paused);
+  const detail = input.detail === true;
 
+  // Each heading is followed by its own list: the viewer's threads, then the subscriptions.
   const head = toKnownBlocks(
     Blocks.Header({ text: "Insight Relay" }),
     input.notice !== undefined && Blocks.Section({ text: input.notice }),
     Blocks.Section({
-      text: "Community chat insights in Slack: thread digests, searches and weekly summaries from the Insight Service.",
+      text: "Your community's chat groups in Slack: thread cards and digests, searches and weekly summaries from the Insight Service.",
     }),
     Blocks.Divider(),
     Blocks.Section({ text: Md.bold("Health at a glance") }),
     Blocks.Section({
       text: input.status
-        ? healthGlance(input.status).join("\n")
+        ? healthGlance(input.status, { detail }).join("\n")
         : `${EMOJI.problem} Health could not be read just now.`,
     }),
     Blocks.Context().elements(
       `${input.status ? `Checked ${readerDate(input.status.at)} · ` : ""}Details: \`/insight status\``,
     ),
     Blocks.Divider(),
+  );
+  if (input.threads) head.push(...threadBlocks(input.threads));
+
+  const subscriptionsHeading = toKnownBlocks(
     Blocks.Section({
       text: `${Md.bold("Subscriptions")} — ${input.subscriptions.length} in ${byChannel.size} channel${byChannel.size === 1 ? "" : "s"}`,
     }),
@@ -228,55 +289,64 @@ export function renderHome(input: HomeInput): ViewPayload {
   if (input.personal) head.splice(head.length - 2, 0, ...personalBlocks(input.personal));
 
   const items: KnownBlock[][] = [];
-  if (input.threads) items.push(...threadItems(input.threads));
   if (byChannel.size === 0) {
-    items.push(
-      toKnownBlocks(
+    items.push([
+      ...subscriptionsHeading,
+      ...toKnownBlocks(
         Blocks.Section({
           text: "No channel follows a chat group yet. In a channel, run `/insight groups`, then `/insight subscribe &lt;group&gt;`.",
         }),
       ),
-    );
+    ]);
   }
   const channels = [...byChannel.keys()].sort();
-  for (const c of channels)
-    items.push(
-      channelItem(
-        c,
-        byChannel.get(c) ?? [],
-        input.schedules.get(c),
-        input.canChange,
-        input.timeZones?.get(c),
-      ),
+  channels.forEach((c, i) => {
+    const item = channelItem(
+      c,
+      byChannel.get(c) ?? [],
+      input.schedules.get(c),
+      input.canChange,
+      input.timeZones?.get(c),
     );
+    // The heading travels with the first channel: never a heading without its list.
+    items.push(i === 0 ? [...subscriptionsHeading, ...item] : item);
+  });
   if (paused.length > 0) {
-    items.push(
-      toKnownBlocks(
-        Blocks.Divider(),
-        Blocks.Section({
-          text: `${Md.bold("Paused subscriptions")} — Slack refused their channel; digests stop until resumed.${
-            input.canChange ? "" : " Only the app's admins can resume them."
-          }`,
-        }),
-      ),
+    const pausedHeading = toKnownBlocks(
+      Blocks.Divider(),
+      Blocks.Section({
+        text: `${Md.bold("Paused subscriptions")} — Slack refused their channel; digests stop until resumed.${
+          input.canChange ? "" : " Only the app's admins can resume them."
+        }`,
+      }),
     );
-    for (const s of paused.slice(0, PAUSED_WITH_BUTTONS)) items.push(pausedItem(s, input.canChange));
+    paused.slice(0, PAUSED_WITH_BUTTONS).forEach((s, i) => {
+      const item = pausedItem(s, input.canChange, detail);
+      items.push(i === 0 ? [...pausedHeading, ...item] : item);
+    });
   }
 
+  // The same help whatever the moment (before or after Connect); lines cut only between words.
   const help = input.help
     // Home is the help: a line saying "/insight help — this help" would point at nothing here.
     .filter((h) => h.usage.trim() !== "help")
-    .map((h) => `• \`/insight ${escapeAndTruncate(h.usage, 200)}\` — ${escapeAndTruncate(h.summary, 200)}`);
-  const tail = toKnownBlocks(
-    Blocks.Divider(),
-    Blocks.Section({ text: Md.bold("Quick help") }),
-    Blocks.Section({ text: help.join("\n") || "Type `/insight help` in any channel." }),
-    Blocks.Context().elements(
-      `Ranges: \`7d\`, \`30d\`, \`3m\`, \`6m\`, \`all\` (or \`last 30 days\`). Replies are visible only to you.${
-        input.adminsOnly ? " Subscriptions and schedules are changed by the app's admins." : ""
-      }`,
+    .map(
+      (h) =>
+        `• \`/insight ${escapeAndTruncate(h.usage, 200)}\` — ${cutOutsideCode(escapeMrkdwn(h.summary), 600)}`,
+    );
+  const tail = [
+    ...toKnownBlocks(Blocks.Divider(), Blocks.Section({ text: Md.bold("Quick help") })),
+    ...(help.length > 0
+      ? linesToSections(help)
+      : toKnownBlocks(Blocks.Section({ text: "Type `/insight help` in any channel." }))),
+    ...toKnownBlocks(
+      Blocks.Context().elements(
+        `Ranges: \`7d\`, \`30d\`, \`3m\`, \`6m\`, \`all\` (or \`last 30 days\`). Replies are visible only to you.${
+          input.adminsOnly ? " Subscriptions and schedules are changed by the app's admins." : ""
+        }`,
+      ),
     ),
-  );
+  ];
   const fitted = fitList({
     head,
     items,

@@ -221,6 +221,7 @@ function entryBlocks(e: SearchEntry): KnownBlock[] {
             score: undefined,
             raw: {},
             groupName: e.groupName,
+            groupId: e.groupId,
           }),
         ),
       }),

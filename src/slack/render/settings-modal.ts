@@ -1,5 +1,10 @@
 import { FILTER_TONES } from "../../domain/filters.js";
-import { deliveryOf, type DigestEvery, type Subscription } from "../../domain/subscription.js";
+import {
+  deliveryOf,
+  type DeliveryMode,
+  type DigestEvery,
+  type Subscription,
+} from "../../domain/subscription.js";
 import { digestTimes } from "../../domain/subscription-options.js";
 import { plainText } from "../mrkdwn.js";
 import { encodeSubscriptionRef, SETTINGS_MODAL_CALLBACK } from "../settings-ids.js";
@@ -33,7 +38,7 @@ const option = (value: string, text: string): Option => ({ text: { type: "plain_
 const label = (text: string) => ({ type: "plain_text" as const, text });
 
 const MODE_OPTIONS = [
-  option("realtime", "A card per thread, as it is enriched"),
+  option("realtime", "A card per thread, as soon as it is summarised"),
   option("digest", "One batched digest per period"),
   option("summary", "Only the weekly summary"),
 ];
@@ -52,7 +57,7 @@ const REPLIES_OPTIONS = [option("off", "Off"), option("on", "On: new messages go
 const TONE_OPTIONS = FILTER_TONES.map((t) => option(t, t[0]?.toUpperCase() + t.slice(1)));
 const QUESTION_OPTIONS = [
   option("all", "All threads"),
-  option("questions", "Question-led threads only"),
+  option("questions", "Threads that start with a question"),
   option("unanswered", "Unanswered questions only"),
 ];
 
@@ -129,9 +134,17 @@ function textInput(blockId: string, text: string, current: string, o: { hint: st
   };
 }
 
-/** The modal for one subscription, filled in with what is in force. Pure. */
-export function renderSettingsModal(sub: Subscription, o: { timeZone?: string } = {}): ViewPayload {
+/**
+ * The modal for one subscription, filled in with what is in force. Only the delivery settings
+ * of the mode shown appear (the period in digest mode, card format and replies in realtime
+ * mode); choosing another mode redraws it (`dispatch_action` on the mode). Pure.
+ */
+export function renderSettingsModal(
+  sub: Subscription,
+  o: { timeZone?: string; mode?: DeliveryMode } = {},
+): ViewPayload {
   const d = deliveryOf(sub);
+  const mode = o.mode ?? d.mode;
   const f = sub.filters;
   const name = sub.groupName || sub.groupId;
   const questions = f.unanswered ? "unanswered" : f.questions ? "questions" : "all";
@@ -148,12 +161,25 @@ export function renderSettingsModal(sub: Subscription, o: { timeZone?: string } 
       },
     },
     { type: "header", text: label("Delivery") },
-    select(SETTINGS_FIELDS.mode, "Mode", MODE_OPTIONS, d.mode),
-    select(SETTINGS_FIELDS.every, "Digest period", EVERY_OPTIONS, d.every, {
-      hint: `Used in digest mode; times in the channel's time zone${o.timeZone ? ` (${o.timeZone})` : ""}.`,
-    }),
-    radios(SETTINGS_FIELDS.format, "Card format", FORMAT_OPTIONS, d.format),
-    radios(SETTINGS_FIELDS.replies, "Replies under the card", REPLIES_OPTIONS, d.replies ? "on" : "off"),
+    { ...select(SETTINGS_FIELDS.mode, "Mode", MODE_OPTIONS, mode), dispatch_action: true },
+    ...(mode === "digest"
+      ? [
+          select(SETTINGS_FIELDS.every, "Digest period", EVERY_OPTIONS, d.every, {
+            hint: `Times in the channel's time zone${o.timeZone ? ` (${o.timeZone})` : ""}.`,
+          }),
+        ]
+      : []),
+    ...(mode === "realtime"
+      ? [
+          radios(SETTINGS_FIELDS.format, "Card format", FORMAT_OPTIONS, d.format),
+          radios(
+            SETTINGS_FIELDS.replies,
+            "Replies under the card",
+            REPLIES_OPTIONS,
+            d.replies ? "on" : "off",
+          ),
+        ]
+      : []),
     { type: "header", text: label("Filters") },
     tones(SETTINGS_FIELDS.sentiments, "Only these sentiments", f.sentiments, "Empty: any sentiment."),
     tones(

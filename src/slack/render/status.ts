@@ -1,12 +1,14 @@
 import { Blocks, Md } from "slack-block-builder";
 import { silenceIncidentCommunity } from "../../ops/incidents.js";
 import { WATCH_INCIDENTS } from "../../ops/incidents.js";
-import { watchLines, type ApiProbe, type StatusReport } from "../../status/status-report.js";
+import { watchLines, type ApiProbe, type QueueDepth, type StatusReport } from "../../status/status-report.js";
+import { describeSlackError } from "../errors.js";
 import type { Subscription } from "../../domain/subscription.js";
 import { escapeAndTruncate, escapeMrkdwn } from "../mrkdwn.js";
 import { toKnownBlocks, type KnownBlock } from "./known-blocks.js";
 import { fitBlocks } from "./limits.js";
 import type { RenderedMessage } from "./thread-digest.js";
+import { formatNumber } from "../../domain/without-icu.js";
 import { durationText, EMOJI, plural, readerDate } from "./wording.js";
 
 const PAUSED_SHOWN = 10;
@@ -51,17 +53,17 @@ export function silenceLine(r: StatusReport): string {
   const silent = (r.openAlerts ?? []).filter((id) => silenceIncidentCommunity(id) !== undefined);
   if (silent.length > 0) {
     const where = silent.length > 1 ? ` for ${silent.length} communities` : "";
-    return `${EMOJI.problem} *Webhook deliveries have stopped*${where} while the Insight API shows new enrichment: the webhook is probably disabled. The reconciler is posting the missed digests meanwhile. In the Insight dashboard, open the community's Webhooks settings, read "Last Error", fix the cause and re-enable the webhook.`;
+    return `${EMOJI.problem} *Updates from the Insight Service have stopped*${where} while its API shows new summaries: the webhook is probably disabled. The app is catching up on the missed threads meanwhile. In the Insight dashboard, open the community's Webhooks settings, read "Last Error", fix the cause and re-enable the webhook.`;
   }
   const s = r.silence;
   if (!s || !r.subscriptions)
     return `${EMOJI.problem} Webhook silence could not be checked (Redis did not answer).`;
-  if (s.since === undefined) return "No active subscriptions: no deliveries are expected.";
+  if (s.since === undefined) return "No active subscriptions: no updates are expected.";
   const quiet = durationText(s.quietForMs ?? 0);
   if (!s.silent) {
     return s.since === "last-delivery"
-      ? `${EMOJI.ok} Thread deliveries look normal (last one ${quiet} ago).`
-      : `${EMOJI.ok} No thread delivery yet; subscriptions are ${quiet} old, within the ${durationText(r.silenceThresholdMs)} allowance.`;
+      ? `${EMOJI.ok} Thread updates arrive normally (last one ${quiet} ago).`
+      : `${EMOJI.ok} No thread update yet; subscriptions are ${quiet} old, within the ${durationText(r.silenceThresholdMs)} allowance.`;
   }
   const known = s.communities.filter(Boolean);
   const from =
@@ -73,19 +75,19 @@ export function silenceLine(r: StatusReport): string {
           .join(", ")}${known.length > 3 ? ` and ${known.length - 3} more` : ""}`;
   const what =
     s.since === "last-delivery"
-      ? `No thread delivery${from} for ${quiet}`
-      : `No thread delivery${from} ever, in ${quiet}`;
-  return `${EMOJI.problem} *Deliveries look silent:* ${what} while ${plural(r.subscriptions.total - r.subscriptions.paused.length, "subscription")} wait. The webhook may be disabled: check its "Last Error" in the Insight dashboard and re-enable it.`;
+      ? `No thread update${from} for ${quiet}`
+      : `No thread update${from} ever, in ${quiet}`;
+  return `${EMOJI.problem} *Updates look silent:* ${what} while ${plural(r.subscriptions.total - r.subscriptions.paused.length, "subscription")} wait. The webhook may be disabled: check its "Last Error" in the Insight dashboard and re-enable it.`;
 }
 
 function deliveriesText(r: StatusReport, now: Date): string {
-  if (!r.deliveries) return `${EMOJI.broken} Could not read delivery health.`;
+  if (!r.deliveries) return `${EMOJI.broken} Could not read which webhooks arrived.`;
   return r.deliveries
     .map((d) => {
       const when = d.lastAt
         ? `last ${readerDate(d.lastAt)} (${durationText(now.getTime() - Date.parse(d.lastAt))} ago)`
         : "never";
-      return `• \`${escapeAndTruncate(d.type, 40)}\`: ${when} · ${plural(d.count, "delivery", "deliveries")}`;
+      return `• \`${escapeAndTruncate(d.type, 40)}\`: ${when} · ${formatNumber(d.count)} received`;
     })
     .join("\n");
 }
@@ -117,43 +119,62 @@ function deadLettersText(r: StatusReport): string {
   return `${EMOJI.problem} *Dead letters:* ${d.total} (${reasons}); the newest ${d.kept} are kept for operators`;
 }
 
-export function pausedLine(s: Subscription): string {
-  const code = s.paused ? ` — Slack said \`${escapeAndTruncate(s.paused.code, 60)}\`` : "";
-  return `• *${escapeAndTruncate(s.groupName || s.groupId, 100)}* in ${channelRef(s.channelId)}${code}`;
+/**
+ * Why Slack refused a paused subscription's channel, as a sentence with the fix (one table:
+ * slack/errors.ts); operators also see Slack's code.
+ */
+export function pausedReason(code: string, detail: boolean): string {
+  const sentence = describeSlackError(code);
+  return detail ? `${sentence} (\`${escapeAndTruncate(code, 60)}\`)` : sentence;
 }
 
-function subscriptionsText(r: StatusReport): string {
+export function pausedLine(s: Subscription, detail = true): string {
+  const why = s.paused ? ` — ${pausedReason(s.paused.code, detail)}` : "";
+  return `• *${escapeAndTruncate(s.groupName || s.groupId, 100)}* in ${channelRef(s.channelId)}${why}`;
+}
+
+function subscriptionsText(r: StatusReport, detail = true): string {
   const s = r.subscriptions;
   if (!s) return "*Subscriptions:* unknown";
   const head = `*Subscriptions:* ${plural(s.total, "subscription")} in ${plural(s.channels, "channel")}`;
   if (s.paused.length === 0) return `${head}, none paused`;
-  const lines = s.paused.slice(0, PAUSED_SHOWN).map(pausedLine);
+  const lines = s.paused.slice(0, PAUSED_SHOWN).map((p) => pausedLine(p, detail));
   const more = s.paused.length > PAUSED_SHOWN ? [`…and ${s.paused.length - PAUSED_SHOWN} more`] : [];
-  return [
-    `${head}; ${EMOJI.problem} ${plural(s.paused.length, "paused one", "paused")}:`,
-    ...lines,
-    ...more,
-  ].join("\n");
+  return [`${head}; ${EMOJI.problem} ${formatNumber(s.paused.length)} paused:`, ...lines, ...more].join("\n");
 }
 
-/** The few lines the Home tab shows "at a glance". */
-export function healthGlance(r: StatusReport): string[] {
+/**
+ * The few lines the Home tab shows "at a glance", in the words `/insight status` uses for the
+ * same viewer: queue figures for operators, the plain sentence for others; paused
+ * subscriptions as a warning in both.
+ */
+export function healthGlance(r: StatusReport, view: StatusView = { detail: true }): string[] {
   // Not connected: the Home tab's Connect section above says so, with the button.
   const lines = [...(r.insightNotConnected ? [] : [apiLine(r.api, r.lastUnauthorizedAt)]), silenceLine(r)];
   if (!r.redis.ok)
     lines.unshift(`${EMOJI.broken} *Redis* did not answer: ${escapeAndTruncate(r.redis.error ?? "", 200)}`);
   lines.unshift(...watchLines(r.openAlerts).map((l) => `${EMOJI.broken} ${l}`));
-  const failed = r.queues?.reduce((n, q) => n + q.failed, 0) ?? 0;
-  const waiting = r.queues?.reduce((n, q) => n + q.waiting + q.delayed, 0) ?? 0;
-  if (r.queues)
+  if (r.queues && view.detail) {
+    const sum = (f: (q: QueueDepth) => number) => r.queues?.reduce((n, q) => n + f(q), 0) ?? 0;
+    const failed = sum((q) => q.failed);
+    const stalled = r.queues.some((q) => q.workers === 0 && q.waiting > 0);
     lines.push(
-      `${failed > 0 ? EMOJI.problem : EMOJI.ok} *Queues:* ${waiting} waiting or delayed, ${failed} failed`,
+      `${failed > 0 || stalled ? EMOJI.problem : EMOJI.ok} *Queues:* ${sum((q) => q.waiting)} waiting · ${sum((q) => q.active)} active · ${sum((q) => q.delayed)} delayed · ${failed} failed${stalled ? ` · ${EMOJI.problem} no worker connected` : ""}`,
     );
-  if (r.deadLetters && r.deadLetters.total > 0) lines.push(deadLettersText(r));
+  } else if (r.queues) lines.push(plainQueuesText(r));
+  const paused = r.subscriptions?.paused.length ?? 0;
+  if (paused > 0)
+    lines.push(
+      `${EMOJI.problem} *Subscriptions:* ${formatNumber(paused)} paused: Slack refused their channel (listed below).`,
+    );
+  if (r.deadLetters && r.deadLetters.total > 0)
+    lines.push(
+      view.detail
+        ? deadLettersText(r)
+        : `${EMOJI.problem} ${plural(r.deadLetters.total, "update")} could not be used.`,
+    );
   if (r.spool)
-    lines.push(
-      `${EMOJI.problem} *Spool:* ${plural(r.spool, "delivery", "deliveries")} on disk, waiting for Redis`,
-    );
+    lines.push(`${EMOJI.problem} *Spool:* ${plural(r.spool, "webhook call")} on disk, waiting for Redis`);
   return lines;
 }
 
@@ -165,27 +186,31 @@ const DELIVERY_WORDS: Record<string, string> = {
 
 /** Deliveries in plain words: no webhook type names. */
 function plainDeliveriesText(r: StatusReport): string {
-  if (!r.deliveries) return `${EMOJI.broken} Could not read delivery health.`;
+  if (!r.deliveries) return `${EMOJI.broken} Could not read which updates arrived.`;
   return r.deliveries
     .map((d) => {
       const what = DELIVERY_WORDS[d.type] ?? "Other updates";
       const when = d.lastAt ? `last ${readerDate(d.lastAt)}` : "none received yet";
-      return `• ${what}: ${when} · ${plural(d.count, "delivery", "deliveries")}`;
+      return `• ${what}: ${when} · ${formatNumber(d.count)} received`;
     })
     .join("\n");
 }
 
-/** Queues in one sentence: how much work waits, whether anything failed or stalls; no queue names. */
+/**
+ * Queues in one sentence: how much work waits or runs, whether anything failed or stalls; no
+ * queue names. Delayed jobs are left out: most are the next runs of idle schedules (weekly
+ * summaries, digests, alerts), which are not work in progress.
+ */
 function plainQueuesText(r: StatusReport): string {
   if (!r.queues) return `${EMOJI.broken} Could not read the work queues.`;
-  const waiting = r.queues.reduce((n, q) => n + q.waiting + q.delayed + q.active, 0);
+  const working = r.queues.reduce((n, q) => n + q.waiting + q.active, 0);
   const failed = r.queues.reduce((n, q) => n + q.failed, 0);
   const stalled = r.queues.some((q) => q.workers === 0 && q.waiting > 0);
   if (stalled)
-    return `${EMOJI.problem} Work is waiting and nothing is processing it; an operator has to look.`;
+    return `${EMOJI.problem} Work is waiting and nothing is processing it; the app's admins have to look.`;
   if (failed > 0)
-    return `${EMOJI.problem} ${plural(waiting, "task")} in progress; ${plural(failed, "task")} failed (operators can see which).`;
-  return `${EMOJI.ok} ${waiting === 0 ? "Nothing waiting: all work is done." : `${plural(waiting, "task")} in progress.`}`;
+    return `${EMOJI.problem} ${plural(working, "task")} waiting or running; ${plural(failed, "task")} failed (the app's admins can see which).`;
+  return `${EMOJI.ok} ${working === 0 ? "Nothing waiting: all work is done." : `${plural(working, "task")} waiting or running.`}`;
 }
 
 export interface StatusView {
@@ -221,7 +246,7 @@ export function renderStatus(
         deadLettersText(r),
         r.spool === undefined
           ? "*Spool:* unknown"
-          : `${r.spool > 0 ? `${EMOJI.problem} ` : ""}*Spool:* ${plural(r.spool, "delivery", "deliveries")} waiting on disk`,
+          : `${r.spool > 0 ? `${EMOJI.problem} ` : ""}*Spool:* ${plural(r.spool, "webhook call")} waiting on disk`,
       ].join("\n"),
     }),
     Blocks.Section({ text: apiLine(r.api, r.lastUnauthorizedAt, r.insightNotConnected) }),
@@ -274,7 +299,7 @@ function renderPlainStatus(r: StatusReport): RenderedMessage {
           .join("; ")}.`,
       }),
     Blocks.Section({ text: apiLine(r.api, r.lastUnauthorizedAt, r.insightNotConnected) }),
-    Blocks.Section({ text: subscriptionsText(r) }),
+    Blocks.Section({ text: subscriptionsText(r, false) }),
     alerts > 0 &&
       Blocks.Context().elements(
         `${plural(alerts, "operator alert")} open; the app's admins see the details in \`/insight status\`.`,

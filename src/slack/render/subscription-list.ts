@@ -9,6 +9,7 @@ import { describeAlerts } from "./alert-settings.js";
 import { toKnownBlocks } from "./known-blocks.js";
 import { fitList } from "./limits.js";
 import type { RenderedMessage } from "./thread-digest.js";
+import { describeSlackError } from "../errors.js";
 import { EMOJI, plural } from "./wording.js";
 
 /**
@@ -57,7 +58,7 @@ export function subscriptionLines(s: Subscription, o: ListContext = {}): string 
   ];
   if (o.alerts) lines.push(alertLines(o.alerts.find((a) => a.groupId === s.groupId)));
   if (s.paused) {
-    lines.push(`${EMOJI.paused} paused (Slack said \`${escapeAndTruncate(s.paused.code, 60)}\`)`);
+    lines.push(`${EMOJI.paused} paused: ${describeSlackError(s.paused.code)}`);
   }
   return lines.join("\n");
 }

@@ -1,6 +1,6 @@
 import { Bits, Blocks, Elements, Md } from "slack-block-builder";
 import type { CardFormat } from "../../domain/subscription.js";
-import { questionStatusLabel, sentimentLabel } from "../../domain/sentiment.js";
+import { NOT_RATED, questionStatusLabel, sentimentLabel } from "../../domain/sentiment.js";
 import { NO_TRIAGE, type TriageState } from "../../domain/thread-change.js";
 import type { ThreadDigest } from "../../domain/thread-digest.js";
 import { CARD_BLOCK_PREFIX, DIGEST_ACTIONS } from "../action-ids.js";
@@ -57,18 +57,18 @@ function keywordsLine(keywords: string[], max: number): string {
 }
 
 function sentimentField(d: ThreadDigest): string {
-  // Not known yet: said quietly, without an emoji; the edit that brings it fills it in.
-  if (d.sentiment === undefined) return `${Md.bold("Sentiment:")} not known yet`;
+  // Not rated yet: said quietly, without an emoji; the edit that brings it fills it in.
+  if (d.sentiment === undefined) return `${Md.bold("Sentiment:")} ${NOT_RATED}`;
   const s = sentimentLabel(d.sentiment);
   return `${Md.bold("Sentiment:")} ${s.emoji} ${escapeAndTruncate(s.label, LABEL_MAX)}`;
 }
 
 function questionField(d: ThreadDigest): string | undefined {
-  if (d.isQuestionLed === false) return `${Md.bold("Question-led:")} no`;
+  if (d.isQuestionLed === false) return `${Md.bold("Starts with a question:")} no`;
   if (d.isQuestionLed === undefined && d.questionResponseStatus === undefined) return undefined;
   const q = questionStatusLabel(d.questionResponseStatus);
   const status = d.questionResponseStatus === undefined ? "status not known yet" : q.label;
-  const heading = d.isQuestionLed ? "Question-led:" : "Question status:";
+  const heading = d.isQuestionLed ? "Question:" : "Question status:";
   return `${Md.bold(heading)} ${q.emoji} ${escapeAndTruncate(status, LABEL_MAX)}`;
 }
 
@@ -76,7 +76,7 @@ const countText = (n: number | undefined) => (n === undefined ? "–" : formatNu
 
 /** The fallback line: what a notification or a screen reader says first. */
 function fallbackText(d: ThreadDigest, title: string, group: string): string {
-  const what = d.action === "updated" ? "Updated thread insights" : "New thread insights";
+  const what = d.action === "updated" ? "Updated thread" : "New thread";
   const mood = d.sentiment === undefined ? "" : ` (${sentimentLabel(d.sentiment).label})`;
   return escapeAndTruncate(`${what} in ${group}: ${title}${mood}`, FALLBACK_TEXT_MAX);
 }
@@ -106,8 +106,17 @@ const remindMenu = () =>
     Object.entries(REMIND_CHOICES).map(([value, text]) => Bits.Option({ text, value })),
   );
 
-/** The card actions (DESIGN.md): messages, handled/reopen, assign, follow, remind. */
-function actionsBlock(d: ThreadDigest, title: string, triage: TriageState): KnownBlock[] {
+/**
+ * The card actions (DESIGN.md): messages, handled/reopen, assign, follow, remind. Mark handled is
+ * the primary (green) button only while the thread matches the channel's filters: a card kept
+ * up to date after it left them asks for nothing.
+ */
+function actionsBlock(
+  d: ThreadDigest,
+  title: string,
+  triage: TriageState,
+  o: { noLongerMatches?: boolean } = {},
+): KnownBlock[] {
   const blockId = encodeCardBlockId(CARD_BLOCK_PREFIX, { g: d.groupId, t: d.threadId });
   const assign = Elements.UserSelect({ actionId: DIGEST_ACTIONS.assign, placeholder: "Assign" });
   if (triage.assignee) assign.initialUser(triage.assignee.user);
@@ -118,7 +127,7 @@ function actionsBlock(d: ThreadDigest, title: string, triage: TriageState): Know
     // The state the reader saw: a double click asks for the same state twice, and acts once.
     value: handled ? "reopen" : "handle",
   });
-  if (!handled) markHandled.primary();
+  if (!handled && !o.noLongerMatches) markHandled.primary();
   return toKnownBlocks(
     Blocks.Actions({
       // A block_id over Slack's limit (ids of 100+ characters) is left off: the buttons then say they are stale.
@@ -171,8 +180,8 @@ export function renderThreadDigest(d: ThreadDigest, opts: RenderDigestOptions = 
   ].filter(Boolean);
   const marker =
     d.action === "updated"
-      ? `${EMOJI.changed} Updated with new insights ${readerDate(d.enrichedAt)}`
-      : `Enriched ${readerDate(d.enrichedAt)}`;
+      ? `${EMOJI.changed} Updated ${readerDate(d.enrichedAt)}`
+      : `Summarised ${readerDate(d.enrichedAt)}`;
   const triage = triageLines(opts);
 
   const content = toKnownBlocks(
@@ -188,12 +197,12 @@ export function renderThreadDigest(d: ThreadDigest, opts: RenderDigestOptions = 
       marker,
     ),
   );
-  const actions = actionsBlock(d, title, opts.triage ?? NO_TRIAGE);
+  const actions = actionsBlock(d, title, opts.triage ?? NO_TRIAGE, opts);
   return { text: fallbackText(d, title, group), blocks: withActions(content, actions) };
 }
 
-/** The compact card's one line: sentiment, title, question status, counts. */
-function compactLine(d: ThreadDigest, title: string): string {
+/** The compact card's one line: sentiment, title, question status, counts, group. */
+function compactLine(d: ThreadDigest, title: string, group: string): string {
   const mood = d.sentiment === undefined ? undefined : sentimentLabel(d.sentiment);
   const q =
     d.isQuestionLed && d.questionResponseStatus !== undefined
@@ -205,9 +214,10 @@ function compactLine(d: ThreadDigest, title: string): string {
   ].filter((x): x is string => typeof x === "string");
   return [
     `${mood ? `${mood.emoji} ` : ""}${Md.bold(escapeAndTruncate(title, 300))}`,
-    mood ? escapeAndTruncate(mood.label, LABEL_MAX) : "sentiment not known yet",
+    mood ? escapeAndTruncate(mood.label, LABEL_MAX) : `sentiment ${NOT_RATED}`,
     q && `${q.emoji} ${escapeAndTruncate(q.label, LABEL_MAX)}`,
     counts.length > 0 && counts.join(", "),
+    `${EMOJI.group} ${escapeAndTruncate(group, LABEL_MAX)}`,
   ]
     .filter((x): x is string => typeof x === "string")
     .join(" · ");
@@ -224,9 +234,9 @@ export function renderCompactCard(d: ThreadDigest, opts: RenderDigestOptions = {
   const triage = triageLines(opts);
   // Each part is escaped and capped on its own (title 300, labels 80): the line stays short.
   const content = toKnownBlocks(
-    Blocks.Section({ text: compactLine(d, title) }),
+    Blocks.Section({ text: compactLine(d, title, group) }),
     triage.length > 0 && Blocks.Context().elements(triage.join(" · ")),
   );
-  const actions = actionsBlock(d, title, opts.triage ?? NO_TRIAGE);
+  const actions = actionsBlock(d, title, opts.triage ?? NO_TRIAGE, opts);
   return { text: fallbackText(d, title, group), blocks: withActions(content, actions) };
 }

@@ -180,7 +180,7 @@ export function renderThreadList(input: ThreadListInput): RenderedMessage {
         : filters
           ? `No thread in ${range} matches these filters. Try a longer range (\`30d\`, \`3m\`, \`all\`) or fewer filters.`
           : state.r === "allTime"
-            ? "This group has no enriched threads yet."
+            ? "This group has no summarised threads yet."
             : `No threads in ${range}. Try a longer range, e.g. \`/insight threads 30d ${escapeAndTruncate(groupName, 60)}\`.`;
     return {
       text: `No threads in ${name} for ${range}`,

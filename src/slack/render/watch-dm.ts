@@ -41,16 +41,15 @@ export interface WatchDmInput {
 }
 
 /**
- * A watch DM: one context line (which watch, which group), then the thread's compact card with
- * the card's buttons (Messages, Mark handled, Assign, Follow, Remind me).
+ * A watch DM: one context line (which watch), then the thread's compact card with the card's
+ * buttons (Messages, Mark handled, Assign, Follow, Remind me); the compact card names the group.
  */
 export function renderWatchDm(o: WatchDmInput): RenderedMessage {
   const d = o.digest;
-  const group = `${EMOJI.group} ${Md.bold(escapeAndTruncate(groupOf(d), GROUP_MAX))}`;
   const head =
     o.stillMatches === false
-      ? `${EMOJI.watch} No longer matches ${watchName(o.watch)}; kept up to date here. · ${group}`
-      : `${EMOJI.watch} Matches ${watchName(o.watch)} · ${group}`;
+      ? `${EMOJI.watch} No longer matches ${watchName(o.watch)}; kept up to date here.`
+      : `${EMOJI.watch} Matches ${watchName(o.watch)}`;
   const card = renderCompactCard(d, { ...(o.triage ? { triage: o.triage } : {}) });
   const blocks = fitBlocks([...toKnownBlocks(Blocks.Context().elements(head)), ...card.blocks], {
     maxBlocks: LIMITS.blocksPerMessage,

@@ -1,5 +1,5 @@
 import { Blocks, Elements, Md } from "slack-block-builder";
-import { questionStatusLabel, sentimentLabel, TONE_EMOJI } from "../../domain/sentiment.js";
+import { NOT_RATED, questionStatusLabel, sentimentLabel, TONE_EMOJI } from "../../domain/sentiment.js";
 import { percentChange, type ToneChange } from "../../domain/weekly-compare.js";
 import type { DayCount } from "../../domain/weekly-days.js";
 import type { GroupFailure, GroupOutcome, GroupWeek, WeeklyReport } from "../../domain/weekly-report.js";
@@ -65,7 +65,7 @@ function sentimentSection(w: GroupWeek): string {
   const lines = [Md.bold("Sentiment") + (w.previous ? " (change against the week before)" : "")];
   if (w.change.rated === 0) lines.push("No thread has a sentiment yet.");
   else lines.push(...w.change.tones.map(toneLine));
-  if (w.change.unrated > 0) lines.push(Md.italic(`${plural(w.change.unrated, "thread")} not rated yet`));
+  if (w.change.unrated > 0) lines.push(Md.italic(`${plural(w.change.unrated, "thread")} ${NOT_RATED}`));
   if (!w.previous) lines.push(Md.italic("No comparison: the week before could not be read."));
   else if (w.change.previousRated === 0)
     lines.push(Md.italic("No comparison: no thread was rated the week before."));
@@ -76,10 +76,10 @@ function keywordsLine(w: GroupWeek): string | undefined {
   const k = w.stats.keywords.slice(0, SHOWN_KEYWORDS);
   if (k.length === 0) return undefined;
   const parts = k.map((e) => `${escapeAndTruncate(e.keyword, KEYWORD_MAX)} (${formatNumber(e.count)})`);
-  return `${Md.bold("Top keywords:")} ${parts.join(" · ")}`;
+  return `${Md.bold("Recurring keywords")} (threads that have each): ${parts.join(" · ")}`;
 }
 
-/** The question counts, and the open questions not handled in Slack, quiet longest first. */
+/** The question counts, and the open questions nobody marked handled here, quiet longest first. */
 function questionsSection(w: GroupWeek, timeZone: string): string {
   const q = w.stats.questions;
   if (q.total === 0) return `${Md.bold("Questions:")} no thread started with a question.`;
@@ -93,7 +93,7 @@ function questionsSection(w: GroupWeek, timeZone: string): string {
   const lines = [
     `${Md.bold("Questions:")} ${plural(q.total, "thread")} started with a question — ${parts.join(" · ")}`,
   ];
-  // Handled in Slack: someone took care of it here, so it leaves "Still open" whatever the service says.
+  // Marked handled: someone took care of it here, so it leaves "Still open" whatever the service says.
   const handled = w.handled?.ids;
   const isOpen = (id: string) => !handled?.has(id);
   const open = w.stats.openQuestionIds.filter(isOpen).length;
@@ -112,7 +112,7 @@ function questionsSection(w: GroupWeek, timeZone: string): string {
     }
     if (open > waiting.length) lines.push(Md.italic(`…and ${formatNumber(open - waiting.length)} more`));
   } else if (handled && open === 0 && w.stats.openQuestionIds.length > 0) {
-    lines.push(Md.italic("Every open question was handled in Slack."));
+    lines.push(Md.italic("Every open question was marked handled here."));
   }
   return lines.join("\n");
 }
@@ -206,9 +206,10 @@ function countFields(w: GroupWeek): string[] {
     `${Md.bold("Threads active")}\n${formatNumber(s.threads)}${threadsChange(s.threads, w.previous?.threads)}`,
     `${Md.bold("Messages in these threads")}\n${formatNumber(s.messages)}${s.threadsWithoutCount > 0 ? ` (${plural(s.threadsWithoutCount, "thread")} without a count)` : ""}`,
   ];
-  if (w.handled)
+  // Only where someone triages: "0 of 5" would read as a failure in a channel without cards.
+  if (w.handled && w.handled.count > 0)
     fields.push(
-      `${Md.bold("Handled in Slack")}\n${formatNumber(w.handled.count)} of ${formatNumber(s.threads)}`,
+      `${Md.bold("Marked handled here")}\n${formatNumber(w.handled.count)} of ${formatNumber(s.threads)} (Mark handled on their cards)`,
     );
   return fields;
 }
@@ -258,7 +259,9 @@ function compactLine(w: GroupWeek): string {
     negative && w.change.rated > 0 && `${TONE_EMOJI.negative} ${Math.round(negative.share * 100)}% negative`,
     s.questions.total > 0 &&
       `${plural(w.stats.openQuestionIds.filter((id) => !w.handled?.ids.has(id)).length, "open question")}`,
-    w.handled && `handled in Slack: ${formatNumber(w.handled.count)} of ${formatNumber(s.threads)}`,
+    w.handled &&
+      w.handled.count > 0 &&
+      `marked handled here: ${formatNumber(w.handled.count)} of ${formatNumber(s.threads)}`,
     w.busiest[0] && `busiest ${formatDay(w.busiest[0].day)} (${plural(w.busiest[0].count, "thread")})`,
   ].filter((p): p is string => typeof p === "string");
   return `• ${Md.bold(name(w.groupName, w.groupId))}: ${parts.join(" · ")}`;
@@ -324,7 +327,9 @@ export function renderWeeklyReport(r: WeeklyReport): WeeklyMessage {
   const head = toKnownBlocks(
     Blocks.Header({ text: plainText(heading, LIMITS.headerText) }),
     Blocks.Context().elements(
-      `${range}: 7 calendar days in ${zone}. Threads count on the day of their last activity.`,
+      r.window.untilNow
+        ? `${range}: the last 7 days up to now, today included, in ${zone}. Threads count on the day of their last activity.`
+        : `${range}: 7 calendar days in ${zone}. Threads count on the day of their last activity.`,
     ),
   );
   const tail = toKnownBlocks(

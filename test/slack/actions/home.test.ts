@@ -8,6 +8,7 @@ import { blockActionsPayload } from "../../helpers/slack.js";
 import { allTexts, expectNoLiveTokens } from "../render/walk.js";
 import { buttons, sendEvent } from "../commands/helpers.js";
 import { SETTINGS_ACTIONS } from "../../../src/slack/settings-ids.js";
+import { digest } from "../../fixtures/threads/build.js";
 
 const ADMIN = "U0ADMIN";
 const MEMBER = "U0MEMBER";
@@ -133,5 +134,49 @@ describe("App Home tab", () => {
     // What an admin keeps: the settings form of each subscription.
     expect(left.length).toBeGreaterThan(0);
     expect(new Set(left)).toEqual(new Set([SETTINGS_ACTIONS.open]));
+  });
+  it("Open lists five and says how many more; See all lists them all in a modal", async () => {
+    // Eight cards posted in a channel, none handled: Home's Open shows five, says 3 more.
+    for (let i = 0; i < 8; i++) {
+      const threadId = `thr-open-${i}`;
+      await h.workspace.refs.setIfNewer("C0OPEN", threadId, {
+        ts: `1700000000.00000${i}`,
+        enrichedAtMs: 1_000 + i,
+        hasSentiment: true,
+        groupId: SEED.groups.support,
+        card: {
+          digest: digest({ threadId, title: `Open thread ${i}`, groupName: "Lumen DB Support" }),
+          change: [],
+          noLongerMatches: false,
+        },
+      });
+      await h.workspace.triage.noteCard("C0OPEN", threadId, new Date(Date.now() - (8 - i) * 60_000));
+    }
+    const before = h.slack.calls.filter(
+      (c) => c.method === "views.publish" && c.args.user_id === ADMIN,
+    ).length;
+    await sendEvent(h, {
+      type: "app_home_opened",
+      user: ADMIN,
+      channel: "D0HOME",
+      tab: "home",
+      event_ts: "1.5",
+    });
+    const { view, text } = await homeOf(ADMIN, before + 1);
+    expect(text).toContain("…and 3 more open: press *See all* to list them.");
+    expect(text).toContain("• *Open thread 7* — Lumen DB Support in <#C0OPEN>");
+    expect(text).not.toContain("*Open thread 2*");
+    const seeAll = buttons(view.blocks).find((b) => b.action_id === ACTIONS.homeOpenThreads);
+    expect(seeAll?.text.text).toBe("See all");
+
+    const opened = h.slack.views.opened.length;
+    const payload = blockActionsPayload({ actionId: ACTIONS.homeOpenThreads, value: "open", userId: ADMIN });
+    delete payload.channel;
+    payload.container = { type: "view", view_id: "V0HOME" };
+    expect((await h.interact(payload)).status).toBe(200);
+    const call = await h.slack.waitFor(() => h.slack.views.opened[opened]);
+    const modal = JSON.stringify(call.args.view);
+    for (let i = 0; i < 8; i++) expect(modal).toContain(`*Open thread ${i}*`);
+    expect(modal).toContain("8 open threads: posted, not marked handled. Newest first.");
   });
 });

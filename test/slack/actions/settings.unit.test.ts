@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { openSettingsModal } from "../../../src/slack/actions/settings-open.js";
+import { openSettingsModal, settingsModeAction } from "../../../src/slack/actions/settings-open.js";
 import { readSettingsForm, type FormValues } from "../../../src/slack/actions/settings-submit.js";
 import { settingsCommand } from "../../../src/slack/commands/settings.js";
 import { listCommand } from "../../../src/slack/commands/list.js";
@@ -7,6 +7,7 @@ import { describeAlerts } from "../../../src/slack/render/alert-settings.js";
 import { renderSettingsModal, SETTINGS_FIELDS as F } from "../../../src/slack/render/settings-modal.js";
 import { SETTINGS_ACTIONS, SETTINGS_MODAL_CALLBACK } from "../../../src/slack/settings-ids.js";
 import type { Subscription } from "../../../src/store/subscriptions.js";
+import { deliveryOf } from "../../../src/domain/subscription.js";
 import { dummyCommand, fakeCommandsDeps } from "../../helpers/fakes.js";
 import { buttons } from "../commands/helpers.js";
 import { allTexts } from "../render/walk.js";
@@ -65,7 +66,38 @@ describe("settings modal (pure)", () => {
       "Every 12 hours, at 09:00 and 21:00",
       "Once a day, at 09:00",
     ]);
-    expect(JSON.stringify(view.blocks)).toContain("times in the channel's time zone (Asia/Tokyo).");
+    expect(JSON.stringify(view.blocks)).toContain("Times in the channel's time zone (Asia/Tokyo).");
+  });
+
+  it("shows only the delivery settings of its mode, and redraws on a mode change", () => {
+    const ids = (v: Record<string, unknown>) => (v.blocks as Block[]).map((b) => b.block_id).filter(Boolean);
+    // Digest mode: the period, no card format or replies (digests post no cards).
+    expect(ids(renderSettingsModal(sub()))).toContain(F.every);
+    expect(ids(renderSettingsModal(sub()))).not.toContain(F.format);
+    expect(ids(renderSettingsModal(sub()))).not.toContain(F.replies);
+    // Realtime: card format and replies, no period.
+    const realtime = ids(renderSettingsModal(sub({ delivery: { mode: "realtime" } })));
+    expect(realtime).toEqual(expect.arrayContaining([F.format, F.replies]));
+    expect(realtime).not.toContain(F.every);
+    // Summary only: neither.
+    const summary = ids(renderSettingsModal(sub(), { mode: "summary" }));
+    for (const f of [F.every, F.format, F.replies]) expect(summary).not.toContain(f);
+    // The mode select redraws the modal when changed.
+    expect((renderSettingsModal(sub()).blocks as Record<string, unknown>[])[2]).toMatchObject({
+      block_id: F.mode,
+      dispatch_action: true,
+    });
+  });
+
+  it("a setting the modal did not show keeps its value when saved", () => {
+    const s = sub({ delivery: { mode: "realtime", every: "4h", format: "compact", replies: true } });
+    const v = valuesOf(renderSettingsModal(s, { mode: "digest" }));
+    // Switched to digest: the period is asked, the card settings stay as they were.
+    expect(readSettingsForm(v, { mode: "realtime", every: "4h", format: "compact", replies: true })).toEqual({
+      ok: true,
+      filters: s.filters,
+      delivery: { mode: "digest", every: "4h", format: "compact", replies: true },
+    });
   });
 
   it("is filled in with what is in force", () => {
@@ -74,8 +106,9 @@ describe("settings modal (pure)", () => {
     expect(JSON.parse(String(view.private_metadata))).toEqual({ c: "C0UNIT", g: "group-support-01" });
     expect(input(view, F.mode)).toMatchObject({ initial_option: { value: "digest" } });
     expect(input(view, F.every)).toMatchObject({ initial_option: { value: "4h" } });
-    expect(input(view, F.format)).toMatchObject({ initial_option: { value: "compact" } });
-    expect(input(view, F.replies)).toMatchObject({ initial_option: { value: "off" } });
+    const cards = renderSettingsModal(sub({ delivery: { mode: "realtime", format: "compact" } }));
+    expect(input(cards, F.format)).toMatchObject({ initial_option: { value: "compact" } });
+    expect(input(cards, F.replies)).toMatchObject({ initial_option: { value: "off" } });
     expect(input(view, F.sentiments)).toMatchObject({
       initial_options: [{ value: "negative" }, { value: "mixed" }],
     });
@@ -91,7 +124,7 @@ describe("settings modal (pure)", () => {
 
   it("submitting it unchanged gives back the same settings", () => {
     const s = sub();
-    expect(readSettingsForm(valuesOf(renderSettingsModal(s)))).toEqual({
+    expect(readSettingsForm(valuesOf(renderSettingsModal(s)), deliveryOf(s))).toEqual({
       ok: true,
       filters: s.filters,
       delivery: { mode: "digest", every: "4h", format: "compact", replies: false },
@@ -111,7 +144,7 @@ describe("settings modal (pure)", () => {
         [F.minMessages]: 'A whole number from 1 to 10,000, like 5 (you typed "five").',
         [F.minParticipants]: 'A whole number from 1 to 10,000, like 5 (you typed "0").',
         [F.excludeSentiments]: "negative cannot be both wanted and excluded: remove it from one of the two.",
-        [F.keywords]: "Up to 20 words, separated by commas.",
+        [F.keywords]: "Up to 20 keywords, separated by commas.",
       },
     });
   });
@@ -121,6 +154,38 @@ describe("settings modal (pure)", () => {
     for (const id of [F.sentiments, F.excludeKeywords, F.minMessages]) v[id] = { value: {} };
     v[F.questions] = { value: { selected_option: { value: "all" } } };
     expect(readSettingsForm(v)).toMatchObject({ ok: true, filters: {} });
+  });
+});
+
+describe("settings modal: a mode change redraws it", () => {
+  it("chosen realtime: views.update with card format and replies, and no period", async () => {
+    const { deps, subscriptions, slack } = fakeCommandsDeps();
+    await subscriptions.put(sub());
+    const listener = settingsModeAction(deps);
+    const args = {
+      ack: async () => undefined,
+      action: {
+        type: "static_select",
+        action_id: "value",
+        block_id: F.mode,
+        selected_option: { value: "realtime" },
+      },
+      body: {
+        view: {
+          id: "V0MODAL",
+          hash: "h1",
+          private_metadata: JSON.stringify({ c: "C0UNIT", g: "group-support-01" }),
+        },
+      },
+    };
+    await (listener as unknown as (a: typeof args) => Promise<void>)(args);
+    expect(slack.views).toHaveLength(1);
+    const view = slack.views[0]?.view as Record<string, unknown>;
+    expect(slack.views[0]?.kind).toBe("update");
+    const ids = (view.blocks as Block[]).map((b) => b.block_id);
+    expect(ids).toEqual(expect.arrayContaining([F.format, F.replies]));
+    expect(ids).not.toContain(F.every);
+    expect(input(view, F.mode)).toMatchObject({ initial_option: { value: "realtime" } });
   });
 });
 
@@ -181,10 +246,10 @@ describe("settings command and list (fake deps)", () => {
     const t = allTexts(replies[0]?.blocks ?? []).join("\n");
     expect(t).toContain("This channel follows 2 chat groups:");
     expect(t).toContain(
-      "*Lumen DB &lt;Support&gt;* (`group-support-01`)\nDelivery: digest every 4 hours, at 01:00, 05:00, …, 21:00 (Europe/Berlin), compact cards\nFilters: sentiment negative or mixed · unanswered questions only · ≥ 3 messages · never mentioning giveaway\nAlerts: off",
+      "*Lumen DB &lt;Support&gt;* (`group-support-01`)\nDelivery: digest every 4 hours, at 01:00, 05:00, …, 21:00 (Europe/Berlin)\nFilters: sentiment negative or mixed · unanswered questions only · ≥ 3 messages · never mentioning giveaway\nAlerts: off",
     );
     expect(t).toContain(
-      "*Rides* (`g2`)\nDelivery: a card per thread\nFilters: all threads\nAlerts: off\n:pause_button: paused (Slack said `is_archived`)",
+      "*Rides* (`g2`)\nDelivery: a card per thread\nFilters: all threads\nAlerts: off\n:pause_button: paused: That channel is archived: unarchive it, or subscribe another channel.",
     );
     const b = buttons(replies[0]?.blocks);
     expect(b.map((x) => JSON.parse(x.value))).toEqual([
@@ -220,7 +285,7 @@ describe("settings command and list (fake deps)", () => {
       ].join("\n"),
     );
     expect(t).toContain(
-      "• a question-led thread still unanswered 4 hours after its first message\n• a negative spike: at least 5 negative threads in 24 hours and a share 15 points over the usual (the group's last 28 days)",
+      "• a thread that starts with a question, still unanswered 4 hours after its first message\n• a negative spike: at least 5 negative threads in 24 hours and a share 15 points over the usual (the group's last 28 days)",
     );
     expect(t).toContain(
       "*Rides* (`g9`)\nNot followed here, alerts only.\nAlerts:\n• a volume spike: at least 5 new threads in an hour and 3 times the usual hourly number",

@@ -39,19 +39,32 @@ describe("/insight groups and /insight status", () => {
       createdAt: new Date().toISOString(),
       paused: { code: "is_archived", at: new Date().toISOString() },
     });
+    // ADMIN_USER_IDS is unset: operator detail goes to the workspace's own admins (users.info).
+    h.slack.oauth.grant({ teamId: "T0STANDIN", adminIds: ["U0ALICE"] });
     const r = await ask(h, "status");
     const text = shown(r);
     expect(text).toMatch(
-      /`chatthread-crud`: last <!date\^\d+\^\{date_short_pretty\} at \{time\}\|\d{4}-\d\d-\d\d \d\d:\d\d UTC> \(\d+ s ago\) · 1 delivery/,
+      /`chatthread-crud`: last <!date\^\d+\^\{date_short_pretty\} at \{time\}\|\d{4}-\d\d-\d\d \d\d:\d\d UTC> \(\d+ s ago\) · 1 received/,
     );
-    expect(text).toContain("`chatmessage-crud`: never · 0 deliveries");
-    expect(text).toContain("Thread deliveries look normal");
+    expect(text).toContain("`chatmessage-crud`: never · 0 received");
+    expect(text).toContain("Thread updates arrive normally");
     expect(text).toMatch(/`deliveries`: \d+ waiting · \d+ active · \d+ delayed · 0 failed/);
     expect(text).toContain("`slack-out`:");
     expect(text).toContain("*Dead letters:* none");
-    expect(text).toContain("*Spool:* 0 deliveries waiting on disk");
+    expect(text).toContain("*Spool:* 0 webhook calls waiting on disk");
     expect(text).toMatch(/\*Insight API:\* reachable, key accepted \(\d+ ms, 3 communities readable\)/);
-    expect(text).toContain("*Saturday Rides* in <#C0GONE> — Slack said `is_archived`");
+    expect(text).toContain(
+      "*Saturday Rides* in <#C0GONE> — That channel is archived: unarchive it, or subscribe another channel. (`is_archived`)",
+    );
     expect(r.text).toBe("Insight Relay status: 1 problem");
+
+    // Someone who is not an admin: the same facts in plain words, no queue names or codes.
+    const plain = shown(await ask(h, "status", { user: "U0MEMBER" }));
+    expect(plain).toContain(
+      "*Saturday Rides* in <#C0GONE> — That channel is archived: unarchive it, or subscribe another channel.",
+    );
+    for (const internal of ["`deliveries`", "`slack-out`", "is_archived", "chatthread-crud"]) {
+      expect(plain).not.toContain(internal);
+    }
   });
 });

@@ -19,7 +19,7 @@ describe("subscribe (unit, fake deps)", () => {
     await subscribeCommand(deps).run(ctx);
     expect(replies).toHaveLength(1);
     expect(replies[0]?.text).toBe(
-      "Subscribed: this channel follows *Lumen DB Support* (`group-support-01`). In force: sentiment negative or mixed · questions only · digest every 4 hours, at 01:00, 05:00, …, 21:00 (Europe/Berlin), compact cards.",
+      "Subscribed: this channel follows *Lumen DB Support* (`group-support-01`). In force: sentiment negative or mixed · questions only · digest every 4 hours, at 01:00, 05:00, …, 21:00 (Europe/Berlin).",
     );
     const sub = await subscriptions.get("C0UNIT", GROUP);
     expect(sub).toMatchObject({
@@ -33,7 +33,7 @@ describe("subscribe (unit, fake deps)", () => {
     expect(slack.posts).toEqual([
       {
         channel: "C0UNIT",
-        text: "<@U0ALICE> subscribed this channel to *Lumen DB Support* — sentiment negative or mixed · questions only · digest every 4 hours, at 01:00, 05:00, …, 21:00 (Europe/Berlin), compact cards",
+        text: "<@U0ALICE> subscribed this channel to *Lumen DB Support* — sentiment negative or mixed · questions only · digest every 4 hours, at 01:00, 05:00, …, 21:00 (Europe/Berlin)",
         unfurl_links: false,
         metadata: { event_type: "insight_subscription", event_payload: { group_id: GROUP } },
       },
@@ -138,7 +138,7 @@ describe("subscribe (unit, fake deps)", () => {
     await subscribeCommand(deps).run(bad.ctx);
     expect(bad.replies[0]?.text).toBe(
       [
-        "I could not read that: --min-messages needs a whole number from 1, like --min-messages 5.",
+        'I could not read that: --min-messages: A whole number from 1 to 10,000, like 5 (you typed "lots").',
         'Understood so far: group "group-support-01" · sentiment negative.',
         "Example: `/insight subscribe Lumen DB Support --sentiment negative,mixed --mode digest` (options: see `/insight help`).",
       ].join("\n"),

@@ -67,7 +67,7 @@ describe("/insight subscribe, unsubscribe, list (full app, signed requests)", ()
   it("an ambiguous name lists the choices with their ids and subscribes to none", async () => {
     const channel = freshChannel();
     const r = await say("subscribe lumen db", channel);
-    expect(r.text).toContain('"lumen db" matches several chat groups; use the id:');
+    expect(r.text).toContain('"lumen db" matches several chat groups; name one by its id or full name:');
     expect(r.text).toContain(`• Lumen DB Support (\`${SUPPORT}\`)`);
     expect(r.text).toContain(`• Lumen DB Contributors (\`${CONTRIBUTORS}\`)`);
     // A direct-message group is never offered.
@@ -153,7 +153,7 @@ describe("/insight subscribe, unsubscribe, list (full app, signed requests)", ()
         "--sentiment furious",
         '"furious" is not a sentiment I know: use positive, negative, neutral or mixed.',
       ],
-      ["--min-messages zero", "--min-messages needs a whole number from 1, like --min-messages 5."],
+      ["--min-messages zero", '--min-messages: A whole number from 1 to 10,000, like 5 (you typed "zero").'],
       [
         "--colour red",
         'Unknown option "--colour": use --sentiment, --exclude-sentiment, --keywords, --exclude-keywords, --questions, --unanswered, --min-messages, --min-participants, --mode, --every, --format, --replies, --all.',
@@ -226,7 +226,9 @@ describe("/insight subscribe, unsubscribe, list (full app, signed requests)", ()
     await h.workspace.subscriptions.pauseChannel(channel, "is_archived", new Date());
     const r = await say("list", channel);
     expect(r.text).toContain("This channel follows 1 chat group:");
-    expect(shown(r)).toContain(":pause_button: paused (Slack said `is_archived`)");
+    expect(shown(r)).toContain(
+      ":pause_button: paused: That channel is archived: unarchive it, or subscribe another channel.",
+    );
   });
 
   it("unsubscribe by case-insensitive name and by id", async () => {

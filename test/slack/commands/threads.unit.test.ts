@@ -94,7 +94,9 @@ describe("threads (unit, fake deps)", () => {
     expect(locked.replies[0]?.text).toContain("The API key cannot read");
     const bad = dummyCommand("last2Weeks group-support-01");
     await threadsCommand(deps).run(bad.ctx);
-    expect(bad.replies[0]?.text).toContain("`last2Weeks` is not a range I know. Use `7d` (default), `30d`");
+    expect(bad.replies[0]?.text).toBe(
+      '`last2Weeks` is not a range I know. I read the group as "group-support-01". Use `7d` (default), `30d`, `3m`, `6m`, `all`, or words such as `last 30 days`, for example `/insight threads 30d group-support-01`.',
+    );
   });
 });
 

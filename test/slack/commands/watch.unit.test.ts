@@ -52,7 +52,7 @@ describe("/insight watch", () => {
   it("an ambiguous or unknown group, bad options, or nothing to watch: a clear answer with an example, nothing stored", async () => {
     const { run, personal } = rig();
     expect((await run("refund --group lumen"))[0]?.text).toContain(
-      '"lumen" matches several chat groups; use the id:',
+      '"lumen" matches several chat groups; name one by its id or full name:',
     );
     expect((await run("refund --quiet 22"))[0]?.text).toBe(
       [

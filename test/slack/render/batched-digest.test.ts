@@ -46,16 +46,18 @@ describe("renderBatchedDigest", () => {
     });
     // What readers see: button values (the messages modal's state) are not shown.
     const json = JSON.stringify(blocks, (k, v: unknown) => (k === "value" ? undefined : v));
-    expect(text).toBe("Digest: 3 threads (1 new, 1 changed, 1 now answered) in Support &amp; &lt;Ops&gt;");
+    expect(text).toBe(
+      "Digest: 3 threads (1 new, 1 changed, 1 answered in the chat) in Support &amp; &lt;Ops&gt;",
+    );
     expect(json).toContain("*New threads (1)*");
     expect(json).toContain("*Changed threads (1)*");
-    expect(json).toContain("*Now answered (1)*");
+    expect(json).toContain("*Answered in the chat (1)*");
     expect(json).toContain("&lt;!channel&gt; outage");
     expect(json).not.toContain("<!channel>");
     expect(json).toContain(
       ":red_circle: *&lt;!channel&gt; outage*\\nNegative · :question: unanswered · 12 messages · 1 participant",
     );
-    expect(json).toContain(`${sentimentLabel(undefined).emoji} sentiment pending · 12 messages`);
+    expect(json).toContain(`${sentimentLabel(undefined).emoji} sentiment not rated yet · 12 messages`);
     expect(json).toContain("<!date^1795165200^");
     expect(json.match(new RegExp(`"action_id":"${ACTIONS.viewMessages}"`, "g"))).toHaveLength(3);
     expect(blocks).toMatchSnapshot();

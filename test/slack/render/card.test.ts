@@ -10,6 +10,7 @@ type Element = {
   action_id?: string;
   value?: string;
   initial_user?: string;
+  style?: string;
   text?: { text: string };
 };
 type Block = { type: string; block_id?: string; elements?: Element[] };
@@ -87,11 +88,22 @@ describe("thread card actions and triage", () => {
     expect(joined(r)).toContain("Sentiment &lt;!channel&gt; → &lt;@U999|boss&gt;");
   });
 
-  it("says when the thread left this channel's filters", () => {
+  it("says when the thread left this channel's filters, and then asks for nothing in green", () => {
     const r = renderThreadDigest(digest(), { noLongerMatches: true });
     expect(joined(r)).toContain(
       ":information_source: No longer matches this channel's filters; kept up to date here.",
     );
+    expect(actionsOf(r)[1]?.text?.text).toBe("Mark handled");
+    expect(actionsOf(r)[1]?.style).toBeUndefined();
+    // A card that matches keeps Mark handled as the primary button.
+    expect(actionsOf(renderThreadDigest(digest()))[1]?.style).toBe("primary");
+    const compact = renderThreadDigest(digest(), { noLongerMatches: true, format: "compact" });
+    expect(actionsOf(compact)[1]?.style).toBeUndefined();
+  });
+
+  it("a compact card names its group", () => {
+    const r = renderCompactCard(digest({ groupName: "Lumen DB <Support>" }));
+    expect(allTexts([r.blocks[0]])[0]).toMatch(/ · :busts_in_silhouette: Lumen DB &lt;Support&gt;$/);
   });
 
   it("keeps the actions when the content is cut to fit", () => {
@@ -125,7 +137,7 @@ describe("compact card", () => {
     expect(r.blocks.length).toBeLessThanOrEqual(3);
     const line = allTexts([r.blocks[0]])[0];
     expect(line).toBe(
-      ":red_circle: *Synthetic thread* · Negative · :question: Unanswered · 1 message, 1 participant",
+      ":red_circle: *Synthetic thread* · Negative · :question: Unanswered · 1 message, 1 participant · :busts_in_silhouette: Synthetic Group",
     );
     expect(joined(r)).toContain("Handled by <@U0BOB>");
     expect(blocksOf(r).at(-1)?.type).toBe("actions");
@@ -138,11 +150,11 @@ describe("compact card", () => {
     expect(allTexts([r.blocks[0]])[0]).toContain("12 messages, 4 participants");
   });
 
-  it("says quietly when the sentiment is not known yet, and escapes the title", () => {
+  it("says quietly when the sentiment is not rated yet, and escapes the title", () => {
     const r = renderCompactCard(digest({ sentiment: undefined, title: "<!here> & <@U1>" }));
     const line = allTexts([r.blocks[0]])[0] ?? "";
     expect(line).toContain("*&lt;!here&gt; &amp; &lt;@U1&gt;*");
-    expect(line).toContain("sentiment not known yet");
+    expect(line).toContain("sentiment not rated yet");
     expectNoLiveTokens(r.blocks);
   });
 });

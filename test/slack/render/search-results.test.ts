@@ -19,6 +19,7 @@ const th = (i: number, over: Partial<GroupedThreadHit> = {}): GroupedThreadHit =
   score: 0.9 - i / 100,
   raw: {},
   groupName: "Acme Support",
+  groupId: "g1",
   ...over,
 });
 const mh = (i: number, over: Partial<GroupedMessageHit> = {}): GroupedMessageHit => ({
@@ -32,6 +33,7 @@ const mh = (i: number, over: Partial<GroupedMessageHit> = {}): GroupedMessageHit
   score: 0.6,
   raw: {},
   groupName: "Acme Support",
+  groupId: "g1",
   ...over,
 });
 const groups = [{ id: "g1", name: "Acme Support" }];
@@ -174,7 +176,40 @@ describe("renderSearchResults: what people read adds up", () => {
     expect(shownMessages).toBe(6);
     expect(t).toContain("*Messages (6)*");
     expect(t).toContain("*Threads (2)*");
-    expect(t).toContain("In Acme Support · 2 threads, 8 messages");
-    expect(t).toContain("2 weaker results not shown");
+    // The header counts what the lists show; what is left out is counted once, at the end.
+    expect(t).toContain("In Acme Support · 2 threads, 6 messages");
+    expect(t).toContain("2 weaker results not shown: refine the words to narrow it down.");
+    expect(r.text).toBe("Search results for “refund”: 2 threads, 6 messages");
+  });
+
+  it("every hit has View messages for its thread; threads with the same title fold into one", () => {
+    const r = renderSearchResults({
+      query: "refund",
+      groups,
+      threads: [
+        th(1, { title: "Refund failed" }),
+        th(2, { title: "refund  FAILED!" }),
+        th(3, { title: "Refund failed" }),
+        th(4, { title: "Login loop" }),
+      ],
+      messages: [mh(1), mh(2, { threadId: undefined, threadTitle: undefined })],
+      failures: [],
+    });
+    const t = joined(r.blocks);
+    expect(t).toContain("*Threads (2)*");
+    expect(t).toContain(
+      "*Refund failed*\nSeveral users report refunds failing with error 402.\n_2 more threads with the same title_",
+    );
+    expect(t.split("*Refund failed*").length - 1).toBe(1);
+    expect(t).toContain("In Acme Support · 2 threads, 2 messages");
+    const views = buttons(r.blocks).filter((b) => b.action_id === ACTIONS.viewMessages);
+    expect(views.map((b) => b.text.text)).toEqual(["View messages", "View messages", "View messages"]);
+    expect(views.map((b) => JSON.parse(b.value) as unknown)).toEqual([
+      { g: "g1", t: "thr_1", n: "Refund failed", p: 1 },
+      { g: "g1", t: "thr_4", n: "Login loop", p: 1 },
+      { g: "g1", t: "thr_1", n: "Refund failed after top-up", p: 1 },
+    ]);
+    // A message found without its thread can be shared, not opened.
+    expect(buttons(r.blocks).filter((b) => b.action_id === ACTIONS.share)).toHaveLength(4);
   });
 });

@@ -4,7 +4,7 @@ import type { StatusReport } from "../../../src/status/gather-status.js";
 import { SILENCE_THRESHOLD_MS } from "../../../src/status/silence.js";
 import type { Subscription } from "../../../src/store/subscriptions.js";
 import { ACTIONS } from "../../../src/slack/action-ids.js";
-import { renderHome } from "../../../src/slack/render/home.js";
+import { cutOutsideCode, renderHome, renderOpenThreadsModal } from "../../../src/slack/render/home.js";
 import { renderStatus, silenceLine } from "../../../src/slack/render/status.js";
 import { durationText } from "../../../src/slack/render/wording.js";
 import { buttons } from "../commands/helpers.js";
@@ -65,10 +65,18 @@ describe("renderStatus for people outside ADMIN_USER_IDS", () => {
       expect(t).not.toContain(internal);
     }
     expect(t).toContain(
-      "• Thread updates: last <!date^1772795700^{date_short_pretty} at {time}|2026-03-06 11:15 UTC> · 1,234 deliveries",
+      "• Thread updates: last <!date^1772795700^{date_short_pretty} at {time}|2026-03-06 11:15 UTC> · 1,234 received",
     );
-    expect(t).toContain("• New messages: none received yet · 0 deliveries");
-    expect(t).toContain(":warning: Work is waiting and nothing is processing it; an operator has to look.");
+    expect(t).toContain("• New messages: none received yet · 0 received");
+    expect(t).toContain(
+      ":warning: Work is waiting and nothing is processing it; the app's admins have to look.",
+    );
+    // A paused subscription in words with the fix, without Slack's code.
+    expect(t).toContain(
+      "• *Group 9* in <#C0CHAN2> — That channel is archived: unarchive it, or subscribe another channel.",
+    );
+    expect(t).not.toContain("is_archived");
+    expect(t).not.toMatch(/deliver/i);
     expect(t).toContain(":warning: 2 updates could not be used.");
     expect(t).toContain("2 operator alerts open");
     expect(r.text).toBe("Insight Relay status: 1 problem");
@@ -94,6 +102,25 @@ describe("renderStatus for people outside ADMIN_USER_IDS", () => {
     expect(t).toContain(":heavy_check_mark: Nothing waiting: all work is done.");
     expect(t).not.toContain("could not be used");
   });
+
+  it("idle schedules are not work in progress; failures are counted without names", () => {
+    const plain = (queues: StatusReport["queues"]) =>
+      joined(renderStatus(report({ queues }), now, { detail: false }).blocks);
+    // Three schedulers waiting for their next run: delayed jobs, nothing to do now.
+    expect(
+      plain([
+        { name: "weekly", waiting: 0, active: 0, delayed: 1, failed: 0, workers: 1 },
+        { name: "digest", waiting: 0, active: 0, delayed: 1, failed: 0, workers: 1 },
+        { name: "alerts", waiting: 0, active: 0, delayed: 1, failed: 0, workers: 1 },
+      ]),
+    ).toContain(":heavy_check_mark: Nothing waiting: all work is done.");
+    expect(
+      plain([{ name: "slack-out", waiting: 2, active: 1, delayed: 4, failed: 0, workers: 1 }]),
+    ).toContain(":heavy_check_mark: 3 tasks waiting or running.");
+    expect(
+      plain([{ name: "slack-out", waiting: 0, active: 1, delayed: 0, failed: 2, workers: 1 }]),
+    ).toContain(":warning: 1 task waiting or running; 2 tasks failed (the app's admins can see which).");
+  });
 });
 
 describe("renderStatus", () => {
@@ -102,20 +129,22 @@ describe("renderStatus", () => {
     expect(r).toMatchSnapshot();
     const t = joined(r.blocks);
     expect(t).toContain(
-      "• `chatthread-crud`: last <!date^1772795700^{date_short_pretty} at {time}|2026-03-06 11:15 UTC> (45 min ago) · 1,234 deliveries",
+      "• `chatthread-crud`: last <!date^1772795700^{date_short_pretty} at {time}|2026-03-06 11:15 UTC> (45 min ago) · 1,234 received",
     );
-    expect(t).toContain("• `chatmessage-crud`: never · 0 deliveries");
-    expect(t).toContain(":heavy_check_mark: Thread deliveries look normal (last one 45 min ago).");
+    expect(t).toContain("• `chatmessage-crud`: never · 0 received");
+    expect(t).toContain(":heavy_check_mark: Thread updates arrive normally (last one 45 min ago).");
     expect(t).toContain(
       "• `slack-out`: 3 waiting · 0 active · 2 delayed · 1 failed :warning: · :warning: no worker connected: jobs are not being processed",
     );
     expect(t).toContain("• `deliveries`: 0 waiting · 1 active · 0 delayed · 0 failed · 2 workers");
     expect(t).toContain(":warning: *Dead letters:* 2 (invalid_json 1, unknown_type 1)");
-    expect(t).toContain("*Spool:* 0 deliveries waiting on disk");
+    expect(t).toContain("*Spool:* 0 webhook calls waiting on disk");
     expect(t).toContain(
       ":heavy_check_mark: *Insight API:* reachable, key accepted (42 ms, 3 communities readable)",
     );
-    expect(t).toContain("• *Group 9* in <#C0CHAN2> — Slack said `is_archived`");
+    expect(t).toContain(
+      "• *Group 9* in <#C0CHAN2> — That channel is archived: unarchive it, or subscribe another channel. (`is_archived`)",
+    );
     expect(r.text).toBe("Insight Relay status: 1 problem");
     expectWithinLimits(r.blocks);
   });
@@ -130,7 +159,7 @@ describe("renderStatus", () => {
       ).blocks,
     );
     expect(silent).toContain(
-      ":warning: *Deliveries look silent:* No thread delivery for 30 h while 3 subscriptions wait.",
+      ":warning: *Updates look silent:* No thread update for 30 h while 3 subscriptions wait.",
     );
     expect(silent).toContain("re-enable it");
     const oneCommunity = joined(
@@ -146,7 +175,7 @@ describe("renderStatus", () => {
         now,
       ).blocks,
     );
-    expect(oneCommunity).toContain("No thread delivery from community `c1&lt;b&gt;` for 26 h");
+    expect(oneCommunity).toContain("No thread update from community `c1&lt;b&gt;` for 26 h");
     const rejected = joined(
       renderStatus(
         report({
@@ -244,12 +273,29 @@ describe("renderHome", () => {
     const t = joined(v.blocks);
     expect(t).toContain("Health at a glance");
     expect(t).toContain(":heavy_check_mark: *Insight API:* reachable");
-    expect(t).toContain(":warning: *Queues:* 5 waiting or delayed, 1 failed");
+    // The glance says what `status` says to the same person: plain words here (no operator).
+    expect(t).toContain(
+      ":warning: Work is waiting and nothing is processing it; the app's admins have to look.",
+    );
+    expect(t).toContain(":warning: *Subscriptions:* 1 paused: Slack refused their channel (listed below).");
+    expect(t).not.toContain("*Queues:*");
+    expect(t).toContain(":warning: 2 updates could not be used.");
+    expect(t).not.toContain("invalid_json");
+    const operator = joined(renderHome({ ...base, detail: true }).blocks);
+    expect(operator).toContain(
+      ":warning: *Queues:* 3 waiting · 1 active · 2 delayed · 1 failed · :warning: no worker connected",
+    );
+    expect(operator).toContain(
+      ":pause_button: *Group 9* in <#C0CHAN2> — That channel is archived: unarchive it, or subscribe another channel. (`is_archived`)",
+    );
     expect(t).toContain("*Subscriptions* — 3 in 2 channels");
     expect(t).toContain(
       "<#C0CHAN1>\n:calendar: Weekly summary: Mondays 09:00 (UTC)\n• *Group 1* (`grp_1`) — sentiment negative",
     );
-    expect(t).toContain(":pause_button: *Group 9* in <#C0CHAN2> — Slack said `is_archived`");
+    expect(t).toContain(
+      ":pause_button: *Group 9* in <#C0CHAN2> — That channel is archived: unarchive it, or subscribe another channel.",
+    );
+    expect(t).not.toContain("is_archived");
     expect(t).toContain("• `/insight threads [range] [group]` — threads");
     expect(t).toContain("Subscriptions and schedules are changed by the app's admins.");
     expect(buttons(v.blocks as unknown[]).map((b) => b.action_id)).toEqual([
@@ -322,6 +368,108 @@ describe("renderHome", () => {
   });
 });
 
+describe("Home as an inbox", () => {
+  const at = Date.parse("2025-03-06T09:00:00.000Z");
+  const card = (i: number) => ({
+    channelId: "C0CARDS",
+    title: `Thread ${i}`,
+    groupName: "Support",
+    atMs: at - i,
+  });
+  const input = {
+    subscriptions: [sub(1), sub(2)],
+    schedules: new Map<string, string>(),
+    status: report(),
+    help: [
+      { usage: "subscribe <group> [options]", summary: "follow a group" },
+      {
+        usage: "alerts <group>",
+        // Long enough to be cut, with code spans all along.
+        summary: Array.from({ length: 60 }, (_, i) => `\`--option-${i}\` does thing ${i}`).join(", "),
+      },
+    ],
+    canChange: true,
+    adminsOnly: false,
+  };
+
+  it("each heading is followed by its own list: your threads, then the subscriptions", () => {
+    const t = joined(
+      renderHome({ ...input, threads: { assigned: [], open: [card(1)], handled: [] } }).blocks,
+    );
+    const order = [
+      "*Your threads*",
+      "*Assigned to you*",
+      "*Open*",
+      "*Handled lately*",
+      "*Subscriptions* — 2 in 2 channels",
+      "<#C0CHAN1>",
+      "<#C0CHAN2>",
+      "*Quick help*",
+    ];
+    const at_ = order.map((h) => t.indexOf(h));
+    expect(at_.every((i) => i >= 0)).toBe(true);
+    expect([...at_].sort((a, b) => a - b)).toEqual(at_);
+    // The subscriptions heading sits right above its first channel.
+    expect(t).toContain("*Subscriptions* — 2 in 2 channels\n<#C0CHAN1>");
+  });
+
+  it("Open lists five, says how many more, and offers See all; without more, no button", () => {
+    const v = renderHome({
+      ...input,
+      threads: { assigned: [], open: [1, 2, 3, 4, 5].map(card), handled: [], openMore: 3 },
+    });
+    const t = joined(v.blocks);
+    expect(t).toContain("…and 3 more open: press *See all* to list them.");
+    expect(t.match(/\*Thread \d\*/g)).toHaveLength(5);
+    const all = buttons(v.blocks as unknown[]).filter((b) => b.action_id === ACTIONS.homeOpenThreads);
+    expect(all.map((b) => b.text.text)).toEqual(["See all"]);
+    const capped = joined(
+      renderHome({
+        ...input,
+        threads: {
+          assigned: [],
+          open: [1, 2, 3, 4, 5].map(card),
+          handled: [],
+          openMore: 50,
+          openMoreCapped: true,
+        },
+      }).blocks,
+    );
+    expect(capped).toContain("…and 50+ more open: press *See all* to list them.");
+    const few = renderHome({ ...input, threads: { assigned: [], open: [card(1)], handled: [] } });
+    expect(joined(few.blocks)).not.toContain("more open");
+    expect(buttons(few.blocks as unknown[]).some((b) => b.action_id === ACTIONS.homeOpenThreads)).toBe(false);
+  });
+
+  it("See all lists every open thread in a modal, within the modal's limits", () => {
+    const m = renderOpenThreadsModal(
+      Array.from({ length: 100 }, (_, i) => card(i)),
+      { capped: true },
+    );
+    expect(m.type).toBe("modal");
+    const t = joined(m.blocks);
+    expect(t).toContain("100 open threads (the newest): posted, not marked handled. Newest first.");
+    expect(t).toContain("• *Thread 0* — Support in <#C0CARDS> · posted");
+    expect(t).toContain("• *Thread 99* — Support in <#C0CARDS> · posted");
+    // Modals take 100 blocks; each section within its 3,000 characters.
+    const blocks = m.blocks as { type: string; text?: { text: string } }[];
+    expect(blocks.length).toBeLessThanOrEqual(100);
+    for (const b of blocks) expect(b.text?.text.length ?? 0).toBeLessThanOrEqual(3_000);
+    expect(joined(renderOpenThreadsModal([]).blocks)).toContain("_No open threads._");
+  });
+
+  it("help lines are never cut inside code, and the quick help is the whole help", () => {
+    const t = joined(renderHome(input).blocks);
+    const line = t.split("\n").find((l) => l.startsWith("• `/insight alerts &lt;group&gt;`")) ?? "";
+    expect(line.endsWith("…")).toBe(true);
+    expect((line.match(/`/g) ?? []).length % 2).toBe(0);
+    expect(line).toMatch(/`--option-\d+` does thing \d+…$/);
+    expect(cutOutsideCode("use `--min-participants N` now", 20)).toBe("use…");
+    expect(cutOutsideCode("short", 20)).toBe("short");
+    expect(t).toContain("• `/insight subscribe &lt;group&gt; [options]` — follow a group");
+  });
+});
+
 describe("status in a workspace whose Insight service is not connected yet", () => {
   const notConnected = report({
     api: undefined,
@@ -360,7 +508,7 @@ describe("status in a workspace whose Insight service is not connected yet", () 
 describe("status with the reconciler's webhook-silence incident open", () => {
   it("says the webhook has stopped and how to re-enable it, whatever the time-based guess says", () => {
     const line = silenceLine(report({ openAlerts: ["webhook-silence"] }));
-    expect(line).toContain("Webhook deliveries have stopped");
+    expect(line).toContain("Updates from the Insight Service have stopped");
     expect(line).toContain("re-enable the webhook");
     expect(silenceLine(report({ openAlerts: [] }))).not.toContain("have stopped");
   });
@@ -369,7 +517,7 @@ describe("status with the reconciler's webhook-silence incident open", () => {
     const two = silenceLine(
       report({ openAlerts: ["webhook-silence:c1", "webhook-silence:c2", "insight-unauthorized"] }),
     );
-    expect(two).toContain("Webhook deliveries have stopped* for 2 communities");
+    expect(two).toContain("Updates from the Insight Service have stopped* for 2 communities");
     expect(silenceLine(report({ openAlerts: ["webhook-silence:c1"] }))).toContain("have stopped* while");
     expect(silenceLine(report({ openAlerts: ["webhook-silencer", "insight-unauthorized"] }))).not.toContain(
       "have stopped",

@@ -25,34 +25,34 @@ describe("renderThreadDigest", () => {
     expect(all).toContain("*Keywords:* card top-up · error 402 · EU · double debit · refund · 4.12.1");
     expect(all).toContain("*Messages:* 52");
     expect(all).toContain("*Participants:* 11");
-    expect(all).toContain("*Question-led:* :white_check_mark: Answered");
+    expect(all).toContain("*Question:* :white_check_mark: Answered");
     expect(all).toContain("*Acme Wallet – Support (EN)*");
     // Dates in each reader's own zone, with a plain UTC fallback.
     expect(all).toContain(
       "First message <!date^1740988720^{date_short_pretty} at {time}|2025-03-03 07:58 UTC> · Last activity <!date^1741249872^{date_short_pretty} at {time}|2025-03-06 08:31 UTC>",
     );
     expect(all).toContain(
-      ":arrows_counterclockwise: Updated with new insights <!date^1741250703^{date_short_pretty} at {time}|2025-03-06 08:45 UTC>",
+      ":arrows_counterclockwise: Updated <!date^1741250703^{date_short_pretty} at {time}|2025-03-06 08:45 UTC>",
     );
     expect(r.text).toBe(
-      "Updated thread insights in Acme Wallet – Support (EN): Card top-ups failing for EU users since Monday (Negative)",
+      "Updated thread in Acme Wallet – Support (EN): Card top-ups failing for EU users since Monday (Negative)",
     );
     expectWithinLimits(r.blocks);
   });
 
-  it("says quietly that the sentiment is not known yet before the listing brought it", () => {
+  it("says quietly that the sentiment is not rated yet before the listing brought it", () => {
     const r = renderThreadDigest(buildThreadDigest(createdEvent(), undefined), { now });
     expect(r).toMatchSnapshot();
     const all = joined(r);
-    expect(all).toContain("*Sentiment:* not known yet");
+    expect(all).toContain("*Sentiment:* not rated yet");
     expect(all).not.toContain(":hourglass_flowing_sand:");
     expect(all).not.toContain("Keywords");
     expect(all).not.toContain("Question");
-    expect(all).not.toContain("Updated with new insights");
-    expect(all).toMatch(/Enriched <!date\^\d+\^\{date_short_pretty\} at \{time\}\|2025-03-05 18:02 UTC>/);
+    expect(all).not.toMatch(/insights|Enriched/);
+    expect(all).toMatch(/Summarised <!date\^\d+\^\{date_short_pretty\} at \{time\}\|2025-03-05 18:02 UTC>/);
     expect(all).toContain("*Messages:* 37");
     expect(r.text).toBe(
-      "New thread insights in Acme Wallet – Support (EN): Card top-ups failing for EU users since Monday",
+      "New thread in Acme Wallet – Support (EN): Card top-ups failing for EU users since Monday",
     );
   });
 
@@ -62,7 +62,7 @@ describe("renderThreadDigest", () => {
       { now },
     );
     const all = joined(r);
-    expect(all).toContain("*Question-led:* :question: Unanswered");
+    expect(all).toContain("*Question:* :question: Unanswered");
     expect(all).toContain("*Sentiment:* :white_circle: Curious");
   });
 
