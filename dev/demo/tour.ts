@@ -9,6 +9,7 @@ import { createLogger } from "../../src/log.js";
 import { buildServices, closeServices, type Services } from "../../src/compose/build-services.js";
 import { startRoles, type RunningRoles } from "../../src/compose/start-roles.js";
 import { SINGLE_WORKSPACE_ID } from "../../src/workspaces/workspace-id.js";
+import { sessionLines, writeSession, type DemoSession } from "./session.js";
 import { startSlackStandIn, type SlackStandIn } from "../slack-standin/server.js";
 import { dayOf } from "../../src/store/delivery-health.js";
 import { createPrinter, type Printer } from "./print.js";
@@ -298,10 +299,21 @@ export async function runTour(o: TourOptions): Promise<TourResult> {
     if (!o.keepUntil)
       p.note("npm run demo -- --keep stays up afterwards, with /metrics and the admin page to look at");
     if (o.keepUntil) {
-      p.line("\nStill running (Ctrl-C stops everything):");
-      p.note(`metrics       ${base}/metrics`);
-      p.note(`admin page    ${base}/admin/queues  (user admin, password ${adminPassword})`);
-      p.note(`Insight API   ${emulator.baseUrl}/api/v1/community  (header X-API-Key: ${emulator.apiKey})`);
+      const session: DemoSession = {
+        eventsUrl: `${base}/slack/events`,
+        signingSecret,
+        slackUrl: new URL(slack.url).origin,
+        teamId: "T0STANDIN",
+        channelId: DEMO_CHANNEL,
+        userId: DEMO_USER,
+        webhookUrl: `${base}/webhooks/insight/${webhookSecret}`,
+        emulator: { baseUrl: emulator.baseUrl, apiKey: emulator.apiKey },
+        metricsUrl: `${base}/metrics`,
+        admin: { url: `${base}/admin/queues`, user: "admin", password: adminPassword },
+      };
+      const file = writeSession(o.outDir, session);
+      p.line("\nStill running (Ctrl-C stops everything). Talk to it from another terminal:");
+      for (const line of sessionLines(session, shownPath(file))) p.note(line);
       await o.keepUntil;
     }
   } catch (err) {

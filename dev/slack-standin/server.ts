@@ -203,6 +203,9 @@ function eventLine(e: StandInEvent): string {
   }
 }
 
+/** Lines of the transcript kept (the newest). */
+const TRANSCRIPT_KEEP = 2_000;
+
 export async function startSlackStandIn(opts: SlackStandInOptions = {}): Promise<SlackStandIn> {
   const logger = opts.logger ?? silentLogger;
   const out = opts.out ?? ((line: string) => void process.stdout.write(`${line}\n`));
@@ -240,8 +243,17 @@ export async function startSlackStandIn(opts: SlackStandInOptions = {}): Promise
   };
   const nextId = (prefix: string) => `${prefix}0${(++idSeq).toString(36).toUpperCase().padStart(7, "0")}`;
 
+  // Every line it would print, numbered, for `npm run slack` to read back (GET /_standin/transcript).
+  const transcript: { seq: number; line: string }[] = [];
+  let lineSeq = 0;
+  const note = (line: string) => {
+    transcript.push({ seq: ++lineSeq, line });
+    if (transcript.length > TRANSCRIPT_KEEP) transcript.splice(0, transcript.length - TRANSCRIPT_KEEP);
+    if (opts.print) out(line);
+  };
+
   const emit = (e: StandInEvent, method: string) => {
-    if (opts.print) out(eventLine(e));
+    note(eventLine(e));
     if (
       opts.blocksFile &&
       (e.kind === "post" || e.kind === "reply" || e.kind === "update" || e.kind === "ephemeral")
@@ -418,18 +430,16 @@ export async function startSlackStandIn(opts: SlackStandInOptions = {}): Promise
       // kept as text
     }
     responses.push({ id, body, at: now() });
-    if (opts.print) {
-      const b = typeof body === "object" && body !== null ? (body as Obj) : {};
-      const kind = typeof b.response_type === "string" ? b.response_type : "ephemeral";
-      const flags = [kind, b.replace_original ? "replace" : "", b.delete_original ? "delete" : ""].filter(
-        Boolean,
-      );
-      const text = flattenBlocks(
-        Array.isArray(b.blocks) ? b.blocks : undefined,
-        typeof b.text === "string" ? b.text : raw,
-      );
-      out(`response ${id} ← [${flags.join(", ")}] ${text}`);
-    }
+    const b = typeof body === "object" && body !== null ? (body as Obj) : {};
+    const kind = typeof b.response_type === "string" ? b.response_type : "ephemeral";
+    const flags = [kind, b.replace_original ? "replace" : "", b.delete_original ? "delete" : ""].filter(
+      Boolean,
+    );
+    const text = flattenBlocks(
+      Array.isArray(b.blocks) ? b.blocks : undefined,
+      typeof b.text === "string" ? b.text : raw,
+    );
+    note(`response ${id} ← [${flags.join(", ")}] ${text}`);
     sendJson(res, 200, { ok: true });
   }
 
@@ -444,6 +454,11 @@ export async function startSlackStandIn(opts: SlackStandInOptions = {}): Promise
     }
     if (req.method === "POST" && parts[0] === "response" && parts[1]) {
       return handleResponseUrl(parts[1], req, res);
+    }
+    if (req.method === "GET" && url.pathname === "/_standin/transcript") {
+      // What it printed after line `after` (dev/slack-cli.ts reads what the app did in reply).
+      const after = Number(url.searchParams.get("after") ?? "0") || 0;
+      return sendJson(res, 200, { ok: true, lines: transcript.filter((l) => l.seq > after), last: lineSeq });
     }
     if (req.method === "GET" && url.pathname === "/oauth/v2/authorize") {
       const a = answerAuthorize(url, oauth, opts.oauthClient);
