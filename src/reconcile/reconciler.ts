@@ -2,7 +2,6 @@ import { isInsightError } from "../insight/errors.js";
 import { threadEventSchema, type Thread, type ThreadEvent } from "../insight/schemas.js";
 import { matchesFilters } from "../domain/filters.js";
 import { buildThreadDigest } from "../domain/thread-digest.js";
-import { newestPendingMs } from "../intake/view.js";
 import { routeThreadEvent, type RouteDeps } from "../jobs/route-thread-event.js";
 import { debugOnFailure } from "../log.js";
 import type { RedisClient as Redis } from "../store/redis.js";
@@ -25,11 +24,15 @@ import {
   type ThreadSnapshot,
 } from "./decide-thread.js";
 import { enrichmentFingerprint, threadLastActivityMs, threadStartMs } from "./fingerprint.js";
-import { lastDeliveryOf } from "../status/silence.js";
 import { ListingLookup } from "./listing-lookup.js";
-import { incidentField, readIncident, reconcileStatusKey, type IncidentRecord } from "./reconcile-status.js";
-import { incidentStep, silenceAlertText, silenceResolvedText } from "./silence-incident.js";
-import { silenceIncidentCommunity, silenceIncidentId } from "../ops/incidents.js";
+import { reconcileStatusKey } from "./reconcile-status.js";
+import {
+  communityOf,
+  lastDeliveryFor,
+  readDeliveryClock,
+  stepSilenceIncidents,
+  type CommunityTally,
+} from "./silence-steps.js";
 
 export interface ReconcilerDeps {
   /** RECONCILE_INTERVAL, in seconds. */
@@ -104,36 +107,6 @@ interface GroupPlan {
   report: GroupRunReport;
 }
 
-const TEN_YEARS_S = 10 * 365 * 86_400;
-
-/** When `chatthread-crud` deliveries last arrived: at all, and per community. */
-interface DeliveryClock {
-  any: number | undefined;
-  byCommunity: Map<string, number>;
-  /** The newest delivery not classified yet (in the intake), whatever its community. */
-  pending: number | undefined;
-}
-
-/**
- * The community whose webhook brings a group's deliveries; "" when no subscription knows it
- * (then the last delivery of any community stands in).
- */
-const communityOf = (subs: Subscription[]): string => subs.find((s) => s.communityId)?.communityId ?? "";
-
-const lastDeliveryFor = (clock: DeliveryClock, community: string): number | undefined => {
-  const known = lastDeliveryOf(community, clock.any, clock.byCommunity);
-  return clock.pending === undefined || (known !== undefined && known >= clock.pending)
-    ? known
-    : clock.pending;
-};
-
-/** What one community's silent changes add up to in a run. */
-interface CommunityTally {
-  silentSends: number;
-  sent: number;
-  groupNames: Set<string>;
-}
-
 /**
  * Rule 9: every RECONCILE_INTERVAL the newest threads of each followed group are compared
  * with the previous reading; changes that no delivery explains go through the same digest
@@ -189,7 +162,7 @@ export class Reconciler {
     // A group nobody follows (any more) is forgotten: following it again starts a new baseline.
     for (const g of await this.baselines.groups()) if (!byGroup.has(g)) await this.baselines.drop(g);
 
-    let clock = await this.deliveryClock();
+    let clock = await readDeliveryClock(this.deps);
     const plans: GroupPlan[] = [];
     for (const [groupId, subs] of byGroup) {
       plans.push(await this.readGroup(groupId, subs, lastDeliveryFor(clock, communityOf(subs))));
@@ -204,7 +177,7 @@ export class Reconciler {
       );
     if (silentItems().length > 0 && this.settleMs > 0) {
       await this.sleep(this.settleMs);
-      clock = await this.deliveryClock();
+      clock = await readDeliveryClock(this.deps);
       for (const { p, i } of silentItems()) {
         const lastDeliveryMs = lastDeliveryFor(clock, communityOf(p.subs));
         const again = await this.decide(p, i.thread, i.snapshot, i.wanting, lastDeliveryMs);
@@ -246,7 +219,7 @@ export class Reconciler {
       silentSends: [...tallies.values()].reduce((n, t) => n + t.silentSends, 0),
       incident: undefined,
     };
-    report.incident = await this.stepIncidents(clock, tallies);
+    report.incident = await stepSilenceIncidents(this.deps, { clock, tallies, nowMs: this.now() });
     await this.writeStatus(report, started);
     return report;
   }
@@ -393,83 +366,6 @@ export class Reconciler {
       changed,
       new Set(p.listed.keys()),
     );
-  }
-
-  private async deliveryClock(): Promise<DeliveryClock> {
-    const { health } = this.deps;
-    // The intake first: an entry leaves it only once its receipt is recorded.
-    const pending = await newestPendingMs(this.deps.redis, this.deps.intake);
-    const [last, byCommunity] = await Promise.all([health.lastDeliveries(), health.lastThreadDeliveries()]);
-    const ms = (at: string | undefined) => {
-      const t = at ? Date.parse(at) : NaN;
-      return Number.isNaN(t) ? undefined : t;
-    };
-    const clock: DeliveryClock = { any: ms(last["chatthread-crud"]), byCommunity: new Map(), pending };
-    for (const [community, at] of Object.entries(byCommunity)) {
-      const t = ms(at);
-      if (t !== undefined) clock.byCommunity.set(community, t);
-    }
-    return clock;
-  }
-
-  /**
-   * Opens or closes each community's incident: the communities with silent sends this run,
-   * and those with an incident open. "opened" when any opened, else "closed" when any closed.
-   */
-  private async stepIncidents(
-    clock: DeliveryClock,
-    tallies: Map<string, CommunityTally>,
-  ): Promise<"opened" | "closed" | undefined> {
-    const { ops, redis, keys, intervalSeconds } = this.deps;
-    const statusKey = reconcileStatusKey(keys);
-    const open = await ops.open();
-    const communities = new Set(tallies.keys());
-    for (const id of Object.keys(open)) {
-      const c = silenceIncidentCommunity(id);
-      if (c !== undefined) communities.add(c);
-    }
-    let result: "opened" | "closed" | undefined;
-    for (const community of communities) {
-      const id = silenceIncidentId(community);
-      const tally = tallies.get(community);
-      const openedAt = open[id]?.at;
-      const openedAtMs = openedAt ? Date.parse(openedAt) : undefined;
-      const lastDeliveryMs = lastDeliveryFor(clock, community);
-      const step = incidentStep({ openedAtMs, silentSends: tally?.silentSends ?? 0, lastDeliveryMs });
-      const field = incidentField(community);
-      if (step === "open") {
-        const text = silenceAlertText({
-          community: community || undefined,
-          lastDeliveryMs,
-          threads: tally?.silentSends ?? 0,
-          groupNames: [...(tally?.groupNames ?? [])],
-          intervalSeconds,
-        });
-        // One alert per incident: the window outlives any incident; resolve() ends it.
-        await ops.alert(id, text, { windowSeconds: TEN_YEARS_S });
-        const record: IncidentRecord = {
-          openedAt: new Date(this.now()).toISOString(),
-          lastDeliveryAt: lastDeliveryMs === undefined ? undefined : new Date(lastDeliveryMs).toISOString(),
-          sent: tally?.sent ?? 0,
-        };
-        await redis.hset(statusKey, field, JSON.stringify(record));
-        result = "opened";
-      } else if (step === "close" && openedAtMs !== undefined && lastDeliveryMs !== undefined) {
-        const kept = await readIncident(redis, statusKey, field);
-        const backfilled = (kept?.sent ?? 0) + (tally?.sent ?? 0);
-        await ops.resolve(
-          id,
-          silenceResolvedText({ community: community || undefined, lastDeliveryMs, openedAtMs, backfilled }),
-        );
-        await redis.hdel(statusKey, field);
-        result ??= "closed";
-      } else if (openedAtMs !== undefined && tally && tally.sent > 0) {
-        const kept = await readIncident(redis, statusKey, field);
-        if (kept)
-          await redis.hset(statusKey, field, JSON.stringify({ ...kept, sent: kept.sent + tally.sent }));
-      }
-    }
-    return result;
   }
 
   private async writeStatus(report: ReconcileRunReport, started: number): Promise<void> {
