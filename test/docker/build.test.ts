@@ -76,7 +76,7 @@ describe("the production build", () => {
 
   it("writes the bundle in ASCII, so V8 holds its source at one byte a character", () => {
     const text = readFileSync(join(OUT, "main.js"), "utf8");
-    expect(text).toContain("re-enriched \\u2014 *"); // a card's dash, escaped
+    expect(text).toContain("has changed \\u2014 *"); // a DM's dash, escaped
     expect(text).not.toMatch(/[\u0080-\uffff]/);
   });
 

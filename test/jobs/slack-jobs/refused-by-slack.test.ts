@@ -40,7 +40,7 @@ describe("refusedBySlack: the one answer to Slack refusing a post for good", () 
       expect([...ops.incidents.keys()]).toEqual(["channel-C0GONE-is_archived"]);
       const text = ops.incidents.get("channel-C0GONE-is_archived")?.text ?? "";
       expect(text).toContain("Posts to <#C0GONE> are paused (2 subscriptions)");
-      expect(text).toContain("That channel is archived: unarchive it or subscribe another channel.");
+      expect(text).toContain("That channel is archived: unarchive it, or subscribe another channel.");
       expect(text).toContain("Then run `/insight subscribe` in that channel to resume.");
     });
   }
