@@ -30,6 +30,6 @@ EXPOSE 3000
 # what is live between collections instead of 4x (peak RSS at 100 connections about 150 MB
 # instead of 230-250 MB, in runs of bench:pipeline).
 # Two V8 helper threads instead of four: about 2 MB less idle RSS; throughput and CPU per
-# delivery moved by less than the bench's spread (bench/README.md, seventh pass).
+# delivery moved by less than the bench's spread (docs/performance.md, "Memory").
 # Change them with `command:` in docker-compose.yml.
 CMD ["node", "--max-old-space-size=1024", "--v8-pool-size=2", "dist/main.js"]

@@ -3,7 +3,7 @@
 // tsc's output, except the few in BUNDLED, and three taken from scripts/bundle/ (SUBSTITUTES).
 // Type checking is `npm run check`'s job (tsc --noEmit).
 //
-// Why a bundle rather than tsc's file per module (bench/README.md, eighth pass): a smaller idle
+// Why a bundle rather than tsc's file per module (docs/performance.md, "One bundle"): a smaller idle
 // heap (25.4 -> 20.8 MB with the substitutes and the workers' shared connection). Two hundred
 // module records and their namespaces become one script; sources with an emoji or a dash are
 // written in ASCII (escaped), so V8 keeps them at one byte a character instead of two; zod,

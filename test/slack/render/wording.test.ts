@@ -43,12 +43,11 @@ describe("wording", () => {
     expect(spelled).toEqual([]);
   });
 
-  it("has every sign explained in the README's legend", () => {
-    const readme = readFileSync(new URL("../../../README.md", import.meta.url), "utf8");
-    const legend = readme.slice(
-      readme.indexOf("What the signs mean"),
-      readme.indexOf("Failures get plain replies"),
-    );
+  it("has every sign explained in the legend of docs/using.md", () => {
+    const page = readFileSync(new URL("../../../docs/using.md", import.meta.url), "utf8");
+    const from = page.indexOf("### What the signs mean");
+    const legend = page.slice(from, page.indexOf("\n## ", from));
+    expect(legend).toContain("| sign");
     const signs = [...Object.values(EMOJI), ...Object.values(TONE_EMOJI), ...Object.values(STATUS_EMOJI)];
     for (const e of new Set(signs)) expect(legend, e).toContain(`\`${e}\``);
   });
