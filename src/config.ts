@@ -150,7 +150,7 @@ const envSchema = z.object({
     z
       .string()
       .trim()
-      // "NEW,OLD" while rotating: the first encrypts, the others still decrypt (README).
+      // "NEW,OLD" while rotating: the first encrypts, the others still decrypt (docs/scaling.md).
       .refine((v) => v.split(",").every((k) => decodeKey(k) !== undefined), {
         message: "must be 32 bytes, as 64 hex digits or base64 (comma-separated while rotating)",
       }),

@@ -31,7 +31,7 @@ export function stateStores(o: {
   const { redis, keys, queues } = o;
   const subscriptions = new SubscriptionStore(redis, keys);
   const schedules = new WeeklySchedules(() => queues.weekly, redis, keys.schedules, JOB_DEFAULTS.weekly);
-  // A channel's zone is its weekly schedule's (DESIGN.md: digest periods align on it).
+  // A channel's zone is its weekly schedule's (docs/using.md: digest periods align on it).
   const timeZoneOf = async (channelId: string) =>
     (await schedules.get(channelId))?.timeZone ?? o.defaultTimezone;
   return {

@@ -14,7 +14,7 @@ export interface AlertSettings {
   setAt: string;
 }
 
-/** The numbers of DESIGN.md's alert rules, in one place. */
+/** The numbers of docs/using.md's alert rules, in one place. */
 export const ALERT_RULES = {
   /** Below this much history the group's base is still being learned: no spike alerts. */
   minHistoryDays: 7,

@@ -1,6 +1,6 @@
 /*
  * The service's sentiment and questionResponseStatus values are "not shown" in its
- * interface (DESIGN.md rule 5), so both are read tolerantly: case, spacing, `_`/`-`,
+ * interface (docs/using.md rule 5), so both are read tolerantly: case, spacing, `_`/`-`,
  * intensifiers and common synonyms are understood; anything else is kept as text.
  */
 

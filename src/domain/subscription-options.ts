@@ -21,7 +21,7 @@ import {
 /*
  * The option language of `subscribe` (filters and delivery) and, for its filter part, of
  * `threads`. Parsing yields a change that names only what was typed, so that running
- * `subscribe` again changes only that (DESIGN.md).
+ * `subscribe` again changes only that (docs/using.md).
  */
 
 /** What one `subscribe` names: each field present was typed; `clearFilters` is `--all`. */
@@ -364,7 +364,7 @@ export function digestTimes(every: DigestEvery): string {
 /**
  * "a card per thread" / "daily digest at 09:00 (Europe/Berlin), compact cards" / "digest every
  * 4 hours, at 01:00, 05:00, …, 21:00 (UTC)" / "weekly summary only". Periods align on the channel's
- * zone (DESIGN.md): give it whenever it is known, so that the times mean something.
+ * zone (docs/using.md): give it whenever it is known, so that the times mean something.
  */
 export function describeDelivery(d: Delivery, timeZone?: string): string {
   if (d.mode === "summary") return "weekly summary only";

@@ -10,7 +10,7 @@ export interface ThreadDigest {
   /** "" when neither the payload nor the listing had one. */
   title: string;
   summary: string | undefined;
-  /** The service's raw value; undefined until the listing brings it (DESIGN.md rule 3). */
+  /** The service's raw value; undefined until the listing brings it (docs/using.md rule 3). */
   sentiment: string | undefined;
   keywords: string[];
   messageCount: number | undefined;
@@ -19,7 +19,7 @@ export interface ThreadDigest {
   questionResponseStatus: string | undefined;
   firstMessageDate: string | undefined;
   lastMessageDate: string | undefined;
-  /** The webhook payload's timestamp: orders re-enrichments (DESIGN.md rule 2). */
+  /** The webhook payload's timestamp: orders re-enrichments (docs/using.md rule 2). */
   enrichedAt: string;
   action: "created" | "updated";
 }

@@ -4,9 +4,9 @@ import { SubscriptionStore } from "../store/subscriptions.js";
 
 /**
  * Whether any channel follows a group (the intake pump's question), in the stores the delivery's
- * job would be routed with: in multi-workspace mode its workspace's; a job without a workspace
- * there runs for every workspace (Workspaces.wrap), so it is always kept. In single-workspace
- * mode the deployment's own, whatever the entry says (its worker is not wrapped).
+ * job would be routed with: in multi-workspace mode its workspace's (a delivery that names no
+ * workspace is kept: its job is refused with the reason, visible to operators); in
+ * single-workspace mode the deployment's own.
  */
 export function groupFollowed(
   redis: RedisClient,

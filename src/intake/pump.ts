@@ -92,7 +92,7 @@ return 0
  * Moves acknowledged deliveries from the intake list (webhooks/delivery-recorder.ts) into the
  * deliveries queue, oldest first, in batches: the receiver's acknowledgement is then one RPUSH,
  * and the rest is paid here, a batch at a time: each delivery is classified, its receipt
- * recorded (jobs/record-receipts.ts: a repeat within 7 days goes no further, an invalid one
+ * recorded (intake/receipts.ts: a repeat within 7 days goes no further, an invalid one
  * becomes a dead letter) and BullMQ's add made. One pump leads at a time across
  * every process (a lease, checked by every step that moves entries), so the queue receives
  * deliveries in the order they were acknowledged. A batch's deliveries of one shard go in one

@@ -22,7 +22,7 @@ interface Pending {
 
 /**
  * Records deliveries as received at the tail of the intake list: the acknowledgement's one
- * Redis command. Nothing is parsed here; the intake pump (jobs/intake-pump.ts) classifies each
+ * Redis command. Nothing is parsed here; the intake pump (intake/pump.ts) classifies each
  * delivery, records its receipt (the 7-day de-duplication, health, dead letters) and queues it.
  * Deliveries that arrive in the same event-loop turn go in one RPUSH, so a burst costs one
  * round trip instead of one per delivery. `record` rejects when Redis does not answer within

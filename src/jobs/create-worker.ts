@@ -103,7 +103,7 @@ export function startWorkers(
     return { spec, queue };
   });
   // Not auto-pipelined: each auto-pipeline copies every script BullMQ defined on the
-  // connection, which cost as much CPU as the writes it saved (bench/README, eleventh pass).
+  // connection, which cost as much CPU as the writes it saved (measured with bench:pipeline; docs/performance.md).
   const connection = createRedis(
     { url: ctx.redisUrl, clusterNodes: ctx.clusterNodes },
     "blocking",

@@ -10,7 +10,7 @@ export type DeliveryResult =
 
 export interface ProcessDeliveryDeps extends RouteDeps {
   health: Pick<DeliveryHealthStore, "recordMessage">;
-  /** Whether this delivery was received before, within 7 days (see `repeatCheck` in jobs/record-receipts.ts). */
+  /** Whether this delivery was received before, within 7 days (see `repeatCheck` in intake/receipts.ts). */
   isRepeat?: (deliveryId: string, receivedAt: string) => Promise<boolean>;
   /** chatmessage-crud: counts edits and replies under cards. */
   messages: MessageRouteDeps;

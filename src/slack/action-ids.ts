@@ -1,6 +1,6 @@
 /**
  * The `action_id`s and callback ids of the app's own buttons and modals (the digest card's
- * public ones are in DESIGN.md). Renderers put them on buttons; the handlers in actions/ match
+ * public ones are in docs/using.md). Renderers put them on buttons; the handlers in actions/ match
  * them. A plain module, so renderers import nothing with I/O.
  */
 export const ACTIONS = {
@@ -21,7 +21,7 @@ export const ACTIONS = {
 } as const;
 
 /**
- * The digest card's buttons: public names (DESIGN.md "Digest card actions"), so that tests and
+ * The digest card's buttons: public names (docs/using.md "Digest card actions"), so that tests and
  * workflow tools can press them. Never rename one alone.
  */
 export const DIGEST_ACTIONS = {

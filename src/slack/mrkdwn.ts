@@ -1,5 +1,5 @@
 /*
- * Untrusted text -> Slack text (DESIGN.md rule 6). Pure functions, no I/O.
+ * Untrusted text -> Slack text (docs/using.md rule 6). Pure functions, no I/O.
  *
  * Lengths are counted in UTF-16 code units (`string.length`). Slack's own count is never
  * larger than that, so a result that fits here fits there.

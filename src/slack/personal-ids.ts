@@ -6,7 +6,7 @@ import * as z from "zod";
  * files; a plain module, so renderers import nothing with I/O.
  */
 
-/** The shortcuts' callback ids: public (DESIGN.md, "Shortcuts"), in the manifest too. */
+/** The shortcuts' callback ids: public (docs/using.md, "Shortcuts"), in the manifest too. */
 export const SHORTCUTS = {
   /** Message shortcut "Search the community for this". */
   searchMessage: "search_community",

@@ -62,7 +62,7 @@ export function stateKeys(prefix: string, o: { cluster?: boolean } = {}) {
     deliveryCounts: `${s}:${tag("health")}:delivery-counts`,
     /**
      * Deliveries acknowledged and not yet in the deliveries queue (a list of JSON items, oldest
-     * first), and the batch the intake pump is moving (jobs/intake-pump.ts). In the `health`
+     * first), and the batch the intake pump is moving (intake/pump.ts). In the `health`
      * family: the receiver's one script marks a delivery and appends it here together.
      */
     intake: `${s}:${tag("health")}:intake`,

@@ -5,7 +5,7 @@ import type { RedisClient as Redis } from "./redis.js";
 
 /*
  * Where each person's watch DM of a thread is, so that a later change edits it instead of
- * sending another (DESIGN.md, `watch`): one hash per thread, userId -> ref. A DM is claimed
+ * sending another (docs/using.md, `watch`): one hash per thread, userId -> ref. A DM is claimed
  * before it is sent (two changes arriving together send one DM), then recorded with its ts;
  * a line of a gathered DM (daily, or after quiet hours) points at that DM, whose list is kept
  * beside it so the edit can re-render the whole message.

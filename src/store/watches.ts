@@ -163,7 +163,7 @@ export class WatchStore {
 
   /**
    * Whether any watch of the workspace covers a group (names it, or names none): the intake
-   * keeps a delivery of a group no channel follows when this says yes (DESIGN.md, `watch`).
+   * keeps a delivery of a group no channel follows when this says yes (docs/using.md, `watch`).
    */
   async covers(groupId: string): Promise<boolean> {
     if ((await this.redis.scard(this.keys.watchers)) === 0) return false;

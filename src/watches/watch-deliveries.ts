@@ -10,7 +10,7 @@ import type { PendingWatchMatch, WatchPendingStore } from "../store/watch-pendin
 import type { WatchStore } from "../store/watches.js";
 
 /*
- * What the delivery path calls for personal watches (DESIGN.md, `watch`), each step a small
+ * What the delivery path calls for personal watches (docs/using.md, `watch`), each step a small
  * function with narrow deps, so that the Slack job handlers can run them in the person's DM turn
  * (the outbound policy is theirs, not this module's):
  *

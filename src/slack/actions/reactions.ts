@@ -10,7 +10,7 @@ import { pressAssign, pressMarkHandled, type CardActionDeps, type CardPress } fr
 import type { Respond } from "./reply.js";
 
 /*
- * Triage by reaction (DESIGN.md, "Reactions on a card"): ✅ marks the thread handled by the
+ * Triage by reaction (docs/using.md, "Reactions on a card"): ✅ marks the thread handled by the
  * person who reacted, removing it reopens unless someone else's mark stands; 👀 assigns the
  * thread to them. The same presses as the card's buttons (card-actions.ts), so the effect, the
  * admins-only rule and the card's edit are the same. A reaction on anything that is not one of

@@ -77,7 +77,7 @@ export function registerActions(app: App, depsOf: DepsOf<ActionsDeps>): void {
     on((d) => shareAction(d, (a) => shareFromModal(d, a))),
   );
   app.action(ACTIONS.resume, on(resumeAction));
-  // The digest card's public actions (DESIGN.md); Messages reuses the threads listing's modal.
+  // The digest card's public actions (docs/using.md); Messages reuses the threads listing's modal.
   app.action(DIGEST_ACTIONS.viewMessages, on(viewMessagesAction));
   app.action(
     DIGEST_ACTIONS.markHandled,

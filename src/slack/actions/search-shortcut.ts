@@ -30,7 +30,7 @@ import { within } from "./within.js";
 import type { FormValues } from "./settings-submit.js";
 
 /*
- * Search from anywhere (DESIGN.md, "Shortcuts"): the message shortcut `search_community`
+ * Search from anywhere (docs/using.md, "Shortcuts"): the message shortcut `search_community`
  * searches with the message's words in the groups the channel follows (else every group the
  * workspace follows); the global shortcut `search_community_global` opens the same modal with a
  * search field and a group picker. Both open within Slack's 3 s trigger window (a loading view

@@ -6,7 +6,7 @@ import type { ReportInsightError } from "../../ops/report-insight-error.js";
 import type { CommandContext } from "./types.js";
 
 /*
- * One grammar (DESIGN.md rule 13): every subcommand that names a chat group reads the name the
+ * One grammar (docs/using.md rule 13): every subcommand that names a chat group reads the name the
  * same way, here. A group is named by its id, its name (any case), or a part of its name that
  * only one group has; a part that several share lists them. `subscribe`, `threads`, `search`
  * and `alerts` look among the groups the key can read; `unsubscribe`, `settings` and

@@ -112,7 +112,7 @@ async function announce(
 
 /**
  * Creates, updates or resumes a channel's subscription to a group. Only what `change` names is
- * changed (DESIGN.md); a paused one is resumed. A new or resumed subscription is announced in
+ * changed (docs/using.md); a paused one is resumed. A new or resumed subscription is announced in
  * the channel, which also proves the app can post there; when it cannot, the subscription is
  * kept paused with `not_in_channel`, so running `subscribe` again after the invite resumes it.
  */

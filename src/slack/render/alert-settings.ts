@@ -5,7 +5,7 @@ import { plural } from "./wording.js";
  * The alerts a channel has for a group, in words: the `alerts` reply and `list` say them alike.
  */
 
-/** The alerts in force, one bullet each, in the words of DESIGN.md. */
+/** The alerts in force, one bullet each, in the words of docs/using.md. */
 export function describeAlerts(
   s: Pick<AlertSettings, "unansweredAfterHours" | "negativeSpike" | "volumeSpike">,
 ): string[] {

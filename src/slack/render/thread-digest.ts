@@ -107,7 +107,7 @@ const remindMenu = () =>
   );
 
 /**
- * The card actions (DESIGN.md): messages, handled/reopen, assign, follow, remind. Mark handled is
+ * The card actions (docs/using.md): messages, handled/reopen, assign, follow, remind. Mark handled is
  * the primary (green) button only while the thread matches the channel's filters: a card kept
  * up to date after it left them asks for nothing.
  */
