@@ -1,7 +1,7 @@
 import { gatherStatus, type StatusDeps } from "../../status/gather-status.js";
 import type { MessageRefStore } from "../../store/message-refs.js";
 import type { Subscription } from "../../store/subscriptions.js";
-import type { CardRef, TriageStore } from "../../store/triage.js";
+import type { ThreadRef, TriageStore } from "../../store/triage.js";
 import { mayChangeConfig } from "../authorize.js";
 import type { SlackApi } from "../client.js";
 import type { ScheduleLine } from "../commands/list.js";
@@ -20,7 +20,8 @@ export interface HomeDeps extends StatusDeps {
   /** Absent when the app runs without weekly summaries. */
   describeSchedule?: ScheduleLine;
   triage: Pick<TriageStore, "forHome" | "get">;
-  refs: Pick<MessageRefStore, "get">;
+  /** The thread's cards: Home shows one of them per thread (the one pressed, else the first posted). */
+  refs: Pick<MessageRefStore, "get" | "channelsOf">;
   /** Multi-workspace mode: the workspace's Insight connection (Connect, its webhook URL) on top. */
   homeTop?: (userId: string) => Promise<KnownBlock[]>;
   /** A channel's zone, which its digest times are said in (absent: the times go without a zone). */
@@ -35,33 +36,43 @@ export interface HomeDeps extends StatusDeps {
 /** How many threads of each kind Home lists. */
 const HOME_THREADS = 5;
 
-/** The viewer's threads with what their cards show (title, group); cards no longer kept are left out. */
+/**
+ * The viewer's threads with what their cards show (title, group), each thread once however many
+ * channels show it: in the channel where it was handled or assigned, else where it was first
+ * posted. Threads whose cards are no longer kept are left out.
+ */
 async function gatherThreads(deps: HomeDeps, userId: string): Promise<HomeThreads> {
   const lists = await deps.triage.forHome(userId, HOME_THREADS);
-  const describe = async (refs: CardRef[], withHandler: boolean): Promise<HomeCard[]> => {
+  const describe = async (refs: ThreadRef[], kind: "assigned" | "handled" | "open"): Promise<HomeCard[]> => {
     const cards = await Promise.all(
       refs.map(async (r): Promise<HomeCard | undefined> => {
-        const ref = await deps.refs.get(r.channelId, r.threadId);
-        const d = ref?.card?.digest;
-        if (!d) return undefined;
-        const handledBy = withHandler
-          ? (await deps.triage.get(r.channelId, r.threadId)).handled?.by
-          : undefined;
-        return {
-          channelId: r.channelId,
-          title: d.title,
-          groupName: d.groupName || d.groupId,
-          atMs: r.atMs,
-          ...(handledBy ? { handledBy } : {}),
-        };
+        const [triage, posted] = await Promise.all([
+          kind === "open" ? undefined : deps.triage.get(r.threadId),
+          deps.refs.channelsOf(r.threadId),
+        ]);
+        const pressedIn = kind === "handled" ? triage?.handled?.channelId : triage?.assignee?.channelId;
+        const channels = [...new Set([...(pressedIn ? [pressedIn] : []), ...posted])].slice(0, 3);
+        for (const channelId of channels) {
+          const d = (await deps.refs.get(channelId, r.threadId))?.card?.digest;
+          if (!d) continue;
+          const handledBy = kind === "handled" ? triage?.handled?.by : undefined;
+          return {
+            channelId,
+            title: d.title,
+            groupName: d.groupName || d.groupId,
+            atMs: r.atMs,
+            ...(handledBy ? { handledBy } : {}),
+          };
+        }
+        return undefined;
       }),
     );
     return cards.filter((c): c is HomeCard => c !== undefined);
   };
   const [assigned, handled, open] = await Promise.all([
-    describe(lists.assigned, false),
-    describe(lists.handled, true),
-    describe(lists.open, false),
+    describe(lists.assigned, "assigned"),
+    describe(lists.handled, "handled"),
+    describe(lists.open, "open"),
   ]);
   return { assigned, handled, open };
 }
