@@ -246,11 +246,11 @@ describe.runIf(clusterAvailable)("every script and transaction of the app on a R
   it("triage scripts, alerts' fire-once keys, ops alerts", async () => {
     const triage = new TriageStore(redis, keys);
     const at = new Date();
-    expect(await step("triage.setHandled", () => triage.setHandled("C1", "t1", true, "U1", at))).toBe(true);
-    expect(await step("triage.reopen", () => triage.setHandled("C1", "t1", false, "U1", at))).toBe(true);
-    expect(await step("triage.assign", () => triage.assign("C1", "t1", "U2", "U1", at))).toBe(true);
-    expect(await step("triage.toggleFollow", () => triage.toggleFollow("C1", "t1", "U2"))).toBe("followed");
-    expect((await triage.get("C1", "t1")).assignee?.user).toBe("U2");
+    expect(await step("triage.setHandled", () => triage.setHandled("t1", true, "U1", at, { channelId: "C1" }))).toBe(true);
+    expect(await step("triage.reopen", () => triage.setHandled("t1", false, "U1", at))).toBe(true);
+    expect(await step("triage.assign", () => triage.assign("t1", "U2", "U1", at))).toBe(true);
+    expect(await step("triage.toggleFollow", () => triage.toggleFollow("t1", "U2"))).toBe("followed");
+    expect((await triage.get("t1")).assignee?.user).toBe("U2");
     const fired = keys.alertFired("C1", "negative:g1");
     expect(await redis.set(fired, "claimed:o1", "PX", 60_000, "NX")).toBe("OK");
     expect(await step("alerts UNCLAIM", () => UNCLAIM.run(redis, 1, fired, "claimed:o1"))).toBe(1);

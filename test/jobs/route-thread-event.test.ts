@@ -64,6 +64,8 @@ describe("routeThreadEvent", () => {
       ops,
       logger: silentLogger,
       refreshDelaysMs: DELAYS,
+      // What happens once the first post's short wait for the listing is over (its own tests below).
+      firstPostWaitsMs: [],
     };
     emulator.faults.clear();
     emulator.requests.clear();

@@ -129,7 +129,7 @@ describe("cards people act on (end to end over HTTP)", () => {
     expect(shownText(edited)).toContain("Reopen");
     await new Promise((r) => setTimeout(r, 600));
     expect(cardIn(ALL, threadId)?.updates).toBe(before + 1);
-    expect((await h.workspace.triage.get(ALL, threadId)).handled?.by).toBe(ALICE);
+    expect((await h.workspace.triage.get(threadId)).handled?.by).toBe(ALICE);
 
     await press(edited, DIGEST_ACTIONS.markHandled, { value: "reopen" });
     const reopened = await h.slack.waitFor(() => {
@@ -138,7 +138,7 @@ describe("cards people act on (end to end over HTTP)", () => {
     });
     expect(shownText(reopened)).not.toContain("Handled by");
     expect(shownText(reopened)).toContain("Mark handled");
-    expect((await h.workspace.triage.get(ALL, threadId)).handled).toBeUndefined();
+    expect((await h.workspace.triage.get(threadId)).handled).toBeUndefined();
     // And handled again, for the re-enrichment below.
     await press(reopened, DIGEST_ACTIONS.markHandled, { value: "handle" });
     await h.slack.waitFor(() => shownText(cardIn(ALL, threadId) as Stored).includes("Handled by"));
@@ -173,7 +173,7 @@ describe("cards people act on (end to end over HTTP)", () => {
     const told = await h.slack.waitFor(() => repliesAt(first?.responseUrl ?? "")[0]);
     expect(told.text).toContain("You follow this thread");
     await h.slack.waitFor(() => shownText(cardIn(ALL, threadId) as Stored).includes("1 person following"));
-    expect(await h.workspace.triage.followersOf(ALL, threadId)).toEqual([CAROL]);
+    expect(await h.workspace.triage.followersOf(threadId)).toEqual([CAROL]);
 
     await h.emulator.enrichThread(
       GROUP,

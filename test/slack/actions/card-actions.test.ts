@@ -22,7 +22,7 @@ function setup(o: { admins?: string[]; ref?: MessageRef } = {}) {
   const deps: CardActionDeps = {
     triage,
     cards,
-    refs: { get: async () => o.ref },
+    refs: { get: async () => o.ref, channelsOf: async () => (o.ref ? ["C0CARDS"] : []) },
     adminUserIds: o.admins ?? [],
     logger: silentLogger,
   };
@@ -68,7 +68,11 @@ describe("card actions (handlers with fake deps)", () => {
     expect(await pressMarkHandled(deps, press({ value: "handle" }))).toBe("changed");
     expect(await pressMarkHandled(deps, press({ value: "handle" }))).toBe("unchanged");
     expect(cards.refreshed).toHaveLength(1);
-    expect(triage.handled.get("C0CARDS thread-0001")).toEqual({ by: "U0ALICE", atMs: AT.getTime() });
+    expect(triage.handled.get("thread-0001")).toEqual({
+      by: "U0ALICE",
+      atMs: AT.getTime(),
+      channelId: "C0CARDS",
+    });
     expect(await pressMarkHandled(deps, press({ value: "reopen" }))).toBe("changed");
     expect(triage.handled.size).toBe(0);
   });
