@@ -154,7 +154,8 @@ export async function routeThreadEvent(
       ...(lagging ? { listingLagging: true as const } : {}),
     };
   }
-  if (opts.recount && deps.countThread) digest = withCounts(digest, await deps.countThread(groupId, threadId));
+  if (opts.recount && deps.countThread)
+    digest = withCounts(digest, await deps.countThread(groupId, threadId));
 
   let channels = 0;
   let filteredOut = 0;

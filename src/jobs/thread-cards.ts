@@ -24,7 +24,10 @@ export async function refreshThreadCards(
   key: string,
   pressedIn?: string,
 ): Promise<number> {
-  const [indexed, dms] = await Promise.all([deps.refs.channelsOf(threadId), deps.watchDms.forThread(threadId)]);
+  const [indexed, dms] = await Promise.all([
+    deps.refs.channelsOf(threadId),
+    deps.watchDms.forThread(threadId),
+  ]);
   const channels = new Set(indexed);
   // A watch DM's id is its person's DM channel: it is edited as a watch DM, below.
   if (pressedIn && !pressedIn.startsWith("D")) channels.add(pressedIn);

@@ -54,7 +54,11 @@ export class ThreadMessages {
    * The kind of each of these messages of the thread; a message the listing does not show yet
    * is left out of the answer (the caller may ask again a little later).
    */
-  async kinds(groupId: string, threadId: string, messageIds: readonly string[]): Promise<Map<string, MessageKind>> {
+  async kinds(
+    groupId: string,
+    threadId: string,
+    messageIds: readonly string[],
+  ): Promise<Map<string, MessageKind>> {
     const wanted = new Set(messageIds);
     const missing = (r: Reading) => [...wanted].some((id) => !r.kinds.has(id));
     let r = await this.reading(groupId, threadId, false);
@@ -84,7 +88,9 @@ export class ThreadMessages {
     const key = `${groupId}\n${threadId}`;
     const kept = this.readings.get(key);
     if (kept && !fresh) {
-      return kept.then((r) => (this.now() - r.fetchedAt <= CACHE_MS ? r : this.reading(groupId, threadId, true)));
+      return kept.then((r) =>
+        this.now() - r.fetchedAt <= CACHE_MS ? r : this.reading(groupId, threadId, true),
+      );
     }
     const p = this.page(groupId, threadId, undefined);
     // Least recently read first; the oldest go past the cap. A failed reading is not kept.

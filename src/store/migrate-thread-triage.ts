@@ -68,8 +68,7 @@ export interface MigrationCounts {
 }
 
 export type MigrationResult =
-  | { ran: true; counts: MigrationCounts }
-  | { ran: false; reason: "done" | "busy" };
+  { ran: true; counts: MigrationCounts } | { ran: false; reason: "done" | "busy" };
 
 /** One old key, read from its name. */
 type OldKey =

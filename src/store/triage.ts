@@ -133,7 +133,13 @@ export class TriageStore {
   }
 
   /** Assigns the thread; false when it already was assigned to that user. */
-  async assign(threadId: string, user: string, by: string, at: Date, where: PressedIn = {}): Promise<boolean> {
+  async assign(
+    threadId: string,
+    user: string,
+    by: string,
+    at: Date,
+    where: PressedIn = {},
+  ): Promise<boolean> {
     const prev = await ASSIGN.run(
       this.redis,
       1,

@@ -219,7 +219,10 @@ export async function prepareWatchDmTriage(
 ): Promise<PreparedWatchDmEdit | undefined> {
   const ref = await deps.watchDms.get(userId, threadId);
   if (ref?.kind !== "card") return undefined;
-  const [watch, triage] = await Promise.all([deps.watches.get(userId, ref.watchId), deps.triage.get(threadId)]);
+  const [watch, triage] = await Promise.all([
+    deps.watches.get(userId, ref.watchId),
+    deps.triage.get(threadId),
+  ]);
   const { text, blocks } = renderWatchDm({
     digest: ref.digest,
     watch,

@@ -247,7 +247,9 @@ describe.runIf(clusterAvailable)("every script and transaction of the app on a R
   it("triage scripts, alerts' fire-once keys, ops alerts", async () => {
     const triage = new TriageStore(redis, keys);
     const at = new Date();
-    expect(await step("triage.setHandled", () => triage.setHandled("t1", true, "U1", at, { channelId: "C1" }))).toBe(true);
+    expect(
+      await step("triage.setHandled", () => triage.setHandled("t1", true, "U1", at, { channelId: "C1" })),
+    ).toBe(true);
     expect(await step("triage.reopen", () => triage.setHandled("t1", false, "U1", at))).toBe(true);
     expect(await step("triage.assign", () => triage.assign("t1", "U2", "U1", at))).toBe(true);
     expect(await step("triage.toggleFollow", () => triage.toggleFollow("t1", "U2"))).toBe("followed");

@@ -221,7 +221,11 @@ export class FakeTriage {
   ): Promise<boolean> {
     if (handled === this.handled.has(t)) return false;
     if (handled) {
-      this.handled.set(t, { by, atMs: at.getTime(), ...(where.channelId ? { channelId: where.channelId } : {}) });
+      this.handled.set(t, {
+        by,
+        atMs: at.getTime(),
+        ...(where.channelId ? { channelId: where.channelId } : {}),
+      });
     } else this.handled.delete(t);
     return true;
   }

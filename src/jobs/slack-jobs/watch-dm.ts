@@ -21,7 +21,10 @@ type WatchDmSend = { first: true } | { edit: PreparedWatchDmEdit };
  * per thread and person, DESIGN.md `watch`); one being sent right now makes this job come back
  * shortly, to edit it then.
  */
-async function prepare(attempt: SlackAttempt<WatchDmJob>, deps: SlackJobDeps): Promise<WatchDmSend | SlackOutcome> {
+async function prepare(
+  attempt: SlackAttempt<WatchDmJob>,
+  deps: SlackJobDeps,
+): Promise<WatchDmSend | SlackOutcome> {
   const { userId, digest } = attempt.data;
   const ref = await deps.watchDms.get(userId, digest.threadId);
   if (!ref) return { first: true };
@@ -31,7 +34,11 @@ async function prepare(attempt: SlackAttempt<WatchDmJob>, deps: SlackJobDeps): P
 }
 
 /** In the turn: the DM is claimed (two changes at once send one), rendered and sent, or the edit made. */
-async function send(attempt: SlackAttempt<WatchDmJob>, deps: SlackJobDeps, s: WatchDmSend): Promise<SlackOutcome> {
+async function send(
+  attempt: SlackAttempt<WatchDmJob>,
+  deps: SlackJobDeps,
+  s: WatchDmSend,
+): Promise<SlackOutcome> {
   if ("edit" in s) return sendWatchDmEdit(deps, s.edit);
   const { userId, watchId, digest } = attempt.data;
   const p = await prepareWatchDm(deps, { kind: "dm", userId, watchId }, digest);

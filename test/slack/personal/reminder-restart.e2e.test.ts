@@ -77,7 +77,9 @@ describe("a reminder survives a restart and fires once", () => {
       ],
     });
     expect(res.status).toBe(200);
-    await expect.poll(async () => (await h.workspace.reminders.list(MAYA)).length, { timeout: 5_000 }).toBe(1);
+    await expect
+      .poll(async () => (await h.workspace.reminders.list(MAYA)).length, { timeout: 5_000 })
+      .toBe(1);
     const [reminder] = await h.workspace.reminders.list(MAYA);
     if (!reminder) throw new Error("no reminder");
     const job = await h.services.queues.slack.getJob(`remind|${MAYA}|${reminder.id}`);

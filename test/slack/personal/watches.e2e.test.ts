@@ -63,7 +63,9 @@ describe("watch DMs, end to end", () => {
     expect((await ask(h, "watch compaction stalls", { user: MAYA })).text).toContain(
       ":telescope: Watching: “compaction stalls” in any group.",
     );
-    expect((await ask(h, "watch backups", { user: SAM })).text).toContain(":telescope: Watching: “backups” in any group.");
+    expect((await ask(h, "watch backups", { user: SAM })).text).toContain(
+      ":telescope: Watching: “backups” in any group.",
+    );
     const { thread } = await h.emulator.createThread(UNFOLLOWED, {
       title: "Compaction stalls on large tables",
       summary: "Contributors see compaction stop halfway on tables over 1 TB.",
