@@ -8,7 +8,7 @@ import type { SlackJob } from "../job-types.js";
 import type { SlackAttempt, SlackOutcome } from "./attempt.js";
 import type { SlackJobDeps } from "./deps.js";
 import { twoSteps } from "./handler.js";
-import { comeBackSoon } from "./posting-lock.js";
+import { comeBackLater } from "./watch-dm-claimed.js";
 
 type WatchEditJob = Extract<SlackJob, { kind: "watch-edit" }>;
 
@@ -21,7 +21,7 @@ async function editOf(
   const ref = await deps.watchDms.get(userId, threadId);
   if (!ref) return "stale";
   // The DM is being sent right now: this edit comes back once it is there.
-  if (ref.kind === "claimed") return comeBackSoon(attempt, deps.now ?? Date.now);
+  if (ref.kind === "claimed") return comeBackLater(attempt, deps.now ?? Date.now);
   const edit = digest
     ? await prepareWatchDmEdit(
         deps,

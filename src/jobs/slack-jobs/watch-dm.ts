@@ -9,7 +9,7 @@ import type { SlackJob } from "../job-types.js";
 import type { SlackAttempt, SlackOutcome } from "./attempt.js";
 import type { SlackJobDeps } from "./deps.js";
 import { twoSteps } from "./handler.js";
-import { comeBackSoon } from "./posting-lock.js";
+import { comeBackLater } from "./watch-dm-claimed.js";
 
 type WatchDmJob = Extract<SlackJob, { kind: "watch-dm" }>;
 
@@ -28,7 +28,7 @@ async function prepare(
   const { userId, digest } = attempt.data;
   const ref = await deps.watchDms.get(userId, digest.threadId);
   if (!ref) return { first: true };
-  if (ref.kind === "claimed") return comeBackSoon(attempt, deps.now ?? Date.now);
+  if (ref.kind === "claimed") return comeBackLater(attempt, deps.now ?? Date.now);
   const edit = await prepareWatchDmEdit(deps, { kind: "edit", userId, stillMatches: true }, digest);
   return edit ? { edit } : "stale";
 }
@@ -43,7 +43,7 @@ async function send(
   const { userId, watchId, digest } = attempt.data;
   const p = await prepareWatchDm(deps, { kind: "dm", userId, watchId }, digest);
   // Another job claimed it meanwhile: this one comes back and edits what that one sent.
-  if (!p) return comeBackSoon(attempt, deps.now ?? Date.now);
+  if (!p) return comeBackLater(attempt, deps.now ?? Date.now);
   return sendWatchDm(deps, p);
 }
 
