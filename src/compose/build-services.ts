@@ -4,6 +4,7 @@ import type { WorkerTuning } from "../jobs/create-worker.js";
 import { createQueues, type Queues } from "../jobs/queue-registry.js";
 import { queueLayout } from "../jobs/queue-layout.js";
 import { ThreadLookup } from "../jobs/thread-lookup.js";
+import { ThreadMessages } from "../jobs/thread-messages.js";
 import { debugOnFailure, type Logger } from "../log.js";
 import { createMetrics, type Metrics } from "../metrics.js";
 import { OpsNotifier } from "../ops/ops-notifier.js";
@@ -21,6 +22,8 @@ import { workspaceQueues } from "../workspaces/workspace-queues.js";
 /** Knobs tests turn; production uses the defaults. */
 export interface RuntimeTuning extends WorkerTuning {
   refreshDelaysMs?: number[];
+  /** Short looks for the sentiment before a thread's first card goes out without it (route-thread-event.ts). */
+  firstPostWaitsMs?: number[];
   channelGapMs?: number;
   lookupCacheMs?: number;
   insightTimeoutMs?: number;
@@ -64,7 +67,7 @@ export interface Services {
   /** The deployment's operational alerts (the health watch): OPS_CHANNEL_ID with one workspace, logged with many. */
   ops: OpsNotifier;
   /** The env key's Insight client (the single workspace's); with many workspaces each brings its own. */
-  insight: { client: InsightClient; lookup: ThreadLookup };
+  insight: { client: InsightClient; lookup: ThreadLookup; messages: ThreadMessages };
   /** The env token's Slack client (the single workspace's). */
   slack: SlackApi;
   tuning: RuntimeTuning;
@@ -131,7 +134,11 @@ export function buildServices(config: Config, logger: Logger, tuning: RuntimeTun
     keys,
     queues,
     ops,
-    insight: { client, lookup: new ThreadLookup(client, { cacheMs: tuning.lookupCacheMs }) },
+    insight: {
+      client,
+      lookup: new ThreadLookup(client, { cacheMs: tuning.lookupCacheMs }),
+      messages: new ThreadMessages(client),
+    },
     slack,
     tuning,
     ...(mw && sealer

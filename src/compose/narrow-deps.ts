@@ -30,6 +30,8 @@ import { ConversationStore } from "../ask/conversation-store.js";
 import type { AskDeps } from "../ask/deps.js";
 import { userTimeZones, type UserTimeZones } from "../slack/user-time-zone.js";
 import { reminderJob } from "../jobs/slack-jobs/remind.js";
+import type { RouteWatchDeps } from "../jobs/route-watches.js";
+import { refreshThreadCards } from "../jobs/thread-cards.js";
 
 /*
  * Each feature's narrow dependencies, cut from the process's services. Tests build features
@@ -49,7 +51,22 @@ export function routeDeps(s: WorkspaceServices): RouteDeps {
     ops: s.ops,
     logger: s.logger,
     ...(s.tuning.refreshDelaysMs ? { refreshDelaysMs: s.tuning.refreshDelaysMs } : {}),
+    ...(s.tuning.firstPostWaitsMs ? { firstPostWaitsMs: s.tuning.firstPostWaitsMs } : {}),
     digest: digestIntake({ pending: s.digest.pending, schedules: s.digest.schedules }),
+    watches: routeWatchDeps(s),
+    belowThreshold: s.belowThreshold,
+    countThread: (groupId, threadId) => s.insight.messages.counts(groupId, threadId),
+  };
+}
+
+/** Personal watches on the delivery path: the workspace's watches, its people's DMs and zones. */
+export function routeWatchDeps(s: WorkspaceServices): RouteWatchDeps {
+  return {
+    watches: s.watches,
+    watchDms: s.watchDms,
+    watchPending: s.watchPending,
+    userTimeZoneOf: (userId) => userTimeZonesOf(s).of(userId),
+    logger: s.logger,
   };
 }
 
@@ -88,6 +105,8 @@ export function messageRouteDeps(s: WorkspaceServices): MessageRouteDeps {
     refs: s.refs,
     replies: s.replies,
     slackQueue: () => s.queues.slack,
+    belowThreshold: s.belowThreshold,
+    refreshQueue: () => s.queues.refresh,
     ...(s.tuning.countsDebounceMs ? { countsDebounceMs: s.tuning.countsDebounceMs } : {}),
     ...(s.tuning.repliesBatchMs ? { repliesBatchMs: s.tuning.repliesBatchMs } : {}),
   };
@@ -109,8 +128,10 @@ export function slackOutDeps(s: WorkspaceServices): SlackJobDeps {
       return {
         messageCount: t.messageCount,
         participantCount: typeof participants === "number" ? participants : undefined,
+        lastMessageDate: t.lastMessageDate,
       };
     },
+    messageKinds: (groupId, threadId, ids) => s.insight.messages.kinds(groupId, threadId, ids),
     throttle: s.throttle,
     subscriptions: s.subscriptions,
     ops: s.ops,
@@ -119,6 +140,8 @@ export function slackOutDeps(s: WorkspaceServices): SlackJobDeps {
     lockTtlMs: s.tuning.digestLockTtlMs ?? DIGEST_LOCK_TTL_MS,
     reminders: s.reminders,
     watchDms: s.watchDms,
+    watches: s.watches,
+    watchPending: s.watchPending,
   };
 }
 
@@ -168,11 +191,12 @@ export function commandsDeps(s: AppWorkspace): CommandsDeps {
 /** Card edits and DMs that button presses ask for, through the outbound queue and its throttle. */
 export function cardEffects(s: WorkspaceServices): CardEffects {
   return {
-    async refresh(channelId, threadId, key) {
-      await s.queues.slack.add(
-        "card",
-        { kind: "card", channelId, threadId, reason: "triage" },
-        { jobId: jobId("card", channelId, threadId, key) },
+    async refresh(threadId, key, pressedIn) {
+      await refreshThreadCards(
+        { refs: s.refs, watchDms: s.watchDms, slackQueue: () => s.queues.slack },
+        threadId,
+        key,
+        pressedIn,
       );
     },
     async dm({ userId, text, card, key }) {
@@ -209,7 +233,8 @@ export function weeklyRunDeps(s: WorkspaceServices): WeeklyRunDeps {
     throttle: s.throttle,
     ops: s.ops,
     reportInsightError: s.reportInsightError,
-    handled: (channelId, threadIds) => s.triage.handledAmong(channelId, threadIds),
+    // Triage belongs to the thread: handled in any channel (or a watch DM) counts.
+    handled: (_channelId, threadIds) => s.triage.handledAmong(threadIds),
   };
 }
 

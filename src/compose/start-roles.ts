@@ -3,6 +3,7 @@ import type { Worker } from "bullmq";
 import { createIntakePump } from "../intake/create-pump.js";
 import type { WorkerHealth } from "../jobs/worker-health.js";
 import { debugOnFailure } from "../log.js";
+import { migrateThreadTriage } from "../store/migrate-thread-triage.js";
 import { startProcessWatch } from "../ops/health-watch.js";
 import type { SlackAppParts } from "../slack/app.js";
 import type { Receiver } from "../webhooks/create-receiver.js";
@@ -30,12 +31,17 @@ export interface RunningRoles {
 type Role = "web" | "worker" | "scheduler";
 
 /**
- * Starts the roles `config.role` asks for: the features' workers of those roles (through the
+ * Starts the roles `config.role` asks for, once the state is in the layout this version reads
+ * (migrate-thread-triage.ts): the features' workers of those roles (through the
  * one worker factory), the intake pump (worker), the scheduler's repeating work, then the web
  * role once readiness can see every worker started here, and the process's health watch.
  */
 export async function startRoles(s: Services, o: FeatureOptions = {}): Promise<RunningRoles> {
   const { config, logger } = s;
+  // Before any role reads or writes triage: per-channel marks become the thread's (issue 35).
+  await migrateThreadTriage(s.redis, config.redis.prefix, logger).catch((err: unknown) =>
+    logger.warn({ err }, "could not migrate triage to threads; the next start tries again"),
+  );
   const d = deploymentOf(s, o);
   const runs = (r: Role) => config.role === "all" || config.role === r;
   const stops: (() => Promise<void>)[] = [];

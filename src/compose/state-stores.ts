@@ -1,4 +1,5 @@
 import { AlertSettingsStore } from "../alerts/settings-store.js";
+import { BelowThresholdStore } from "../store/below-threshold.js";
 import { PendingDigestStore } from "../digest/pending-store.js";
 import { DigestSchedules } from "../digest/schedules.js";
 import { JOB_DEFAULTS } from "../jobs/retry-policy.js";
@@ -39,6 +40,8 @@ export function stateStores(o: {
     refs: new MessageRefStore(redis, keys),
     triage: new TriageStore(redis, keys),
     replies: new PendingReplies(redis, keys),
+    /** Threads held back by a channel's thresholds alone, counted again as they grow. */
+    belowThreshold: new BelowThresholdStore(redis, keys),
     health: new DeliveryHealthStore(redis, keys),
     schedules,
     digest: {

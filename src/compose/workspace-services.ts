@@ -3,6 +3,7 @@ import type { Queue } from "bullmq";
 import { InsightClient } from "../insight/client.js";
 import { QUEUE_NAMES } from "../jobs/job-types.js";
 import { ThreadLookup } from "../jobs/thread-lookup.js";
+import { ThreadMessages } from "../jobs/thread-messages.js";
 import { countingIntake, intakeLength } from "../intake/view.js";
 import type { Logger } from "../log.js";
 import { OpsNotifier } from "../ops/ops-notifier.js";
@@ -44,7 +45,7 @@ export interface WorkspaceServices
   keys: StateKeys;
   queues: WorkspaceQueues;
   ops: OpsNotifier;
-  insight: { client: InsightClient; lookup: ThreadLookup };
+  insight: { client: InsightClient; lookup: ThreadLookup; messages: ThreadMessages };
   slack: SlackApi;
   sender: SlackSender;
   reportInsightError: ReportInsightError;
@@ -194,7 +195,11 @@ export function installedWorkspaceServices(
       channelGapMs: base.tuning.channelGapMs,
     }),
     ops,
-    insight: { client, lookup: new ThreadLookup(client, { cacheMs: base.tuning.lookupCacheMs }) },
+    insight: {
+      client,
+      lookup: new ThreadLookup(client, { cacheMs: base.tuning.lookupCacheMs }),
+      messages: new ThreadMessages(client),
+    },
     slack,
     sender: createSlackSender(slack, new MethodHold(redis, keys)),
     reportInsightError: insightErrorReporter(ops),

@@ -223,3 +223,13 @@ export function normalizeFilters(f: SubscriptionFilters): SubscriptionFilters {
 
 /** The canonical tones a sentiment filter accepts, for help texts. */
 export const FILTER_TONES: readonly string[] = TONES;
+
+/**
+ * Whether a thread fails these filters on its thresholds alone (`--min-messages`,
+ * `--min-participants`): it may pass once it grows, so its counts are looked at again then.
+ */
+export function failsOnlyOnThresholds(d: FilterSubject, f: SubscriptionFilters): boolean {
+  if (f.minMessages === undefined && f.minParticipants === undefined) return false;
+  const { minMessages: _messages, minParticipants: _participants, ...rest } = f;
+  return matchesFilters(d, rest) && !matchesFilters(d, f);
+}

@@ -14,10 +14,13 @@ export type CardFacts = Pick<
   | "participantCount"
 >;
 
-/** Triage of one thread in one channel, as the card and Home show it. */
+/**
+ * Triage of one thread in its workspace, as every card of it and Home show it; `channelId`: the
+ * channel whose card was pressed (absent for a press on a watch DM, or state from before).
+ */
 export interface TriageState {
-  handled?: { by: string; atMs: number };
-  assignee?: { user: string; by: string; atMs: number };
+  handled?: { by: string; atMs: number; channelId?: string };
+  assignee?: { user: string; by: string; atMs: number; channelId?: string };
   /** How many people follow the thread (DMs on each re-enrichment). */
   followers: number;
 }

@@ -103,7 +103,14 @@ export type SlackJob = (
       reason: "triage" | "counts";
       slotAt?: number;
     }
-  | { kind: "replies"; channelId: string; threadId: string; slotAt?: number }
+  | {
+      kind: "replies";
+      channelId: string;
+      threadId: string;
+      /** Looks at the message listing that did not show every waiting message yet (bots are told there). */
+      looks?: number;
+      slotAt?: number;
+    }
   | {
       kind: "dm";
       /** The throttle's key: the user's DM, one slot a second like a channel. */
@@ -125,16 +132,56 @@ export type SlackJob = (
       reminderId: string;
       slotAt?: number;
     }
+  | {
+      /** A personal watch's first match: a DM with the thread's compact card (slack-jobs/watch-dm.ts). */
+      kind: "watch-dm";
+      /** The throttle's key: the person's DM, one slot a second like a channel. */
+      channelId: string;
+      userId: string;
+      watchId: string;
+      digest: ThreadDigest;
+      slotAt?: number;
+    }
+  | {
+      /**
+       * A watch DM brought up to date (slack-jobs/watch-dm-edit.ts): its thread changed (`digest`,
+       * the thread now), or its triage did (no digest: re-rendered from what it shows).
+       */
+      kind: "watch-edit";
+      /** The throttle's key: the person's DM. */
+      channelId: string;
+      userId: string;
+      threadId: string;
+      digest?: ThreadDigest;
+      /** False once the thread left every watch of the person. */
+      stillMatches?: boolean;
+      slotAt?: number;
+    }
+  | {
+      /** A person's gathered watch DM (daily, or after quiet hours), delayed to its time (slack-jobs/watch-gather.ts). */
+      kind: "watch-gather";
+      /** The throttle's key: the person's DM. */
+      channelId: string;
+      userId: string;
+      slotAt?: number;
+    }
 ) &
   WorkspaceStamp;
 
 /** The kinds of Slack job: each has its own handler (jobs/slack-jobs/). */
 export type SlackJobKind = SlackJob["kind"];
 
-/** A later look at the listing for a thread whose digest went out without sentiment. */
+/**
+ * A later look at the listing for a thread: its first card waits a few seconds for the
+ * sentiment (`waited`: the short looks made so far), a digest that went out without sentiment
+ * looks again (`attempt`), and a thread held back only by a channel's thresholds is counted
+ * again when messages arrive (`recount`: its counts from the message listing).
+ */
 export interface RefreshJob extends WorkspaceStamp {
   event: ThreadEvent;
   attempt: number;
+  waited?: number;
+  recount?: true;
 }
 
 /** A job of the `weekly` queue: one channel's summary. */

@@ -106,6 +106,8 @@ export function relayFeature<Command>(o: RelayOptions): Feature<RelayDeps, Comma
             routeThreadEvent(job.data.event, route, {
               notBeforeMs: job.timestamp + (job.opts.delay ?? 0),
               attempt: job.data.attempt,
+              waited: job.data.waited,
+              recount: job.data.recount,
             });
         },
         concurrency: c.refresh ?? 4,

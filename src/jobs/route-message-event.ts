@@ -1,9 +1,10 @@
 import { deliveryOf } from "../domain/subscription.js";
 import type { MessageEvent } from "../insight/schemas.js";
+import type { BelowThresholdStore } from "../store/below-threshold.js";
 import type { MessageRefStore } from "../store/message-refs.js";
 import type { PendingReplies } from "../store/pending-replies.js";
 import type { SubscriptionStore } from "../store/subscriptions.js";
-import { jobId, type Producer, type SlackJob } from "./job-types.js";
+import { jobId, type Producer, type RefreshJob, type SlackJob } from "./job-types.js";
 
 export interface MessageRouteDeps {
   subscriptions: Pick<SubscriptionStore, "forGroup">;
@@ -11,6 +12,9 @@ export interface MessageRouteDeps {
   replies: Pick<PendingReplies, "push">;
   /** A getter, not the queue: see `healingQueue`. */
   slackQueue: () => Producer<SlackJob>;
+  /** Threads held back only by thresholds: counted again (a refresh job) when they grow. */
+  belowThreshold?: Pick<BelowThresholdStore, "get">;
+  refreshQueue?: () => Producer<RefreshJob>;
   /** At most one counts edit per card per this long (default 3 minutes). */
   countsDebounceMs?: number;
   /** Messages within this long go as one reply under the card (default 1 minute). */
@@ -26,6 +30,8 @@ export interface MessageRouteResult {
   counts: number;
   /** Cards under which this message will go as (part of) a reply. */
   replies: number;
+  /** The thread was held back by a channel's thresholds: its counts are looked at again. */
+  recount?: true;
 }
 
 /** The service marks system and bot messages only in the message listing; a delivery may carry them too. */
@@ -46,7 +52,9 @@ function windowed(now: number, windowMs: number): { id: number; delay: number } 
  * chatmessage-crud -> for each realtime channel that shows a card of the message's thread:
  * a counts edit at the end of the card's debounce window (rule 10: counts follow activity, at
  * most one edit per window, through the channel's throttle), and, with `--replies on`, the
- * new message queued to go under the card in the next reply batch.
+ * new message queued to go under the card in the next reply batch. A thread that a channel
+ * holds back only by its thresholds is counted again at the end of the same window, and goes
+ * out once it passes them (`--min-messages 5`: posted when its fifth message arrives).
  */
 export async function routeMessageEvent(
   event: MessageEvent,
@@ -56,10 +64,9 @@ export async function routeMessageEvent(
   const threadId = p.threadId;
   const result: MessageRouteResult = { counts: 0, replies: 0 };
   if (!threadId) return result;
-  const subs = (await deps.subscriptions.forGroup(p.groupId)).filter(
-    (s) => !s.paused && deliveryOf(s).mode === "realtime",
-  );
-  if (subs.length === 0) return result;
+  const followed = (await deps.subscriptions.forGroup(p.groupId)).filter((s) => !s.paused);
+  const subs = followed.filter((s) => deliveryOf(s).mode === "realtime");
+  if (followed.length === 0) return result;
 
   const now = (deps.now ?? Date.now)();
   const counts = windowed(now, deps.countsDebounceMs ?? DEFAULT_COUNTS_DEBOUNCE_MS);
@@ -95,5 +102,31 @@ export async function routeMessageEvent(
         { delay: batch.delay, jobId: jobId("replies", channel, threadId, batch.id) },
       );
   }
+  if (await recountIfHeld(deps, followed, threadId, counts)) result.recount = true;
   return result;
+}
+
+/**
+ * A new message of a thread some channel holds back by its thresholds alone: the thread is
+ * counted again at the end of the window (one look at its message listing per window).
+ */
+async function recountIfHeld(
+  deps: MessageRouteDeps,
+  subs: readonly { filters: { minMessages?: number; minParticipants?: number } }[],
+  threadId: string,
+  window: { id: number; delay: number },
+): Promise<boolean> {
+  const { belowThreshold, refreshQueue } = deps;
+  if (!belowThreshold || !refreshQueue) return false;
+  if (!subs.some((s) => s.filters.minMessages !== undefined || s.filters.minParticipants !== undefined)) {
+    return false;
+  }
+  const event = await belowThreshold.get(threadId);
+  if (!event) return false;
+  await refreshQueue().add(
+    "refresh",
+    { event, attempt: 0, recount: true },
+    { delay: window.delay, jobId: jobId("recount", event.payload.groupId, threadId, window.id) },
+  );
+  return true;
 }

@@ -19,7 +19,8 @@
  * - `watch`: every person's watches, the set of watchers and the id counter (one script adds a
  *   watch under the limit);
  * - no tag (one key at a time): locks, channel slots, method holds, alerts, schedules, weekly runs,
- *   watch DMs, pending watch matches, reminders, the assistant's conversations and time zones.
+ *   a thread's triage, followers and cards, watch DMs, pending watch matches, reminders, the
+ *   assistant's conversations and time zones.
  */
 export function stateKeys(prefix: string, o: { cluster?: boolean } = {}) {
   const s = `${prefix}:state`;
@@ -35,21 +36,33 @@ export function stateKeys(prefix: string, o: { cluster?: boolean } = {}) {
     posting: (channelId: string, threadId: string) => `${s}:posting:${tag(`${channelId}:${threadId}`)}`,
     // no tag
     lock: (name: string) => `${s}:lock:${name}`,
-    /** Triage of one thread in one channel (handled, assignee): a hash. */
-    triage: (channelId: string, threadId: string) => `${s}:triage:${channelId}:${threadId}`,
-    /** Who follows one thread in one channel (DMs on re-enrichment): a set of user ids. */
-    followers: (channelId: string, threadId: string) => `${s}:followers:${channelId}:${threadId}`,
+    /**
+     * Triage of one thread in the workspace (handled, assignee, where each was pressed): a hash.
+     * Triage belongs to the thread, not to one channel's card (docs/using.md, digest card actions).
+     */
+    threadTriage: (threadId: string) => `${s}:thread-triage:${threadId}`,
+    /** Who follows one thread (one DM per re-enrichment, however many channels show it): a set of user ids. */
+    threadFollowers: (threadId: string) => `${s}:thread-followers:${threadId}`,
+    /** The channels that show a card of one thread: a sorted set, channel -> when its card was first posted. */
+    threadCards: (threadId: string) => `${s}:thread-cards:${threadId}`,
+    /** Set once the followers of a thread were sent their DM of one re-enrichment (SET NX). */
+    followersTold: (threadId: string, enrichedAtMs: number) =>
+      `${s}:followers-told:${threadId}:${enrichedAtMs}`,
     /** New messages waiting to go as one reply under a card (`--replies on`): a list. */
     pendingReplies: (channelId: string, threadId: string) => `${s}:replies:${channelId}:${threadId}`,
-    /** Cards posted lately, by time ("channel thread" members): what Home lists as open. */
-    recentCards: `${s}:triage:recent`,
-    /** Threads marked handled, by time ("channel thread" members). */
-    handledCards: `${s}:triage:handled`,
-    /** Threads assigned to one user, by time ("channel thread" members). */
-    assignedTo: (userId: string) => `${s}:triage:assigned:${userId}`,
+    /** Threads whose cards were posted lately, by time (thread ids): what Home lists as open. */
+    recentThreads: `${s}:threads:recent`,
+    /** Threads marked handled, by time (thread ids). */
+    handledThreads: `${s}:threads:handled`,
+    /** Threads assigned to one user, by time (thread ids). */
+    assignedThreads: (userId: string) => `${s}:threads:assigned:${userId}`,
+    /** A thread held back only by a channel's thresholds: its latest event, looked at again when counts move. */
+    belowThreshold: (threadId: string) => `${s}:below-threshold:${threadId}`,
     /** A button press already acted on (double clicks act once). */
-    pressOnce: (userId: string, channelId: string, threadId: string, action: string) =>
-      `${s}:press:${userId}:${channelId}:${threadId}:${action}`,
+    pressOnce: (userId: string, threadId: string, action: string) =>
+      `${s}:press:${userId}:${threadId}:${action}`,
+    /** Set once a migration of this prefix's state has run to its end (store/migrate-*.ts). */
+    migrated: (name: string) => `${s}:migrated:${name}`,
     channelSlot: (channelId: string) => `${s}:slot:${channelId}`,
     /** A Slack method held after its 429 (every channel of the workspace waits): until, in ms. */
     slackHold: (method: string) => `${s}:slack-hold:${method}`,

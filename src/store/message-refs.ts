@@ -141,6 +141,21 @@ export class MessageRefStore {
     else await this.redis.set(key, String(at.getTime()), "EX", 86_400);
   }
 
+  /**
+   * Notes that a channel shows a card of the thread: the index a triage change reads to edit
+   * every card of the thread (docs/using.md, digest card actions). Kept as long as the refs.
+   */
+  async noteChannel(channelId: string, threadId: string, at: Date): Promise<void> {
+    const key = this.keys.threadCards(threadId);
+    await this.redis.zadd(key, "NX", at.getTime(), channelId);
+    await this.redis.pexpire(key, REF_TTL_MS);
+  }
+
+  /** The channels that show a card of the thread, the first posted first. */
+  async channelsOf(threadId: string): Promise<string[]> {
+    return this.redis.zrange(this.keys.threadCards(threadId), "0", "-1");
+  }
+
   async postingSince(channelId: string, threadId: string): Promise<number | undefined> {
     const v = await this.redis.get(this.keys.posting(channelId, threadId));
     return v ? Number(v) : undefined;

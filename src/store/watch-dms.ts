@@ -21,6 +21,8 @@ export type WatchDmRef =
       /** What the DM shows (the edit compares and re-renders from it). */
       digest: ThreadDigest;
       sentAtMs: number;
+      /** False once the thread left every watch of the person (the DM says so); absent: it matches. */
+      stillMatches?: boolean;
     }
   | { kind: "gathered"; channel: string; ts: string; sentAtMs: number }
   /** Being sent now (or a send that died: reclaimed after CLAIM_STALE_MS). */
@@ -79,6 +81,7 @@ function parse(raw: string): WatchDmRef | undefined {
       watchId: typeof r.watchId === "string" ? r.watchId : "",
       digest,
       sentAtMs,
+      ...(r.stillMatches === false ? { stillMatches: false } : {}),
     };
   } catch {
     return undefined;

@@ -2,7 +2,7 @@ import type { ThreadDigest } from "../domain/thread-digest.js";
 import { decideWatchDeliveries, needsTimeZone, type WatchDelivery } from "../domain/watch-delivery.js";
 import { matchesWatch, type Watch } from "../domain/watch.js";
 import type { Logger } from "../log.js";
-import type { SlackSender } from "../slack/outbound/slack-sender.js";
+import { DIGEST_EVENT_TYPE, type DigestMetadata, type SlackSender } from "../slack/outbound/slack-sender.js";
 import { renderGatheredWatchDm, renderWatchDm } from "../slack/render/watch-dm.js";
 import type { TriageStore } from "../store/triage.js";
 import type { WatchDmRefs } from "../store/watch-dms.js";
@@ -19,7 +19,9 @@ import type { WatchStore } from "../store/watches.js";
  * 2. per delivery: `prepareWatchDm` / `sendWatchDm` (a first match), `prepareWatchDmEdit` /
  *    `sendWatchDmEdit` (a later change), `holdWatchMatch` (daily or quiet hours: then queue a
  *    gathering job with `gatherJobId`, delayed to `dueAtMs`);
- * 3. the gathering job: `prepareGatheredWatchDm` / `sendGatheredWatchDm`.
+ * 3. the gathering job: `prepareGatheredWatchDm` / `sendGatheredWatchDm`;
+ * 4. a triage change (a press or a reaction on any card of the thread): `prepareWatchDmTriage`
+ *    re-renders the DM with the thread's triage now.
  */
 
 export interface WatchMatchDeps {
@@ -76,6 +78,12 @@ export interface WatchDmDeps {
   now?: () => number;
 }
 
+/** The metadata of a watch DM: the same as a channel card's (reactions.ts recognises both). */
+export const watchDmMetadata = (d: Pick<ThreadDigest, "threadId" | "groupId">): DigestMetadata => ({
+  event_type: DIGEST_EVENT_TYPE,
+  event_payload: { thread_id: d.threadId, group_id: d.groupId },
+});
+
 export interface PreparedWatchDm {
   userId: string;
   watchId: string;
@@ -105,7 +113,13 @@ export async function prepareWatchDm(
 export async function sendWatchDm(deps: WatchDmDeps, p: PreparedWatchDm): Promise<"sent"> {
   try {
     const channel = await deps.sender.openDm(p.userId);
-    const ts = await deps.sender.post({ channel, text: p.text, blocks: p.blocks });
+    // Marked as a card of the thread, as channel cards are: a ✅ or 👀 on it triages the thread.
+    const ts = await deps.sender.post({
+      channel,
+      text: p.text,
+      blocks: p.blocks,
+      metadata: watchDmMetadata(p.digest),
+    });
     await deps.watchDms.set(p.userId, p.digest.threadId, {
       kind: "card",
       channel,
@@ -144,11 +158,12 @@ export async function prepareWatchDmEdit(
   const ref = await deps.watchDms.get(d.userId, digest.threadId);
   if (!ref || ref.kind === "claimed") return undefined;
   if (ref.kind === "card") {
-    // An older enrichment finishing late never overwrites a newer one (rule 2).
-    if (ref.digest.enrichedAt > digest.enrichedAt) return undefined;
+    // An older enrichment finishing late never overwrites a newer one (rule 2), nor one
+    // without the sentiment the same enrichment's DM already shows.
+    if (isOlder(digest, ref.digest)) return undefined;
     const [watch, triage] = await Promise.all([
       deps.watches.get(d.userId, ref.watchId),
-      deps.triage.get(ref.channel, digest.threadId),
+      deps.triage.get(digest.threadId),
     ]);
     const { text, blocks } = renderWatchDm({ digest, watch, triage, stillMatches: d.stillMatches });
     return {
@@ -157,7 +172,12 @@ export async function prepareWatchDmEdit(
       ts: ref.ts,
       text,
       blocks,
-      record: () => deps.watchDms.set(d.userId, digest.threadId, { ...ref, digest }),
+      record: () =>
+        deps.watchDms.set(d.userId, digest.threadId, {
+          ...ref,
+          digest,
+          ...(d.stillMatches ? {} : { stillMatches: false }),
+        }),
     };
   }
   const gathered = await deps.watchDms.getGathered(d.userId, ref.ts);
@@ -181,6 +201,37 @@ export async function prepareWatchDmEdit(
   };
 }
 
+/** Whether `next` is an older rendering of the thread than `shown` (by enrichment, then sentiment). */
+function isOlder(next: ThreadDigest, shown: ThreadDigest): boolean {
+  if (next.enrichedAt !== shown.enrichedAt) return next.enrichedAt < shown.enrichedAt;
+  return Boolean(shown.sentiment) && !next.sentiment;
+}
+
+/**
+ * The thread's triage changed (Mark handled, Assign or Follow, pressed or reacted on any card of
+ * it): the person's DM of it, re-rendered from what it shows with the triage now. Undefined when
+ * the person has no card DM of it (a gathered DM's lines show no triage).
+ */
+export async function prepareWatchDmTriage(
+  deps: Pick<WatchDmDeps, "watches" | "watchDms" | "triage">,
+  userId: string,
+  threadId: string,
+): Promise<PreparedWatchDmEdit | undefined> {
+  const ref = await deps.watchDms.get(userId, threadId);
+  if (ref?.kind !== "card") return undefined;
+  const [watch, triage] = await Promise.all([
+    deps.watches.get(userId, ref.watchId),
+    deps.triage.get(threadId),
+  ]);
+  const { text, blocks } = renderWatchDm({
+    digest: ref.digest,
+    watch,
+    triage,
+    stillMatches: ref.stillMatches !== false,
+  });
+  return { userId, channel: ref.channel, ts: ref.ts, text, blocks, record: async () => undefined };
+}
+
 export async function sendWatchDmEdit(deps: WatchDmDeps, p: PreparedWatchDmEdit): Promise<"updated"> {
   await deps.sender.update({ channel: p.channel, ts: p.ts, text: p.text, blocks: p.blocks });
   await p.record();
@@ -193,7 +244,7 @@ export async function sendWatchDmEdit(deps: WatchDmDeps, p: PreparedWatchDmEdit)
  * person and time, however many matches it gathers.
  */
 export async function holdWatchMatch(
-  deps: Pick<WatchDmDeps, "watchPending" | "now">,
+  deps: { watchPending: Pick<WatchPendingStore, "add">; now?: () => number },
   d: Extract<WatchDelivery, { kind: "daily" | "held" }>,
   digest: ThreadDigest,
 ): Promise<{ userId: string; dueAtMs: number }> {

@@ -21,6 +21,7 @@ import { PendingReplies } from "../../src/store/pending-replies.js";
 import { createRedis, type RedisClient } from "../../src/store/redis.js";
 import { SubscriptionStore } from "../../src/store/subscriptions.js";
 import { TriageStore } from "../../src/store/triage.js";
+import { migrateThreadTriage } from "../../src/store/migrate-thread-triage.js";
 import { classifyDelivery } from "../../src/intake/classify-delivery.js";
 import { DeliveryRecorder } from "../../src/intake/recorder.js";
 import { parseIntakeEntry } from "../../src/intake/entry.js";
@@ -246,11 +247,13 @@ describe.runIf(clusterAvailable)("every script and transaction of the app on a R
   it("triage scripts, alerts' fire-once keys, ops alerts", async () => {
     const triage = new TriageStore(redis, keys);
     const at = new Date();
-    expect(await step("triage.setHandled", () => triage.setHandled("C1", "t1", true, "U1", at))).toBe(true);
-    expect(await step("triage.reopen", () => triage.setHandled("C1", "t1", false, "U1", at))).toBe(true);
-    expect(await step("triage.assign", () => triage.assign("C1", "t1", "U2", "U1", at))).toBe(true);
-    expect(await step("triage.toggleFollow", () => triage.toggleFollow("C1", "t1", "U2"))).toBe("followed");
-    expect((await triage.get("C1", "t1")).assignee?.user).toBe("U2");
+    expect(
+      await step("triage.setHandled", () => triage.setHandled("t1", true, "U1", at, { channelId: "C1" })),
+    ).toBe(true);
+    expect(await step("triage.reopen", () => triage.setHandled("t1", false, "U1", at))).toBe(true);
+    expect(await step("triage.assign", () => triage.assign("t1", "U2", "U1", at))).toBe(true);
+    expect(await step("triage.toggleFollow", () => triage.toggleFollow("t1", "U2"))).toBe("followed");
+    expect((await triage.get("t1")).assignee?.user).toBe("U2");
     const fired = keys.alertFired("C1", "negative:g1");
     expect(await redis.set(fired, "claimed:o1", "PX", 60_000, "NX")).toBe("OK");
     expect(await step("alerts UNCLAIM", () => UNCLAIM.run(redis, 1, fired, "claimed:o1"))).toBe(1);
@@ -271,6 +274,26 @@ describe.runIf(clusterAvailable)("every script and transaction of the app on a R
     const ops = new OpsNotifier(redis, keys, () => queues.slack, "COPS", silentLogger);
     expect(await step("ops.alert", () => ops.alert("cluster-test", "a test incident"))).toBe(true);
     expect(await step("ops.resolve", () => ops.resolve("cluster-test", "resolved"))).toBe(true);
+    expect(errors.splice(0)).toEqual([]);
+  });
+
+  it("the triage migration (SCAN on every master, one-key scripts) folds old keys spread over the masters", async () => {
+    const s = `${prefix}:state`;
+    // Old per-channel keys of many threads land in every master's slots.
+    for (let i = 0; i < 12; i++) {
+      await redis.hset(`${s}:triage:C${i % 3}:old${i}`, "handledBy", "U1", "handledAt", String(1_000 + i));
+      await redis.sadd(`${s}:followers:C${i % 3}:old${i}`, "U2");
+      await redis.hset(keys.messageRef(`C${i % 3}`, `old${i}`), "ts", `1.${i}`, "groupId", "g1");
+    }
+    const result = await step("migrateThreadTriage", () => migrateThreadTriage(redis, prefix, silentLogger));
+    expect(result).toMatchObject({ ran: true, counts: { triage: 12, followers: 12 } });
+    const triage = new TriageStore(redis, keys);
+    const refs = new MessageRefStore(redis, keys);
+    for (let i = 0; i < 12; i++) {
+      expect((await triage.get(`old${i}`)).handled?.by).toBe("U1");
+      expect(await triage.followersOf(`old${i}`)).toEqual(["U2"]);
+      expect(await refs.channelsOf(`old${i}`)).toEqual([`C${i % 3}`]);
+    }
     expect(errors.splice(0)).toEqual([]);
   });
 

@@ -29,6 +29,7 @@ export const OPS_CHANNEL = "C0OPS";
 /** Fast-moving defaults so end-to-end tests do not wait for production timings. */
 export const FAST_TUNING: RuntimeTuning = {
   refreshDelaysMs: [300, 600, 1_200],
+  firstPostWaitsMs: [200, 400],
   channelGapMs: 50,
   lookupCacheMs: 200,
   insightTimeoutMs: 2_000,

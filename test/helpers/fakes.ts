@@ -210,46 +210,55 @@ export class FakeSlack implements Pick<
   }
 }
 
-/** The triage store's interface over Maps, with the same once-only answers. */
+/** The triage store's interface over Maps (per thread, as the store keeps it), with the same once-only answers. */
 export class FakeTriage {
-  readonly handled = new Map<string, { by: string; atMs: number }>();
+  readonly handled = new Map<string, { by: string; atMs: number; channelId?: string }>();
   readonly assignees = new Map<string, string>();
   readonly followers = new Map<string, Set<string>>();
   readonly presses = new Set<string>();
-  private key = (c: string, t: string) => `${c} ${t}`;
 
-  async setHandled(c: string, t: string, handled: boolean, by: string, at: Date): Promise<boolean> {
-    const k = this.key(c, t);
-    if (handled === this.handled.has(k)) return false;
-    if (handled) this.handled.set(k, { by, atMs: at.getTime() });
-    else this.handled.delete(k);
+  async setHandled(
+    t: string,
+    handled: boolean,
+    by: string,
+    at: Date,
+    where: { channelId?: string | undefined } = {},
+  ): Promise<boolean> {
+    if (handled === this.handled.has(t)) return false;
+    if (handled) {
+      this.handled.set(t, {
+        by,
+        atMs: at.getTime(),
+        ...(where.channelId ? { channelId: where.channelId } : {}),
+      });
+    } else this.handled.delete(t);
     return true;
   }
-  async assign(c: string, t: string, user: string): Promise<boolean> {
-    if (this.assignees.get(this.key(c, t)) === user) return false;
-    this.assignees.set(this.key(c, t), user);
+  async assign(t: string, user: string): Promise<boolean> {
+    if (this.assignees.get(t) === user) return false;
+    this.assignees.set(t, user);
     return true;
   }
-  async toggleFollow(c: string, t: string, user: string): Promise<"followed" | "unfollowed"> {
-    const set = this.followers.get(this.key(c, t)) ?? new Set<string>();
-    this.followers.set(this.key(c, t), set);
+  async toggleFollow(t: string, user: string): Promise<"followed" | "unfollowed"> {
+    const set = this.followers.get(t) ?? new Set<string>();
+    this.followers.set(t, set);
     if (set.delete(user)) return "unfollowed";
     set.add(user);
     return "followed";
   }
-  async firstPress(u: string, c: string, t: string, action: string): Promise<boolean> {
-    const k = `${u} ${c} ${t} ${action}`;
+  async firstPress(u: string, t: string, action: string): Promise<boolean> {
+    const k = `${u} ${t} ${action}`;
     if (this.presses.has(k)) return false;
     this.presses.add(k);
     return true;
   }
-  async get(c: string, t: string) {
-    const handled = this.handled.get(this.key(c, t));
-    const user = this.assignees.get(this.key(c, t));
+  async get(t: string) {
+    const handled = this.handled.get(t);
+    const user = this.assignees.get(t);
     return {
       ...(handled ? { handled } : {}),
       ...(user ? { assignee: { user, by: "", atMs: 0 } } : {}),
-      followers: this.followers.get(this.key(c, t))?.size ?? 0,
+      followers: this.followers.get(t)?.size ?? 0,
     };
   }
   async forHome() {
@@ -259,10 +268,10 @@ export class FakeTriage {
 
 /** Card effects recorded, as the outbound queue would receive them. */
 export class FakeCards {
-  readonly refreshed: { channelId: string; threadId: string; key: string }[] = [];
+  readonly refreshed: { threadId: string; key: string; pressedIn?: string }[] = [];
   readonly dms: { userId: string; text: string; card?: { channel: string; ts: string }; key: string }[] = [];
-  async refresh(channelId: string, threadId: string, key: string): Promise<void> {
-    this.refreshed.push({ channelId, threadId, key });
+  async refresh(threadId: string, key: string, pressedIn?: string): Promise<void> {
+    this.refreshed.push({ threadId, key, ...(pressedIn ? { pressedIn } : {}) });
   }
   async dm(a: { userId: string; text: string; card?: { channel: string; ts: string }; key: string }) {
     this.dms.push(a);
@@ -300,7 +309,7 @@ export function fakeCommandsDeps(over: Partial<CommandsDeps> = {}) {
     ...personal.deps,
     triage,
     cards,
-    refs: { get: async () => undefined },
+    refs: { get: async () => undefined, channelsOf: async () => [] },
     subscriptions,
     ops,
     slack,

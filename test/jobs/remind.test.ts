@@ -136,7 +136,7 @@ describe("remind me later (real Redis)", () => {
   it("when it fires: the DM with the thread's state now and the card's link; then it is forgotten", async () => {
     await press("1h");
     const [r] = await reminders.list("U0MAYA");
-    await triage.assign(CHANNEL, "thr_refund", "U0SAM", "U0MAYA", NOW);
+    await triage.assign("thr_refund", "U0SAM", "U0MAYA", NOW);
     const prepared = await prepareReminder(
       { reminders, refs, triage, watchDms, logger: silentLogger },
       {
@@ -193,7 +193,7 @@ describe("remind me later (real Redis)", () => {
   it("handled meanwhile: nothing is sent, and the reminder is forgotten", async () => {
     await press("1h");
     const [r] = await reminders.list("U0MAYA");
-    await triage.setHandled(CHANNEL, "thr_refund", true, "U0SAM", NOW);
+    await triage.setHandled("thr_refund", true, "U0SAM", NOW);
     expect(
       await prepareReminder(
         { reminders, refs, triage, watchDms, logger: silentLogger },

@@ -20,6 +20,12 @@ import { createRedis } from "../../src/store/redis.js";
 import { MessageRefStore } from "../../src/store/message-refs.js";
 import { SubscriptionStore } from "../../src/store/subscriptions.js";
 import { dropPrefix, testRedisUrl, uniquePrefix } from "../helpers/redis.js";
+import { BelowThresholdStore } from "../../src/store/below-threshold.js";
+import { WatchStore } from "../../src/store/watches.js";
+import { WatchDmRefs } from "../../src/store/watch-dms.js";
+import { WatchPendingStore } from "../../src/store/watch-pending.js";
+import { buildThreadDigest } from "../../src/domain/thread-digest.js";
+import { gatherJobId } from "../../src/watches/watch-deliveries.js";
 
 const GROUP = SEED.groups.support;
 const OPS = "C0OPS";
@@ -64,6 +70,8 @@ describe("routeThreadEvent", () => {
       ops,
       logger: silentLogger,
       refreshDelaysMs: DELAYS,
+      // What happens once the first post's short wait for the listing is over (its own tests below).
+      firstPostWaitsMs: [],
     };
     emulator.faults.clear();
     emulator.requests.clear();
@@ -329,5 +337,210 @@ describe("routeThreadEvent", () => {
     } finally {
       await revoked.close();
     }
+  });
+
+  describe("the first post waits briefly for the sentiment (rule 10)", () => {
+    const WAITS = [3_000, 7_000];
+
+    it("not listed yet: nothing goes out; the listing is looked at again within seconds, then the post goes as it is", async () => {
+      await follow("C1");
+      const { event } = enriched();
+      const absent = threadEventSchema.parse({
+        ...event,
+        payload: { ...event.payload, threadId: "65f1c0a2e4b0a1d2c3ffff02" },
+      });
+      const waiting = { ...deps, firstPostWaitsMs: WAITS };
+      expect(await routeThreadEvent(absent, waiting)).toEqual({
+        channels: 0,
+        filteredOut: 0,
+        sentimentKnown: false,
+        waiting: true,
+      });
+      expect(await slackJobs()).toEqual([]);
+      const [first] = await refreshJobs();
+      expect(first?.data).toEqual({ event: absent, attempt: 0, waited: 1 });
+      expect(first?.opts.delay).toBe(3_000);
+      // The second short look.
+      expect((await routeThreadEvent(absent, waiting, { waited: 1 })).waiting).toBe(true);
+      expect((await refreshJobs()).find((j) => j.data.waited === 2)?.opts.delay).toBe(7_000);
+      // The wait is bounded: after it, the card goes without the sentiment and the later looks begin.
+      expect(await routeThreadEvent(absent, waiting, { waited: 2 })).toEqual({
+        channels: 1,
+        filteredOut: 0,
+        sentimentKnown: false,
+      });
+      expect((await slackJobs()).map((j) => j.data.kind)).toEqual(["digest"]);
+      expect((await refreshJobs()).find((j) => j.data.attempt === 1)?.opts.delay).toBe(DELAYS[0]);
+    });
+
+    it("the listing catches up during the wait: one card, with its sentiment, and no later look", async () => {
+      await follow("C1");
+      const { thread, event } = enriched();
+      const waiting = { ...deps, firstPostWaitsMs: WAITS };
+      emulator.store.updateThread(GROUP, thread.id, { sentiment: "" });
+      expect((await routeThreadEvent(event, waiting)).waiting).toBe(true);
+      emulator.store.updateThread(GROUP, thread.id, { sentiment: "negative" });
+      deps.lookup.clear();
+      expect(await routeThreadEvent(event, waiting, { waited: 1 })).toEqual({
+        channels: 1,
+        filteredOut: 0,
+        sentimentKnown: true,
+      });
+      const [digest] = await slackJobs();
+      if (digest?.data.kind !== "digest") throw new Error("expected one digest job");
+      expect(digest.data.digest.sentiment).toBe("negative");
+      expect((await refreshJobs()).map((j) => j.data)).toEqual([{ event, attempt: 0, waited: 1 }]);
+    });
+
+    it("a sentiment already listed posts at once, without a wait", async () => {
+      await follow("C1");
+      const { event } = enriched({ sentiment: "mixed" });
+      expect((await routeThreadEvent(event, { ...deps, firstPostWaitsMs: WAITS })).channels).toBe(1);
+      expect(await refreshJobs()).toEqual([]);
+    });
+  });
+
+  describe("thresholds, counted again as the thread grows", () => {
+    it("a thread under --min-messages is kept for a recount; counted again with more messages, it goes out and is let go", async () => {
+      await follow("C-five", { minMessages: 5 });
+      const { thread, event } = enriched({ sentiment: "neutral", messageCount: 3 });
+      const held = new BelowThresholdStore(redis, stateKeys(prefix));
+      let counted = { messageCount: 3, participantCount: 2 };
+      const withHold = { ...deps, belowThreshold: held, countThread: async () => counted };
+      expect(await routeThreadEvent(event, withHold)).toEqual({
+        channels: 0,
+        filteredOut: 1,
+        sentimentKnown: true,
+        belowThreshold: 1,
+      });
+      expect((await held.get(thread.id))?.payload.threadId).toBe(thread.id);
+      // Still under: nothing, still kept.
+      expect((await routeThreadEvent(event, withHold, { recount: true })).channels).toBe(0);
+      expect(await held.get(thread.id)).toBeDefined();
+      counted = { messageCount: 7, participantCount: 4 };
+      expect(await routeThreadEvent(event, withHold, { recount: true })).toEqual({
+        channels: 1,
+        filteredOut: 0,
+        sentimentKnown: true,
+      });
+      const [job] = await slackJobs();
+      if (job?.data.kind !== "digest") throw new Error("expected a digest job");
+      expect(job.data.digest).toMatchObject({ messageCount: 7, participantCount: 4 });
+      expect(await held.get(thread.id)).toBeUndefined();
+    });
+
+    it("a thread out of other filters too is not kept", async () => {
+      await follow("C-neg-five", { minMessages: 5, sentiments: ["negative"] });
+      const { thread, event } = enriched({ sentiment: "positive", messageCount: 3 });
+      const held = new BelowThresholdStore(redis, stateKeys(prefix));
+      const res = await routeThreadEvent(event, { ...deps, belowThreshold: held });
+      expect(res.belowThreshold).toBeUndefined();
+      expect(await held.get(thread.id)).toBeUndefined();
+    });
+  });
+
+  describe("personal watches on the delivery path", () => {
+    const MAYA = "U0MAYA";
+    const SAM = "U0SAM";
+    let watches: WatchStore;
+    let watchDms: WatchDmRefs;
+    let pending: WatchPendingStore;
+    const withWatches = (zones: Record<string, string> = {}) => ({
+      ...deps,
+      watches: {
+        watches,
+        watchDms,
+        watchPending: pending,
+        userTimeZoneOf: async (u: string) => zones[u] ?? "UTC",
+        logger: silentLogger,
+      },
+    });
+    beforeEach(() => {
+      const keys = stateKeys(prefix);
+      watches = new WatchStore(redis, keys);
+      watchDms = new WatchDmRefs(redis, keys);
+      pending = new WatchPendingStore(redis, keys);
+    });
+
+    it("a group no channel follows: the listing is read for a watch that covers it, and the match goes as a DM job in the person's turn", async () => {
+      await watches.add(MAYA, { words: ["refund", "failed"], filters: {} }, new Date());
+      await watches.add(SAM, { words: ["backups"], filters: {} }, new Date());
+      const { thread, event } = enriched({ title: "Refund failed twice", sentiment: "negative" });
+      expect(await routeThreadEvent(event, withWatches())).toEqual({
+        channels: 0,
+        filteredOut: 0,
+        sentimentKnown: true,
+        watchDeliveries: 1,
+      });
+      const jobs = await slackJobs();
+      expect(jobs.map((j) => [j.name, j.data.channelId])).toEqual([["watch-dm", MAYA]]);
+      expect(jobs[0]?.data).toMatchObject({ kind: "watch-dm", userId: MAYA, watchId: "1" });
+      expect(jobs[0]?.id).toBe(`watch-dm|${MAYA}|${thread.id}|${Date.parse(event.payload.timestamp)}|s`);
+      // The same delivery again queues nothing new.
+      await routeThreadEvent(event, withWatches());
+      expect(await slackJobs()).toHaveLength(1);
+    });
+
+    it("no watch covers the group and no channel follows it: nothing is read", async () => {
+      await watches.add(
+        MAYA,
+        { words: ["refund"], group: { id: "another-group", name: "Other" }, filters: {} },
+        new Date(),
+      );
+      const { event } = enriched({ title: "Refund failed twice" });
+      expect(await routeThreadEvent(event, withWatches())).toEqual({
+        channels: 0,
+        filteredOut: 0,
+        sentimentKnown: false,
+      });
+      expect(emulator.requests.count()).toBe(0);
+    });
+
+    it("someone with a DM of the thread gets an edit job; quiet hours keep the match and queue one gathering job at their end", async () => {
+      // Sam's quiet hours: the hour before now to the hour after, in his own zone.
+      const zone = "Asia/Kolkata";
+      const local = new Intl.DateTimeFormat("en-GB", {
+        timeZone: zone,
+        hour: "2-digit",
+        minute: "2-digit",
+        hourCycle: "h23",
+      })
+        .format(new Date())
+        .split(":")
+        .map(Number);
+      const nowMin = (local[0] ?? 0) * 60 + (local[1] ?? 0);
+      const quiet = { from: (nowMin + 1380) % 1440, to: (nowMin + 60) % 1440 };
+      await watches.add(MAYA, { words: ["refund"], filters: {} }, new Date());
+      await watches.add(SAM, { words: ["refund"], filters: {}, quiet }, new Date());
+      const { thread, event } = enriched({ title: "Refund failed twice", sentiment: "negative" });
+      await watchDms.set(MAYA, thread.id, {
+        kind: "card",
+        channel: "D0MAYA",
+        ts: "1.1",
+        watchId: "1",
+        digest: buildThreadDigest(event, undefined),
+        sentAtMs: 1,
+      });
+      const before = Date.now();
+      expect((await routeThreadEvent(event, withWatches({ [SAM]: zone }))).watchDeliveries).toBe(2);
+      const jobs = await slackJobs();
+      expect(jobs.map((j) => j.name).sort()).toEqual(["watch-edit", "watch-gather"]);
+      const edit = jobs.find((j) => j.name === "watch-edit");
+      expect(edit?.data).toMatchObject({
+        channelId: MAYA,
+        userId: MAYA,
+        threadId: thread.id,
+        stillMatches: true,
+      });
+      const gather = jobs.find((j) => j.name === "watch-gather");
+      expect(gather?.data).toMatchObject({ kind: "watch-gather", channelId: SAM, userId: SAM });
+      const [held] = await pending.peek(SAM);
+      expect(held?.digest.threadId).toBe(thread.id);
+      expect(gather?.id).toBe(gatherJobId(SAM, held?.dueAtMs ?? 0));
+      // Due at the end of his quiet hours: within the next hour.
+      expect(held?.dueAtMs).toBeGreaterThan(before + 59 * 60_000 - 60_000);
+      expect(held?.dueAtMs).toBeLessThanOrEqual(before + 60 * 60_000);
+      expect(gather?.opts.delay).toBeGreaterThan(58 * 60_000);
+    });
   });
 });

@@ -129,7 +129,7 @@ describe("cards people act on (end to end over HTTP)", () => {
     expect(shownText(edited)).toContain("Reopen");
     await new Promise((r) => setTimeout(r, 600));
     expect(cardIn(ALL, threadId)?.updates).toBe(before + 1);
-    expect((await h.workspace.triage.get(ALL, threadId)).handled?.by).toBe(ALICE);
+    expect((await h.workspace.triage.get(threadId)).handled?.by).toBe(ALICE);
 
     await press(edited, DIGEST_ACTIONS.markHandled, { value: "reopen" });
     const reopened = await h.slack.waitFor(() => {
@@ -138,10 +138,38 @@ describe("cards people act on (end to end over HTTP)", () => {
     });
     expect(shownText(reopened)).not.toContain("Handled by");
     expect(shownText(reopened)).toContain("Mark handled");
-    expect((await h.workspace.triage.get(ALL, threadId)).handled).toBeUndefined();
+    expect((await h.workspace.triage.get(threadId)).handled).toBeUndefined();
     // And handled again, for the re-enrichment below.
     await press(reopened, DIGEST_ACTIONS.markHandled, { value: "handle" });
     await h.slack.waitFor(() => shownText(cardIn(ALL, threadId) as Stored).includes("Handled by"));
+    card = cardIn(ALL, threadId) as Stored;
+  });
+
+  it("triage belongs to the thread: the mark shows on every card of it, and any card reopens or marks it", async () => {
+    const handledEverywhere = () =>
+      [ALL, NEGATIVE, REPLIES].every((c) =>
+        shownText(cardIn(c, threadId) as Stored).includes("Handled by <@U0ALICE>"),
+      );
+    await h.slack.waitFor(handledEverywhere, { timeoutMs: 10_000 });
+    // Reopened from the filtered channel's card: every card offers Mark handled again.
+    await press(cardIn(NEGATIVE, threadId) as Stored, DIGEST_ACTIONS.markHandled, { value: "reopen" });
+    await h.slack.waitFor(
+      () =>
+        [ALL, NEGATIVE, REPLIES].every(
+          (c) => !shownText(cardIn(c, threadId) as Stored).includes("Handled by"),
+        ),
+      { timeoutMs: 10_000 },
+    );
+    expect((await h.workspace.triage.get(threadId)).handled).toBeUndefined();
+    // Marked from the compact card: the full cards say so too.
+    await press(cardIn(REPLIES, threadId) as Stored, DIGEST_ACTIONS.markHandled, { value: "handle" });
+    await h.slack.waitFor(handledEverywhere, { timeoutMs: 10_000 });
+    expect((await h.workspace.triage.get(threadId)).handled).toMatchObject({ by: ALICE, channelId: REPLIES });
+    // Home shows where it was marked; put it back as the tests below expect (marked in ALL).
+    await press(cardIn(ALL, threadId) as Stored, DIGEST_ACTIONS.markHandled, { value: "reopen" });
+    await h.slack.waitFor(() => !shownText(cardIn(ALL, threadId) as Stored).includes("Handled by"));
+    await press(cardIn(ALL, threadId) as Stored, DIGEST_ACTIONS.markHandled, { value: "handle" });
+    await h.slack.waitFor(handledEverywhere, { timeoutMs: 10_000 });
     card = cardIn(ALL, threadId) as Stored;
   });
 
@@ -158,6 +186,10 @@ describe("cards people act on (end to end over HTTP)", () => {
       (b) => b.type === "actions",
     );
     expect(actions?.elements?.[2]?.initial_user).toBe(CAROL);
+    // Every card of the thread shows the assignee.
+    await h.slack.waitFor(() =>
+      [NEGATIVE, REPLIES].every((c) => shownText(cardIn(c, threadId) as Stored).includes("<@U0CAROL>")),
+    );
     const dm = await h.slack.waitFor(() => h.slack.messages(dmChannelOf(CAROL))[0]);
     expect(dm.text).toContain("<@U0ALICE> assigned you *Refunds fail for annual plans* in <#C0CARDSALL>");
     expect(dm.text).toContain(`/archives/${ALL}/p${card.ts.replace(".", "")}|Open the card>`);
@@ -173,7 +205,7 @@ describe("cards people act on (end to end over HTTP)", () => {
     const told = await h.slack.waitFor(() => repliesAt(first?.responseUrl ?? "")[0]);
     expect(told.text).toContain("You follow this thread");
     await h.slack.waitFor(() => shownText(cardIn(ALL, threadId) as Stored).includes("1 person following"));
-    expect(await h.workspace.triage.followersOf(ALL, threadId)).toEqual([CAROL]);
+    expect(await h.workspace.triage.followersOf(threadId)).toEqual([CAROL]);
 
     await h.emulator.enrichThread(
       GROUP,
@@ -206,12 +238,20 @@ describe("cards people act on (end to end over HTTP)", () => {
     });
     expect(dms[1]?.text).toContain("A thread you follow has changed — *Refunds fail for annual plans*");
     expect(dms[1]?.text).toContain("Sentiment Negative → Positive");
+    // Three channels show the thread and each card was edited: still one DM for the change.
+    await h.slack.waitFor(() => {
+      const c = cardIn(REPLIES, threadId);
+      return c && shownText(c).includes("Positive") ? c : undefined;
+    });
+    await new Promise((r) => setTimeout(r, 1_500));
+    expect(h.slack.messages(dmChannelOf(CAROL))).toHaveLength(2);
   });
 
   it("rule 10: the filtered channel's card is edited to the current state and says it no longer matches", async () => {
     const stale = await h.slack.waitFor(() => {
       const c = cardIn(NEGATIVE, threadId);
-      return c && c.updates > 0 ? c : undefined;
+      // Triage edits reach this card too now: wait for the re-enrichment's.
+      return c && c.updates > 0 && shownText(c).includes("Positive") ? c : undefined;
     });
     const t = shownText(stale);
     expect(t).toContain("Positive");
@@ -244,16 +284,44 @@ describe("cards people act on (end to end over HTTP)", () => {
     expect(t).toContain(
       ":ballot_box_with_check: *Handled lately*\n• *Refunds fail for annual plans* — Lumen DB Support in <#C0CARDSALL> · by <@U0ALICE>",
     );
+    // Three channels show it: listed once.
+    expect(t.split("Refunds fail for annual plans")).toHaveLength(2);
+  });
+
+  it("Home's Open lists a thread shown in two channels once", async () => {
+    const { thread } = await h.emulator.createThread(GROUP, {
+      title: "Index rebuild stalls on ARM",
+      sentiment: "neutral",
+    });
+    await h.slack.waitFor(() => cardIn(ALL, thread.id) && cardIn(REPLIES, thread.id));
+    await sendEvent(h, {
+      type: "app_home_opened",
+      user: "U0DANA",
+      channel: "D0DANA",
+      tab: "home",
+      event_ts: "1.3",
+    });
+    const view = await h.slack.waitFor(
+      () => h.slack.views.published.get("U0DANA") as { blocks: unknown[] } | undefined,
+    );
+    const open = allTexts(view.blocks).find((x) => x.startsWith("*Open*")) ?? "";
+    expect(open).toMatch(
+      /^\*Open\*\n• \*Index rebuild stalls on ARM\* — Lumen DB Support in <#C0CARDS(ALL|REP)> · posted <!date\^\d+\^/,
+    );
+    expect(open.split("Index rebuild stalls on ARM")).toHaveLength(2);
   });
 
   it("counts follow chatmessage-crud: one debounced edit with the listing's numbers", async () => {
     const { thread } = await h.emulator.createThread(GROUP, {
       title: "Replica lag after 4.2",
       sentiment: "neutral",
+      // Its last message an hour ago: the new ones move its last activity.
+      lastMessageDate: new Date(Date.now() - 3_600_000).toISOString(),
     });
     const posted = await h.slack.waitFor(() => cardIn(ALL, thread.id));
     // The stand-in keeps one object per message: remember the number, not the object.
     const before = posted.updates;
+    const firstShown = shownText(posted);
     for (let i = 0; i < 4; i++) await h.emulator.postMessage(GROUP, thread.id, { messageText: `more ${i}` });
     const listed = h.emulator.store.threads(GROUP).find((t) => t.id === thread.id);
     const edited = await h.slack.waitFor(
@@ -265,6 +333,10 @@ describe("cards people act on (end to end over HTTP)", () => {
     );
     expect(shownText(edited)).toContain(`*Messages:* ${listed?.messageCount}`);
     expect(shownText(edited)).toContain(`*Participants:* ${listed?.participantCount}`);
+    // Last activity moves with the counts: the newest message's time.
+    const last = Math.floor(Date.parse(listed?.lastMessageDate ?? "") / 1000);
+    expect(shownText(edited)).toContain(`Last activity <!date^${last}^`);
+    expect(firstShown).not.toContain(`Last activity <!date^${last}^`);
     await new Promise((r) => setTimeout(r, 2_000));
     // Four messages, one edit.
     expect(cardIn(ALL, thread.id)?.updates).toBe(before + 1);
@@ -292,6 +364,17 @@ describe("cards people act on (end to end over HTTP)", () => {
       await h.emulator.postMessage(GROUP, thread.id, {
         messageText: i === 0 ? "ping <!channel> and <@U123ABC> <https://evil.example|docs>" : `reply ${i}`,
       });
+      // The webhook says nothing of these; only the message listing marks them.
+      if (i === 3) {
+        await h.emulator.postMessage(GROUP, thread.id, {
+          messageText: "Deploy bot: build 812 passed",
+          isBotMessage: true,
+        });
+        await h.emulator.postMessage(GROUP, thread.id, {
+          messageText: "Maya pinned a message",
+          isSystemMessage: true,
+        });
+      }
     }
     const reply = await h.slack.waitFor(
       () => h.slack.messages(REPLIES).find((m) => m.thread_ts === compact.ts && m.ts !== compact.ts),
@@ -305,6 +388,9 @@ describe("cards people act on (end to end over HTTP)", () => {
     const t = replies.map((m) => messageText({ text: m.text, blocks: m.blocks ?? [] })).join("\n");
     expect(t).toContain("reply 9");
     expect(t).not.toContain("Daily reminder");
+    expect(t).not.toContain("Deploy bot: build 812 passed");
+    expect(t).not.toContain("pinned a message");
+    expect(t).toContain("reply 4");
     expect(t).toContain("ping &lt;!channel&gt; and &lt;@U123ABC&gt; &lt;https://evil.example|docs&gt;");
     expect(inert(t)).not.toMatch(/<[!@#]|<https?:/);
     // Ten messages arriving together: one reply (two at most if the burst straddles a window).

@@ -160,4 +160,16 @@ describe("MessageRefStore", () => {
     await refs.markPosting("C1", "T1", new Date(T0 + 9_000));
     expect(await refs.postingSince("C1", "T1")).toBe(T0 + 9_000);
   });
+
+  it("the channels showing a thread's card: each once, the first posted first, whatever the order of notes", async () => {
+    expect(await refs.channelsOf("T1")).toEqual([]);
+    await refs.noteChannel("C2", "T1", new Date(T0 + 2_000));
+    await refs.noteChannel("C1", "T1", new Date(T0));
+    // A card noted again (recorded again after a crash) keeps its first time.
+    await refs.noteChannel("C2", "T1", new Date(T0 - 5_000));
+    await refs.noteChannel("C3", "T2", new Date(T0));
+    expect(await refs.channelsOf("T1")).toEqual(["C1", "C2"]);
+    expect(await refs.channelsOf("T2")).toEqual(["C3"]);
+    expect(await redis.pttl(keys.threadCards("T1"))).toBeGreaterThan(179 * 24 * 3600 * 1000);
+  });
 });

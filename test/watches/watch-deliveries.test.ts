@@ -13,6 +13,7 @@ import {
   prepareGatheredWatchDm,
   prepareWatchDm,
   prepareWatchDmEdit,
+  prepareWatchDmTriage,
   sendGatheredWatchDm,
   sendWatchDm,
   sendWatchDmEdit,
@@ -184,5 +185,53 @@ describe("watch deliveries (real Redis)", () => {
     if (!gathered) throw new Error("nothing gathered");
     await expect(sendGatheredWatchDm(deps, gathered)).rejects.toThrow("slack down");
     expect((await watchPending.peek("U0SAM")).map((m) => m.digest.threadId)).toEqual(["thr_refund"]);
+  });
+
+  it("a triage change re-renders the card DM with the thread's triage, keeping what it shows; a DM without sentiment never replaces one with it", async () => {
+    const triage = new TriageStore(redis, stateKeys(prefix));
+    await watches.add("U0SAM", { words: ["refund"], filters: {} }, new Date(NIGHT));
+    const prepared = await prepareWatchDm(deps, { kind: "dm", userId: "U0SAM", watchId: "1" }, digest());
+    if (!prepared) throw new Error("not prepared");
+    await sendWatchDm(deps, prepared);
+    // Posted with the card's metadata: a reaction on it names the thread.
+    expect(sent[0]).toMatchObject({
+      metadata: { event_type: "insight_thread_digest", event_payload: { thread_id: "thr_refund" } },
+    });
+    // Handled on another card of the thread (a channel's, by Maya).
+    await triage.setHandled("thr_refund", true, "U0MAYA", new Date(NIGHT), { channelId: "C0SUPPORT" });
+    const e = await prepareWatchDmTriage(deps, "U0SAM", "thr_refund");
+    if (!e) throw new Error("no re-render");
+    await sendWatchDmEdit(deps, e);
+    expect(sent[1]).toMatchObject({ method: "update", channel: "D0SAM", ts: "1773443400.000101" });
+    const shown = allTexts(sent[1]?.blocks);
+    expect(shown[0]).toBe(
+      ":telescope: Matches your watch “refund”",
+    );
+    expect(shown.join("\n")).toContain("Handled by <@U0MAYA>");
+    expect(shown.join("\n")).toContain("Refund failed after the upgrade");
+    // No card DM of that thread: nothing to re-render.
+    expect(await prepareWatchDmTriage(deps, "U0LEE", "thr_refund")).toBeUndefined();
+    // The same enrichment without its sentiment (a late job) does not replace the DM.
+    const edit = { kind: "edit" as const, userId: "U0SAM", stillMatches: true };
+    expect(await prepareWatchDmEdit(deps, edit, digest({ sentiment: undefined }))).toBeUndefined();
+  });
+
+  it("a DM that no longer matches says so, also when its triage re-renders it", async () => {
+    await watches.add("U0SAM", { words: ["refund"], filters: {} }, new Date(NIGHT));
+    const prepared = await prepareWatchDm(deps, { kind: "dm", userId: "U0SAM", watchId: "1" }, digest());
+    if (!prepared) throw new Error("not prepared");
+    await sendWatchDm(deps, prepared);
+    const moved = digest({
+      title: "Billing questions",
+      summary: "Questions.",
+      enrichedAt: "2026-03-13T23:00:00.000Z",
+    });
+    const e = await prepareWatchDmEdit(deps, { kind: "edit", userId: "U0SAM", stillMatches: false }, moved);
+    if (!e) throw new Error("no edit");
+    await sendWatchDmEdit(deps, e);
+    const again = await prepareWatchDmTriage(deps, "U0SAM", "thr_refund");
+    expect(allTexts(again?.blocks)[0]).toBe(
+      ":telescope: No longer matches your watch “refund”; kept up to date here.",
+    );
   });
 });

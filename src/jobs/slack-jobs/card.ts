@@ -5,7 +5,7 @@ import type { MessageRef, StoredCard } from "../../store/message-refs.js";
 import type { SlackJob } from "../job-types.js";
 import type { SlackAttempt, SlackOutcome } from "./attempt.js";
 import type { SlackJobDeps } from "./deps.js";
-import { digestMetadata, maxOf } from "./digest.js";
+import { digestMetadata, laterOf, maxOf } from "./digest.js";
 import { twoSteps } from "./handler.js";
 import { comeBackSoon, tryPostingLock } from "./posting-lock.js";
 
@@ -37,12 +37,23 @@ async function prepare(
     if (!counts) return "stale";
     const messageCount = counts.messageCount ?? stored.digest.messageCount;
     const participantCount = counts.participantCount ?? stored.digest.participantCount;
-    if (messageCount === stored.digest.messageCount && participantCount === stored.digest.participantCount) {
+    // Last activity moves with the counts (issue 35, item 7), and never backwards.
+    const lastMessageDate = laterOf(stored.digest.lastMessageDate, counts.lastMessageDate);
+    if (
+      messageCount === stored.digest.messageCount &&
+      participantCount === stored.digest.participantCount &&
+      lastMessageDate === stored.digest.lastMessageDate
+    ) {
       return "stale";
     }
     card = {
       ...stored,
-      digest: { ...stored.digest, messageCount, participantCount },
+      digest: {
+        ...stored.digest,
+        messageCount,
+        participantCount,
+        ...(lastMessageDate !== undefined ? { lastMessageDate } : {}),
+      },
       countsAtMs: Date.now(),
     };
   }
@@ -64,7 +75,8 @@ async function send(
     const current = await deps.refs.get(channel, threadId);
     if (!current?.card || current.ts !== u.ref.ts) return "stale";
     const card = latestOf(current.card, u);
-    const triage: TriageState = await deps.triage.get(channel, threadId);
+    // The thread's triage, whichever card it was pressed on (it belongs to the thread).
+    const triage: TriageState = await deps.triage.get(threadId);
     const { text, blocks } = renderThreadDigest(card.digest, {
       format: u.format,
       triage,
@@ -96,6 +108,7 @@ function latestOf(current: StoredCard, u: CardUpdate): StoredCard {
       ...current.digest,
       messageCount: maxOf(current.digest.messageCount, u.card.digest.messageCount),
       participantCount: maxOf(current.digest.participantCount, u.card.digest.participantCount),
+      lastMessageDate: laterOf(current.digest.lastMessageDate, u.card.digest.lastMessageDate),
     },
     countsAtMs: u.card.countsAtMs,
   };

@@ -11,27 +11,49 @@ import type { SubscriptionStore } from "../../store/subscriptions.js";
 import type { TriageStore } from "../../store/triage.js";
 import type { ReminderStore } from "../../store/reminders.js";
 import type { WatchDmRefs } from "../../store/watch-dms.js";
+import type { WatchPendingStore } from "../../store/watch-pending.js";
+import type { WatchStore } from "../../store/watches.js";
 import type { Producer, SlackJob } from "../job-types.js";
+import type { MessageKind } from "../thread-messages.js";
 
 /** Everything the Slack jobs use together; each handler takes its own `Pick` of it. */
 export interface SlackJobDeps {
   /** The (channel, thread) posting lock. */
   redis: RedisClient;
   keys: Pick<StateKeys, "lock">;
-  refs: Pick<MessageRefStore, "get" | "postingSince" | "setIfNewer" | "markPosting" | "setCard">;
-  triage: Pick<TriageStore, "get" | "followersOf" | "noteCard">;
+  refs: Pick<
+    MessageRefStore,
+    "get" | "postingSince" | "setIfNewer" | "markPosting" | "setCard" | "noteChannel"
+  >;
+  triage: Pick<TriageStore, "get" | "followersOf" | "noteCard" | "followersTold" | "noteFollowersTold">;
   /** Reminders (`digest.remind`): read when one falls due, forgotten once sent. */
   reminders: Pick<ReminderStore, "get" | "remove">;
-  /** A reminder set on a watch DM reads that DM's card. */
-  watchDms: Pick<WatchDmRefs, "get">;
+  /** Personal watches' DMs (slack-jobs/watch-*.ts); a reminder set on a watch DM reads that DM's card. */
+  watchDms: Pick<
+    WatchDmRefs,
+    "get" | "claim" | "release" | "set" | "getGathered" | "replaceGathered" | "setGathered"
+  >;
+  /** The watch a DM matched (its words head the DM). */
+  watches: Pick<WatchStore, "get" | "list">;
+  /** Matches waiting for a person's daily DM or the end of their quiet hours. */
+  watchPending: Pick<WatchPendingStore, "add" | "takeDue">;
   replies: Pick<PendingReplies, "peek" | "drop">;
   /** Where DMs to followers and further reply batches are queued (a getter: see `healingQueue`). */
   slackQueue: () => Producer<SlackJob>;
-  /** The thread's current counts from the listing (the one source `threads` shows too). */
+  /** The thread's current counts and last activity from the listing (the one source `threads` shows too). */
   counts: (
     groupId: string,
     threadId: string,
-  ) => Promise<Pick<ThreadDigest, "messageCount" | "participantCount"> | undefined>;
+  ) => Promise<Pick<ThreadDigest, "messageCount" | "participantCount" | "lastMessageDate"> | undefined>;
+  /**
+   * The kinds of a thread's new messages, from the message listing (the webhook does not mark
+   * bots): `--replies on` leaves bots and system messages out. Absent: not checked.
+   */
+  messageKinds?: (
+    groupId: string,
+    threadId: string,
+    messageIds: readonly string[],
+  ) => Promise<ReadonlyMap<string, MessageKind>>;
   throttle: Pick<ChannelThrottle, "reserve" | "pushBack">;
   subscriptions: Pick<SubscriptionStore, "get" | "pauseChannel">;
   ops: Pick<OpsNotifier, "alert">;

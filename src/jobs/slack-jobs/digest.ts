@@ -73,7 +73,7 @@ async function send(attempt: SlackAttempt<DigestJob>, deps: SendDeps, o: DigestS
   const [release, firstRef, triage, posting, marked] = await Promise.all([
     tryPostingLock(deps, channel, threadId),
     deps.refs.get(channel, threadId),
-    deps.triage.get(channel, threadId),
+    deps.triage.get(threadId),
     deps.refs.postingSince(channel, threadId),
     o.likelyNew
       ? deps.refs.markPosting(channel, threadId, new Date(now()), { ifUnmarked: true }).then(() => true)
@@ -100,6 +100,7 @@ async function send(attempt: SlackAttempt<DigestJob>, deps: SendDeps, o: DigestS
         ...digest,
         messageCount: maxOf(digest.messageCount, prev.digest.messageCount),
         participantCount: maxOf(digest.participantCount, prev.digest.participantCount),
+        lastMessageDate: laterOf(digest.lastMessageDate, prev.digest.lastMessageDate),
       };
     }
     const reEnriched = ref !== undefined && ref.enrichedAtMs > 0 && enrichedAtMs > ref.enrichedAtMs;
@@ -166,7 +167,9 @@ async function send(attempt: SlackAttempt<DigestJob>, deps: SendDeps, o: DigestS
         groupId: digest.groupId,
         card,
       }),
-      outcome === "posted" ? deps.triage.noteCard(channel, threadId, new Date(now())) : undefined,
+      // A first card of the thread here: the index every triage edit reads, and Home's open list.
+      firstRef ? undefined : deps.refs.noteChannel(channel, threadId, new Date(now())),
+      firstRef ? undefined : deps.triage.noteCard(threadId, new Date(now())),
       release?.(),
     ]);
     if (reEnriched) await notifyFollowers(deps, { channel, ts, digest, change, enrichedAtMs });
@@ -198,13 +201,27 @@ async function postMarked(
 export const maxOf = (a: number | undefined, b: number | undefined): number | undefined =>
   a === undefined ? b : b === undefined ? a : Math.max(a, b);
 
-/** One DM per follower and re-enrichment: the job id makes a repeated edit DM once. */
+/** The later of two ISO times (an unreadable one loses). */
+export function laterOf(a: string | undefined, b: string | undefined): string | undefined {
+  const ta = a ? Date.parse(a) : NaN;
+  const tb = b ? Date.parse(b) : NaN;
+  if (Number.isNaN(tb)) return a;
+  if (Number.isNaN(ta)) return b;
+  return tb > ta ? b : a;
+}
+
+/**
+ * One DM per follower and re-enrichment, however many channels show the thread: the first of
+ * its cards edited for this re-enrichment queues them (job ids without the channel), and notes
+ * it, so the other channels' edits, even hours later, send none.
+ */
 async function notifyFollowers(
   deps: Pick<SendDeps, "triage" | "slackQueue">,
   o: { channel: string; ts: string; digest: ThreadDigest; change: readonly string[]; enrichedAtMs: number },
 ): Promise<void> {
   const { channel, ts, digest } = o;
-  const followers = await deps.triage.followersOf(channel, digest.threadId);
+  if (await deps.triage.followersTold(digest.threadId, o.enrichedAtMs)) return;
+  const followers = await deps.triage.followersOf(digest.threadId);
   for (const userId of followers) {
     await deps.slackQueue().add(
       "dm",
@@ -215,9 +232,11 @@ async function notifyFollowers(
         text: followerText(digest, o.change),
         card: { channel, ts },
       },
-      { jobId: jobId("dm-follow", userId, channel, digest.threadId, o.enrichedAtMs) },
+      { jobId: jobId("dm-follow", userId, digest.threadId, o.enrichedAtMs) },
     );
   }
+  // After the adds: a crash in between queues them again, and their ids make that a no-op.
+  await deps.triage.noteFollowersTold(digest.threadId, o.enrichedAtMs);
 }
 
 function followerText(d: ThreadDigest, change: readonly string[]): string {

@@ -11,6 +11,9 @@ import type { SlackJobHandler } from "./handler.js";
 import { noticeHandler } from "./notice.js";
 import { remindHandler } from "./remind.js";
 import { repliesHandler } from "./replies.js";
+import { watchDmEditHandler } from "./watch-dm-edit.js";
+import { watchDmHandler } from "./watch-dm.js";
+import { watchGatherHandler } from "./watch-gather.js";
 
 /** One handler per kind of Slack job. */
 const HANDLERS: { readonly [K in SlackJobKind]: SlackJobHandler<K> } = {
@@ -20,6 +23,9 @@ const HANDLERS: { readonly [K in SlackJobKind]: SlackJobHandler<K> } = {
   dm: dmHandler,
   notice: noticeHandler,
   remind: remindHandler,
+  "watch-dm": watchDmHandler,
+  "watch-edit": watchDmEditHandler,
+  "watch-gather": watchGatherHandler,
 };
 
 /**

@@ -64,7 +64,7 @@ export async function prepareReminder(
   const r = await deps.reminders.get(job.userId, job.reminderId);
   if (!r) return undefined;
   const [triage, ref, dm] = await Promise.all([
-    deps.triage.get(r.channelId, r.threadId),
+    deps.triage.get(r.threadId),
     deps.refs.get(r.channelId, r.threadId),
     r.channelId.startsWith("D") ? deps.watchDms.get(r.userId, r.threadId) : undefined,
   ]);

@@ -2,6 +2,7 @@ import type { BlockAction, Middleware, SlackActionMiddlewareArgs } from "@slack/
 import type { Logger } from "../../log.js";
 import type { MessageRefStore } from "../../store/message-refs.js";
 import type { TriageStore } from "../../store/triage.js";
+import type { WatchDmRefs } from "../../store/watch-dms.js";
 import { CARD_BLOCK_PREFIX } from "../action-ids.js";
 import { mayChangeConfig } from "../authorize.js";
 import { decodeCardBlockId, handledIntentSchema } from "../button-values.js";
@@ -11,8 +12,12 @@ import { STALE_BUTTON, type Respond } from "./reply.js";
 
 /** Card effects that go through the outbound queue (built by the composition root). */
 export interface CardEffects {
-  /** Re-renders the card from what it shows plus its current triage, in the channel's turn. */
-  refresh(channelId: string, threadId: string, key: string): Promise<void>;
+  /**
+   * Re-renders every card of the thread with its triage now (triage belongs to the thread): each
+   * channel's card and each watch DM of it, each in its own turn. `pressedIn`: the card pressed,
+   * edited even if the thread's index of cards does not know it yet.
+   */
+  refresh(threadId: string, key: string, pressedIn?: string): Promise<void>;
   /** A DM to one user, with the card's permalink when `card` is given; `key` makes it once. */
   dm(a: { userId: string; text: string; card?: { channel: string; ts: string }; key: string }): Promise<void>;
 }
@@ -20,7 +25,10 @@ export interface CardEffects {
 /** What the card's triage buttons read and change. */
 export interface CardActionDeps {
   triage: Pick<TriageStore, "setHandled" | "assign" | "toggleFollow" | "firstPress">;
-  refs: Pick<MessageRefStore, "get">;
+  /** The thread's channel cards (the assignee's DM links one). */
+  refs: Pick<MessageRefStore, "get" | "channelsOf">;
+  /** A press on a watch DM: that DM's card (its title, when no channel shows the thread). */
+  watchDms?: Pick<WatchDmRefs, "get">;
   cards: CardEffects;
   adminUserIds: readonly string[];
   logger: Logger;
@@ -44,7 +52,10 @@ export const TRIAGE_ADMINS_ONLY = `${EMOJI.notAllowed} Only the app's admins can
 const ephemeral = (respond: Respond, text: string) =>
   respond({ response_type: "ephemeral", replace_original: false, text });
 
-/** The (channel, thread) a press acts on, or a stale-button reply. */
+/** Where a card lives: a channel, or a person's DM (a watch DM: its channel id starts with D). */
+const isDm = (channelId: string) => channelId.startsWith("D");
+
+/** The thread a press acts on (and the card it was pressed on), or a stale-button reply. */
 async function target(p: CardPress): Promise<{ channelId: string; threadId: string } | undefined> {
   const thread = decodeCardBlockId(CARD_BLOCK_PREFIX, p.blockId);
   if (!thread || !p.channelId) {
@@ -53,6 +64,9 @@ async function target(p: CardPress): Promise<{ channelId: string; threadId: stri
   }
   return { channelId: p.channelId, threadId: thread.t };
 }
+
+/** The channel a press names as where it happened: none for a watch DM. */
+const pressedIn = (channelId: string) => (isDm(channelId) ? {} : { channelId });
 
 /**
  * `digest.mark_handled`: the button carries the state the card showed ("handle" or
@@ -75,18 +89,18 @@ export async function pressMarkHandled(
   }
   const now = p.now ?? new Date();
   const changed = await deps.triage.setHandled(
-    t.channelId,
     t.threadId,
     intent.data === "handle",
     p.userId,
     now,
+    pressedIn(t.channelId),
   );
   if (!changed) return "unchanged";
   deps.logger.info(
     { channel: t.channelId, threadId: t.threadId, user: p.userId, intent: intent.data },
     "card triage",
   );
-  await deps.cards.refresh(t.channelId, t.threadId, `handled-${now.getTime()}-${p.userId}`);
+  await deps.cards.refresh(t.threadId, `handled-${now.getTime()}-${p.userId}`, t.channelId);
   return "changed";
 }
 
@@ -107,22 +121,41 @@ export async function pressAssign(
     return "refused";
   }
   const now = p.now ?? new Date();
-  const changed = await deps.triage.assign(t.channelId, t.threadId, assignee, p.userId, now);
+  const changed = await deps.triage.assign(t.threadId, assignee, p.userId, now, pressedIn(t.channelId));
   if (!changed) return "unchanged";
   deps.logger.info({ channel: t.channelId, threadId: t.threadId, user: p.userId, assignee }, "card assigned");
-  await deps.cards.refresh(t.channelId, t.threadId, `assign-${now.getTime()}-${assignee}`);
+  await deps.cards.refresh(t.threadId, `assign-${now.getTime()}-${assignee}`, t.channelId);
   // Taking it oneself (the Assign menu, or 👀 on the card) needs no DM to oneself.
   if (assignee === p.userId) return "changed";
-  const ref = await deps.refs.get(t.channelId, t.threadId);
-  const title = escapeAndTruncate(ref?.card?.digest.title.trim() || "a thread", 200);
+  const card = await channelCardOf(deps, t, p.userId);
+  const title = escapeAndTruncate(card.title.trim() || "a thread", 200);
   await deps.cards.dm({
     userId: assignee,
     // Ids from Slack itself (the presser, the channel): never from community text.
-    text: `${EMOJI.assignee} <@${p.userId}> assigned you *${title}* in <#${t.channelId}>.`,
-    ...(ref ? { card: { channel: t.channelId, ts: ref.ts } } : {}),
-    key: `assign-${t.channelId}-${t.threadId}-${assignee}-${now.getTime()}`,
+    text: `${EMOJI.assignee} <@${p.userId}> assigned you *${title}*${card.ref ? ` in <#${card.ref.channel}>` : ""}.`,
+    ...(card.ref ? { card: card.ref } : {}),
+    key: `assign-${t.threadId}-${assignee}-${now.getTime()}`,
   });
   return "changed";
+}
+
+/**
+ * The channel card the assignee's DM links: the one pressed, else (a press on a watch DM, whose
+ * link would open someone else's DM) the thread's first channel card; its title, else the
+ * presser's watch DM's.
+ */
+async function channelCardOf(
+  deps: CardActionDeps,
+  t: { channelId: string; threadId: string },
+  presser: string,
+): Promise<{ title: string; ref?: { channel: string; ts: string } }> {
+  const channels = isDm(t.channelId) ? await deps.refs.channelsOf(t.threadId) : [t.channelId];
+  for (const channel of channels.slice(0, 5)) {
+    const ref = await deps.refs.get(channel, t.threadId);
+    if (ref) return { title: ref.card?.digest.title ?? "", ref: { channel, ts: ref.ts } };
+  }
+  const dm = isDm(t.channelId) ? await deps.watchDms?.get(presser, t.threadId) : undefined;
+  return { title: dm?.kind === "card" ? dm.digest.title : "" };
 }
 
 /**
@@ -136,9 +169,9 @@ export async function pressFollow(
 ): Promise<"followed" | "unfollowed" | "unchanged" | "refused"> {
   const t = await target(p);
   if (!t) return "refused";
-  if (!(await deps.triage.firstPress(p.userId, t.channelId, t.threadId, "follow"))) return "unchanged";
-  const state = await deps.triage.toggleFollow(t.channelId, t.threadId, p.userId);
-  await deps.cards.refresh(t.channelId, t.threadId, `follow-${(p.now ?? new Date()).getTime()}-${p.userId}`);
+  if (!(await deps.triage.firstPress(p.userId, t.threadId, "follow"))) return "unchanged";
+  const state = await deps.triage.toggleFollow(t.threadId, p.userId);
+  await deps.cards.refresh(t.threadId, `follow-${(p.now ?? new Date()).getTime()}-${p.userId}`, t.channelId);
   await ephemeral(
     p.respond,
     state === "followed"

@@ -1,6 +1,5 @@
 import type { Middleware, SlackEventMiddlewareArgs } from "@slack/bolt";
 import type { TriageStore } from "../../store/triage.js";
-import type { MessageRefStore } from "../../store/message-refs.js";
 import { CARD_BLOCK_PREFIX } from "../action-ids.js";
 import { mayChangeConfig } from "../authorize.js";
 import { encodeCardBlockId } from "../button-values.js";
@@ -13,8 +12,9 @@ import type { Respond } from "./reply.js";
  * Triage by reaction (docs/using.md, "Reactions on a card"): ✅ marks the thread handled by the
  * person who reacted, removing it reopens unless someone else's mark stands; 👀 assigns the
  * thread to them. The same presses as the card's buttons (card-actions.ts), so the effect, the
- * admins-only rule and the card's edit are the same. A reaction on anything that is not one of
- * the app's cards is ignored.
+ * admins-only rule and the card's edit are the same (every card of the thread, triage belongs to
+ * the thread). A card is a channel's card or a watch DM (only its person sees it). A reaction on
+ * anything that is not one of the app's cards is ignored.
  */
 
 /** Reaction names (as Slack sends them, without colons) that mark a thread handled. */
@@ -24,7 +24,6 @@ export const ASSIGN_REACTION = "eyes";
 
 export interface ReactionDeps extends CardActionDeps {
   triage: CardActionDeps["triage"] & Pick<TriageStore, "get">;
-  refs: Pick<MessageRefStore, "get">;
   /** conversations.history (the card's metadata), reactions.get (whose marks stand), chat.postEphemeral. */
   slack: Pick<SlackApi, "call" | "postEphemeral">;
 }
@@ -38,11 +37,15 @@ export interface ReactionEvent {
   item_user?: string;
 }
 
-/** The thread a message is the card of, or undefined when it is not one of the app's cards. */
+/**
+ * The thread a message is the card of, or undefined when it is not one of the app's cards: a
+ * channel's card, or the watch DM of the person who reacted (`user`).
+ */
 export async function cardOf(
-  deps: Pick<ReactionDeps, "slack" | "refs">,
+  deps: Pick<ReactionDeps, "slack" | "refs" | "watchDms">,
   channel: string,
   ts: string,
+  user?: string,
 ): Promise<{ groupId: string; threadId: string } | undefined> {
   const res = await deps.slack.call<{
     messages?: { ts?: string; metadata?: { event_type?: string; event_payload?: Record<string, unknown> } }[];
@@ -60,6 +63,10 @@ export async function cardOf(
   const groupId = typeof p?.group_id === "string" ? p.group_id : undefined;
   if (!threadId || !groupId) return undefined;
   // The card this workspace recorded for that thread here: metadata alone could be anyone's.
+  if (channel.startsWith("D")) {
+    const dm = user ? await deps.watchDms?.get(user, threadId) : undefined;
+    return dm?.kind === "card" && dm.channel === channel && dm.ts === ts ? { groupId, threadId } : undefined;
+  }
   const ref = await deps.refs.get(channel, threadId);
   return ref?.ts === ts ? { groupId, threadId } : undefined;
 }
@@ -94,7 +101,7 @@ export async function onReaction(
   if (o.botUserId && e.item_user && e.item_user !== o.botUserId) return "ignored";
   const channel = e.item.channel;
   const ts = e.item.ts;
-  const card = await cardOf(deps, channel, ts);
+  const card = await cardOf(deps, channel, ts, e.user);
   if (!card) return "ignored";
 
   const respond: Respond = (reply) =>
@@ -118,7 +125,7 @@ export async function onReaction(
   if (e.type === "reaction_added") return pressMarkHandled(deps, press(e.user, { value: "handle" }));
 
   // Removed: only the person whose mark it is reopens, and not while another ✅ stands.
-  const handled = (await deps.triage.get(channel, card.threadId)).handled;
+  const handled = (await deps.triage.get(card.threadId)).handled;
   if (!handled || handled.by !== e.user) return "kept";
   const standing = await checkMarks(deps, channel, ts).catch((err: unknown) => {
     deps.logger.debug({ err, channel }, "reaction: reactions.get failed; reopening");
@@ -129,9 +136,10 @@ export async function onReaction(
   const other = standing.find((u) => u !== e.user && mayChangeConfig(u, deps.adminUserIds));
   if (other) {
     const now = o.now ?? new Date();
-    await deps.triage.setHandled(channel, card.threadId, false, e.user, now);
-    await deps.triage.setHandled(channel, card.threadId, true, other, now);
-    await deps.cards.refresh(channel, card.threadId, `handled-${now.getTime()}-${other}`);
+    const where = channel.startsWith("D") ? {} : { channelId: channel };
+    await deps.triage.setHandled(card.threadId, false, e.user, now);
+    await deps.triage.setHandled(card.threadId, true, other, now, where);
+    await deps.cards.refresh(card.threadId, `handled-${now.getTime()}-${other}`, channel);
     return "changed";
   }
   return pressMarkHandled(deps, press(e.user, { value: "reopen" }));

@@ -1,7 +1,7 @@
 import { gatherStatus, type StatusDeps } from "../../status/gather-status.js";
 import type { MessageRefStore } from "../../store/message-refs.js";
 import type { Subscription } from "../../store/subscriptions.js";
-import type { CardRef, TriageStore } from "../../store/triage.js";
+import type { ThreadRef, TriageStore } from "../../store/triage.js";
 import { mayChangeConfig, seesOperatorDetail } from "../authorize.js";
 import type { SlackApi } from "../client.js";
 import type { ScheduleLine } from "../commands/list.js";
@@ -21,7 +21,8 @@ export interface HomeDeps extends StatusDeps {
   /** Absent when the app runs without weekly summaries. */
   describeSchedule?: ScheduleLine;
   triage: Pick<TriageStore, "forHome" | "get">;
-  refs: Pick<MessageRefStore, "get">;
+  /** The thread's cards: Home shows one of them per thread (the one pressed, else the first posted). */
+  refs: Pick<MessageRefStore, "get" | "channelsOf">;
   /** Multi-workspace mode: the workspace's Insight connection (Connect, its webhook URL) on top. */
   homeTop?: (userId: string) => Promise<KnownBlock[]>;
   /** A channel's zone, which its digest times are said in (absent: the times go without a zone). */
@@ -39,27 +40,39 @@ const HOME_THREADS = 5;
 export const HOME_OPEN_COUNTED = 50;
 export const OPEN_THREADS_LISTED = 100;
 
-/** Cards of these refs as their messages show them (title, group); cards no longer kept are left out. */
+type ListKind = "assigned" | "handled" | "open";
+
+/**
+ * The threads of a Home list as their cards show them (title, group), each once however many
+ * channels show it: in the channel where it was handled or assigned, else where it was first
+ * posted. Threads whose cards are no longer kept are left out.
+ */
 async function describeCards(
   deps: Pick<HomeDeps, "refs" | "triage">,
-  refs: CardRef[],
-  withHandler: boolean,
+  refs: ThreadRef[],
+  kind: ListKind,
 ): Promise<HomeCard[]> {
   const cards = await Promise.all(
     refs.map(async (r): Promise<HomeCard | undefined> => {
-      const ref = await deps.refs.get(r.channelId, r.threadId);
-      const d = ref?.card?.digest;
-      if (!d) return undefined;
-      const handledBy = withHandler
-        ? (await deps.triage.get(r.channelId, r.threadId)).handled?.by
-        : undefined;
-      return {
-        channelId: r.channelId,
-        title: d.title,
-        groupName: d.groupName || d.groupId,
-        atMs: r.atMs,
-        ...(handledBy ? { handledBy } : {}),
-      };
+      const [triage, posted] = await Promise.all([
+        kind === "open" ? undefined : deps.triage.get(r.threadId),
+        deps.refs.channelsOf(r.threadId),
+      ]);
+      const pressedIn = kind === "handled" ? triage?.handled?.channelId : triage?.assignee?.channelId;
+      const channels = [...new Set([...(pressedIn ? [pressedIn] : []), ...posted])].slice(0, 3);
+      for (const channelId of channels) {
+        const d = (await deps.refs.get(channelId, r.threadId))?.card?.digest;
+        if (!d) continue;
+        const handledBy = kind === "handled" ? triage?.handled?.by : undefined;
+        return {
+          channelId,
+          title: d.title,
+          groupName: d.groupName || d.groupId,
+          atMs: r.atMs,
+          ...(handledBy ? { handledBy } : {}),
+        };
+      }
+      return undefined;
     }),
   );
   return cards.filter((c): c is HomeCard => c !== undefined);
@@ -72,12 +85,16 @@ export async function openThreads(
 ): Promise<{ cards: HomeCard[]; capped: boolean }> {
   const lists = await deps.triage.forHome(userId, OPEN_THREADS_LISTED);
   return {
-    cards: await describeCards(deps, lists.open, false),
+    cards: await describeCards(deps, lists.open, "open"),
     capped: lists.open.length >= OPEN_THREADS_LISTED,
   };
 }
 
-/** The viewer's threads with what their cards show (title, group); cards no longer kept are left out. */
+/**
+ * The viewer's threads with what their cards show (title, group), each thread once however many
+ * channels show it: in the channel where it was handled or assigned, else where it was first
+ * posted. Threads whose cards are no longer kept are left out.
+ */
 async function gatherThreads(deps: HomeDeps, userId: string): Promise<HomeThreads> {
   // Open threads are counted further than they are shown, for "…and N more".
   const counted = await deps.triage.forHome(userId, HOME_OPEN_COUNTED + HOME_THREADS);
@@ -86,11 +103,11 @@ async function gatherThreads(deps: HomeDeps, userId: string): Promise<HomeThread
     handled: counted.handled.slice(0, HOME_THREADS),
     open: counted.open.slice(0, HOME_THREADS),
   };
-  const describe = (refs: CardRef[], withHandler: boolean) => describeCards(deps, refs, withHandler);
+  const describe = (refs: ThreadRef[], kind: ListKind) => describeCards(deps, refs, kind);
   const [assigned, handled, open] = await Promise.all([
-    describe(lists.assigned, false),
-    describe(lists.handled, true),
-    describe(lists.open, false),
+    describe(lists.assigned, "assigned"),
+    describe(lists.handled, "handled"),
+    describe(lists.open, "open"),
   ]);
   const openMore = Math.max(0, counted.open.length - lists.open.length);
   return {

@@ -11,6 +11,7 @@ import { classifyCode, SlackCallError } from "../../../src/slack/errors.js";
 import type { SlackSender } from "../../../src/slack/outbound/slack-sender.js";
 import type { MessageRef } from "../../../src/store/message-refs.js";
 import { FakeOps, FakeSubscriptions } from "../../helpers/fakes.js";
+import { digest } from "../../helpers/personal-builders.js";
 
 const NOW = Date.parse("2026-11-27T10:00:00Z");
 
@@ -173,5 +174,66 @@ describe("processSlackJob: one handler per kind behind one table", () => {
     ).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(UnrecoverableError);
     expect((err as Error).message).toBe("Slack refused the message: invalid_blocks");
+  });
+
+  it("a watch DM for someone whose DM of the thread is being sent comes back later, without taking a turn", async () => {
+    const w = world();
+    const deps = {
+      ...w.deps,
+      watchDms: { ...w.deps.watchDms, get: async () => ({ kind: "claimed" as const, atMs: NOW }) },
+    };
+    const job = w.attempt({
+      kind: "watch-dm",
+      channelId: "U0MAYA",
+      userId: "U0MAYA",
+      watchId: "1",
+      digest: digest(),
+    });
+    await expect(processSlackJob(job, deps)).rejects.toThrow("deferred");
+    expect(w.reserved).toEqual([]);
+  });
+
+  it("a watch DM for someone who has one of the thread edits it in their DM's turn: never a second DM", async () => {
+    const w = world();
+    const updates: { channel: string; ts: string; text: string }[] = [];
+    const shown = digest({ enrichedAt: "2026-03-13T12:00:00.000Z", sentiment: "negative" });
+    const deps = {
+      ...w.deps,
+      sender: {
+        ...w.deps.sender,
+        update: async (a: { channel: string; ts: string; text: string }) => {
+          updates.push({ channel: a.channel, ts: a.ts, text: a.text });
+        },
+      },
+      watches: { get: async () => undefined, list: async () => [] },
+      watchDms: {
+        ...w.deps.watchDms,
+        get: async () => ({
+          kind: "card" as const,
+          channel: "D0MAYA",
+          ts: "1.000009",
+          watchId: "1",
+          digest: shown,
+          sentAtMs: 1,
+        }),
+        set: async () => undefined,
+      },
+    } as SlackJobDeps;
+    const out = await processSlackJob(
+      w.attempt({
+        kind: "watch-dm",
+        channelId: "U0MAYA",
+        userId: "U0MAYA",
+        watchId: "1",
+        digest: digest({ enrichedAt: "2026-03-13T13:00:00.000Z", sentiment: "positive" }),
+      }),
+      deps,
+    );
+    expect(out).toBe("updated");
+    expect(w.reserved).toEqual(["U0MAYA"]);
+    expect(w.posts).toEqual([]);
+    expect(updates).toEqual([
+      { channel: "D0MAYA", ts: "1.000009", text: "Your watch: Refund failed after the upgrade" },
+    ]);
   });
 });

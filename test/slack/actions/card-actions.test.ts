@@ -22,7 +22,7 @@ function setup(o: { admins?: string[]; ref?: MessageRef } = {}) {
   const deps: CardActionDeps = {
     triage,
     cards,
-    refs: { get: async () => o.ref },
+    refs: { get: async () => o.ref, channelsOf: async () => (o.ref ? ["C0CARDS"] : []) },
     adminUserIds: o.admins ?? [],
     logger: silentLogger,
   };
@@ -68,7 +68,11 @@ describe("card actions (handlers with fake deps)", () => {
     expect(await pressMarkHandled(deps, press({ value: "handle" }))).toBe("changed");
     expect(await pressMarkHandled(deps, press({ value: "handle" }))).toBe("unchanged");
     expect(cards.refreshed).toHaveLength(1);
-    expect(triage.handled.get("C0CARDS thread-0001")).toEqual({ by: "U0ALICE", atMs: AT.getTime() });
+    expect(triage.handled.get("thread-0001")).toEqual({
+      by: "U0ALICE",
+      atMs: AT.getTime(),
+      channelId: "C0CARDS",
+    });
     expect(await pressMarkHandled(deps, press({ value: "reopen" }))).toBe("changed");
     expect(triage.handled.size).toBe(0);
   });
@@ -104,5 +108,55 @@ describe("card actions (handlers with fake deps)", () => {
       expect.stringContaining("You follow this thread"),
       "You no longer follow this thread.",
     ]);
+  });
+
+  it("a press acts on the thread: every card of it is asked to follow, the card pressed named", async () => {
+    const { deps, press, cards, triage } = setup();
+    expect(await pressMarkHandled(deps, press({ value: "handle" }))).toBe("changed");
+    expect(cards.refreshed).toEqual([
+      { threadId: "thread-0001", key: `handled-${AT.getTime()}-U0ALICE`, pressedIn: "C0CARDS" },
+    ]);
+    // Pressed again on another channel's card of the same thread: already handled, one effect.
+    expect(await pressMarkHandled(deps, press({ channelId: "C0OTHER", value: "handle" }))).toBe("unchanged");
+    expect(triage.handled.get("thread-0001")?.channelId).toBe("C0CARDS");
+  });
+
+  it("on a watch DM: the mark names no channel; the assignee's DM links the thread's channel card", async () => {
+    const ref: MessageRef = {
+      ts: "1700000000.000100",
+      enrichedAtMs: 1,
+      hasSentiment: true,
+      groupId: "group-0001",
+      card: { digest: digest({ title: "Refunds fail" }), change: [], noLongerMatches: false },
+    };
+    const { deps, press, cards, triage } = setup({ ref });
+    expect(await pressMarkHandled(deps, press({ channelId: "D0ALICE", value: "handle" }))).toBe("changed");
+    expect(triage.handled.get("thread-0001")).toEqual({ by: "U0ALICE", atMs: AT.getTime() });
+    expect(await pressAssign(deps, press({ channelId: "D0ALICE", selectedUser: "U0CAROL" }))).toBe("changed");
+    expect(cards.dms.at(-1)).toMatchObject({
+      userId: "U0CAROL",
+      text: ":bust_in_silhouette: <@U0ALICE> assigned you *Refunds fail* in <#C0CARDS>.",
+      card: { channel: "C0CARDS", ts: "1700000000.000100" },
+    });
+  });
+
+  it("on a watch DM of a thread no channel shows: the assignee's DM names the thread from the watch DM, without a link", async () => {
+    const { deps, press, cards } = setup();
+    deps.watchDms = {
+      get: async () => ({
+        kind: "card",
+        channel: "D0ALICE",
+        ts: "1.1",
+        watchId: "1",
+        digest: digest({ title: "Backups slow <b>" }),
+        sentAtMs: 1,
+      }),
+    };
+    expect(await pressAssign(deps, press({ channelId: "D0ALICE", selectedUser: "U0CAROL" }))).toBe("changed");
+    expect(cards.dms.at(-1)).toEqual({
+      userId: "U0CAROL",
+      text: ":bust_in_silhouette: <@U0ALICE> assigned you *Backups slow &lt;b&gt;*.",
+      key: `assign-thread-0001-U0CAROL-${AT.getTime()}`,
+    });
   });
 });

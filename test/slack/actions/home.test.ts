@@ -150,7 +150,9 @@ describe("App Home tab", () => {
           noLongerMatches: false,
         },
       });
-      await h.workspace.triage.noteCard("C0OPEN", threadId, new Date(Date.now() - (8 - i) * 60_000));
+      const postedAt = new Date(Date.now() - (8 - i) * 60_000);
+      await h.workspace.refs.noteChannel("C0OPEN", threadId, postedAt);
+      await h.workspace.triage.noteCard(threadId, postedAt);
     }
     const before = h.slack.calls.filter(
       (c) => c.method === "views.publish" && c.args.user_id === ADMIN,

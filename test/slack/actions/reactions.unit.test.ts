@@ -22,6 +22,7 @@ function setup(o: { admins?: string[]; marks?: Record<string, string[]> } = {}) 
         channel === CARD.channel && threadId === "thr_1"
           ? { ts: CARD.ts, enrichedAtMs: 1, hasSentiment: true, groupId: "group-1" }
           : undefined,
+      channelsOf: async () => [CARD.channel],
     },
     adminUserIds: o.admins ?? [],
     logger: silentLogger,
@@ -72,9 +73,9 @@ describe("triage by reaction (handler with fake deps)", () => {
   it("✅ on a card marks its thread handled by the person who reacted, and the card is edited", async () => {
     const { deps, triage, cards, event } = setup();
     expect(await onReaction(deps, event(), { now: AT })).toBe("changed");
-    expect(triage.handled.get("C0CARDS thr_1")).toEqual({ by: "U0MAYA", atMs: AT.getTime() });
+    expect(triage.handled.get("thr_1")).toEqual({ by: "U0MAYA", atMs: AT.getTime(), channelId: "C0CARDS" });
     expect(cards.refreshed).toEqual([
-      { channelId: "C0CARDS", threadId: "thr_1", key: `handled-${AT.getTime()}-U0MAYA` },
+      { threadId: "thr_1", key: `handled-${AT.getTime()}-U0MAYA`, pressedIn: "C0CARDS" },
     ]);
     // The other check mark, or a skin tone, means the same; a second mark changes nothing.
     expect(await onReaction(deps, event({ user: "U0SAM", reaction: "heavy_check_mark" }), { now: AT })).toBe(
@@ -85,10 +86,10 @@ describe("triage by reaction (handler with fake deps)", () => {
   it("👀 assigns the thread to the person who reacted (no DM to oneself); removing it leaves the assignment", async () => {
     const { deps, triage, cards, event } = setup();
     expect(await onReaction(deps, event({ reaction: "eyes" }), { now: AT })).toBe("changed");
-    expect(triage.assignees.get("C0CARDS thr_1")).toBe("U0MAYA");
+    expect(triage.assignees.get("thr_1")).toBe("U0MAYA");
     expect(cards.dms).toEqual([]);
     expect(await onReaction(deps, event({ type: "reaction_removed", reaction: "eyes" }))).toBe("ignored");
-    expect(triage.assignees.get("C0CARDS thr_1")).toBe("U0MAYA");
+    expect(triage.assignees.get("thr_1")).toBe("U0MAYA");
   });
 
   it("removing one's ✅ reopens; removing it while someone else's ✅ stands keeps it handled, by them", async () => {
@@ -100,13 +101,13 @@ describe("triage by reaction (handler with fake deps)", () => {
     const b = setup({ marks: { heavy_check_mark: ["U0SAM"] } });
     await onReaction(b.deps, b.event(), { now: AT });
     expect(await onReaction(b.deps, b.event({ type: "reaction_removed" }), { now: AT })).toBe("changed");
-    expect(b.triage.handled.get("C0CARDS thr_1")?.by).toBe("U0SAM");
+    expect(b.triage.handled.get("thr_1")?.by).toBe("U0SAM");
 
     // Someone else removing theirs never reopens Maya's mark.
     const c = setup();
     await onReaction(c.deps, c.event(), { now: AT });
     expect(await onReaction(c.deps, c.event({ type: "reaction_removed", user: "U0SAM" }))).toBe("kept");
-    expect(c.triage.handled.get("C0CARDS thr_1")?.by).toBe("U0MAYA");
+    expect(c.triage.handled.get("thr_1")?.by).toBe("U0MAYA");
     // Nor does removing one of two marks of one's own.
     const d = setup({ marks: { "white_check_mark::skin-tone-3": ["U0MAYA"] } });
     await onReaction(d.deps, d.event({ reaction: "heavy_check_mark" }), { now: AT });

@@ -108,7 +108,7 @@ describe("triage by reaction on a card", () => {
     });
     const edited = await waitForCard((t) => t.includes("Handled by <@U0MAYA>"));
     expect(messageText(edited)).toMatch(/:ballot_box_with_check: Handled by <@U0MAYA> <!date\^\d+\^/);
-    expect((await h.workspace.triage.get(TEST_CHANNEL, threadId)).handled?.by).toBe("U0MAYA");
+    expect((await h.workspace.triage.get(threadId)).handled?.by).toBe("U0MAYA");
     // The button now offers Reopen, as after a press.
     expect(JSON.stringify(edited.blocks)).toContain('"value":"reopen"');
   });
@@ -122,7 +122,7 @@ describe("triage by reaction on a card", () => {
       ts: cardTs,
     });
     await new Promise((r) => setTimeout(r, 400));
-    expect((await h.workspace.triage.get(TEST_CHANNEL, threadId)).handled?.by).toBe("U0MAYA");
+    expect((await h.workspace.triage.get(threadId)).handled?.by).toBe("U0MAYA");
     expect(card()?.updates).toBe(updates);
     await react(h, "removed", {
       user: "U0MAYA",
@@ -131,20 +131,20 @@ describe("triage by reaction on a card", () => {
       ts: cardTs,
     });
     await waitForCard((t) => !t.includes("Handled by"));
-    expect((await h.workspace.triage.get(TEST_CHANNEL, threadId)).handled).toBeUndefined();
+    expect((await h.workspace.triage.get(threadId)).handled).toBeUndefined();
   });
 
   it("👀 assigns the thread to the person who reacted", async () => {
     await react(h, "added", { user: "U0SAM", reaction: "eyes", channel: TEST_CHANNEL, ts: cardTs });
     await waitForCard((t) => t.includes(":bust_in_silhouette: Assigned to <@U0SAM>"));
-    expect((await h.workspace.triage.get(TEST_CHANNEL, threadId)).assignee?.user).toBe("U0SAM");
+    expect((await h.workspace.triage.get(threadId)).assignee?.user).toBe("U0SAM");
   });
 
   it("a reaction on a message that is not a card is ignored", async () => {
     // The app's own subscription notice in the channel, and a person's message Slack knows nothing of.
     const notice = h.slack.messages(TEST_CHANNEL).find((m) => !digestsOf(h, threadId).includes(m));
     expect(notice).toBeDefined();
-    const before = JSON.stringify(await h.workspace.triage.get(TEST_CHANNEL, threadId));
+    const before = JSON.stringify(await h.workspace.triage.get(threadId));
     const updates = card()?.updates ?? 0;
     const history = h.slack.calls.filter((c) => c.method === "conversations.history").length;
     await react(h, "added", {
@@ -164,7 +164,7 @@ describe("triage by reaction on a card", () => {
       () => h.slack.calls.filter((c) => c.method === "conversations.history").length > history,
     );
     await new Promise((r) => setTimeout(r, 400));
-    expect(JSON.stringify(await h.workspace.triage.get(TEST_CHANNEL, threadId))).toBe(before);
+    expect(JSON.stringify(await h.workspace.triage.get(threadId))).toBe(before);
     expect(card()?.updates).toBe(updates);
     // The person's message was skipped without asking Slack (its author is not the app).
     expect(h.slack.calls.filter((c) => c.method === "conversations.history").length).toBe(history + 1);

@@ -206,7 +206,7 @@ describe("watches and reminders through Slack", () => {
   });
 
   it("a thread marked handled meanwhile: nothing is sent", async () => {
-    await h.workspace.triage.setHandled(TEST_CHANNEL, threadId, true, "U0SAM", new Date());
+    await h.workspace.triage.setHandled(threadId, true, "U0SAM", new Date());
     const r = await remindIn(300, "U0KIM");
     await new Promise((res) => setTimeout(res, 1_500));
     expect(h.slack.messages(dmChannelOf("U0KIM"))).toEqual([]);
