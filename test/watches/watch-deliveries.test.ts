@@ -204,9 +204,7 @@ describe("watch deliveries (real Redis)", () => {
     await sendWatchDmEdit(deps, e);
     expect(sent[1]).toMatchObject({ method: "update", channel: "D0SAM", ts: "1773443400.000101" });
     const shown = allTexts(sent[1]?.blocks);
-    expect(shown[0]).toBe(
-      ":telescope: Matches your watch “refund”",
-    );
+    expect(shown[0]).toBe(":telescope: Matches your watch “refund”");
     expect(shown.join("\n")).toContain("Handled by <@U0MAYA>");
     expect(shown.join("\n")).toContain("Refund failed after the upgrade");
     // No card DM of that thread: nothing to re-render.
