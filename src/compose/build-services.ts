@@ -2,6 +2,7 @@ import type { Queue } from "bullmq";
 import type { Config } from "../config.js";
 import { InsightClient } from "../insight/client.js";
 import type { WorkerTuning } from "../jobs/create-worker.js";
+import { OverdueJobs } from "../jobs/overdue-jobs.js";
 import { createQueues, queueLayout, type Queues } from "../jobs/queues.js";
 import { ThreadLookup } from "../jobs/thread-lookup.js";
 import { debugOnFailure, type Logger } from "../log.js";
@@ -85,6 +86,8 @@ export interface Services {
   };
   alerts: AlertSettingsStore;
   ops: OpsNotifier;
+  /** Jobs no worker moves, in every queue: readiness, the health watch, status, /metrics. */
+  overdue: OverdueJobs;
   throttle: ChannelThrottle;
   insight: { client: InsightClient; lookup: ThreadLookup };
   slack: SlackApi;
@@ -170,6 +173,10 @@ export function buildServices(config: Config, logger: Logger, tuning: RuntimeTun
     queues,
     ...stores,
     ops,
+    overdue: new OverdueJobs(
+      { redis, queues: () => queues.all(), gauge: metrics.overdueJobs },
+      tuning.overdueAfterMs ? { boundMs: tuning.overdueAfterMs } : {},
+    ),
     insight: { client, lookup: new ThreadLookup(client, { cacheMs: tuning.lookupCacheMs }) },
     slack,
     sender: createSlackSender(slack, new MethodHold(redis, keys)),

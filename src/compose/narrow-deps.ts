@@ -124,6 +124,7 @@ export function statusDeps(s: Services): StatusDeps {
       ),
     insight: s.insight.client,
     insightConnected: () => s.workspaceStatus?.insightConnected ?? true,
+    ...(s.workspaceStatus ? {} : { overdue: () => s.overdue.look() }),
     // A fresh reader each time: the spool's segments are shared by every process on SPOOL_DIR.
     spoolSize: () => new Spool(s.workspaceStatus?.spoolDir ?? s.config.spoolDir, s.logger).sizeOnDisk(),
     reportInsightError: s.reportInsightError,

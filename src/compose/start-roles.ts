@@ -157,6 +157,7 @@ export async function startRoles(s: Services, given?: readonly Feature<Subcomman
           spool: receiver ? await receiver.spool.sizeOnDisk() : undefined,
           // Every process looks: with no worker role running anywhere, the web role is the one that can tell.
           intake: await withTimeout(intakeHead(s.redis, s.keys), 900, "Redis").catch(() => undefined),
+          overdue: await withTimeout(s.overdue.look(), 900, "Redis").catch(() => undefined),
           atMs: Date.now(),
         }),
         ops: s.ops,
@@ -269,7 +270,13 @@ async function startWeb(
     commands,
     routes: [
       requestIdRouter(logger),
-      healthRouter({ redis: s.redis, metrics, workers: running.workerHealth, refreshGauges }),
+      healthRouter({
+        redis: s.redis,
+        metrics,
+        workers: running.workerHealth,
+        overdue: s.overdue,
+        refreshGauges,
+      }),
       ...features.flatMap((f) => f.routes?.() ?? []),
     ],
     ...(workspaces

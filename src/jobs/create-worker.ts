@@ -15,6 +15,8 @@ export interface WorkerTuning {
   errorWindowMs?: number;
   /** How long a closing worker waits for its active jobs before it is forced (default 10 s). */
   closeGraceMs?: number;
+  /** Jobs overdue by more than this make readiness fail (domain/overdue.ts; default a minute). */
+  overdueAfterMs?: number;
 }
 
 export interface WorkerContext {

@@ -67,6 +67,11 @@ export class WorkerHealth {
     }
   }
 
+  /** The queues (BullMQ names) these workers consume: readiness answers for their jobs too. */
+  queueNames(): string[] {
+    return this.entries.map((e) => e.worker.name);
+  }
+
   async probe(): Promise<WorkerProbe[]> {
     return Promise.all(
       this.entries.map(async ({ worker, queue, connection }): Promise<WorkerProbe> => {

@@ -1,13 +1,20 @@
+import type { OverdueQueue } from "../domain/overdue.js";
 import type { IntakeHead } from "../jobs/intake-pump.js";
 import type { WorkerProbe } from "../jobs/worker-health.js";
 import type { Logger } from "../log.js";
+import { overdueText } from "../slack/render/overdue-text.js";
 import { durationText, plural } from "../slack/render/wording.js";
 import { withTimeout } from "../store/redis.js";
 import type { OpsNotifier } from "./ops-notifier.js";
 
-import { INTAKE_STALLED, SPOOL_GROWING, WORKERS_CANNOT_FETCH } from "../status/status-report.js";
+import {
+  INTAKE_STALLED,
+  JOBS_OVERDUE,
+  SPOOL_GROWING,
+  WORKERS_CANNOT_FETCH,
+} from "../status/status-report.js";
 
-export { INTAKE_STALLED, SPOOL_GROWING, WORKERS_CANNOT_FETCH };
+export { INTAKE_STALLED, JOBS_OVERDUE, SPOOL_GROWING, WORKERS_CANNOT_FETCH };
 
 /** One look at this process: its workers' probes (as /readyz sees them), Redis, the spool. */
 export interface HealthSample {
@@ -18,6 +25,8 @@ export interface HealthSample {
   spool: number | undefined;
   /** Undefined when it could not be read (Redis is the problem then, and says so itself). */
   intake?: IntakeHead | undefined;
+  /** Queues with jobs overdue (jobs/overdue-jobs.ts); undefined when they could not be read. */
+  overdue?: readonly OverdueQueue[] | undefined;
   /** When the sample was taken (ms since the epoch). */
   atMs: number;
 }
@@ -38,6 +47,8 @@ export interface WatchState {
    * intake looks fine.
    */
   intakeAlerted?: boolean;
+  /** Undefined until the first look, as `intakeAlerted`: the incident is the deployment's. */
+  overdueAlerted?: boolean;
 }
 
 export const INITIAL_WATCH: WatchState = {
@@ -114,10 +125,53 @@ export function judgeHealth(
   }
   const intake = judgeIntake(prev, s, o.intakeStalledMs ?? INTAKE_STALLED_MS);
   actions.push(...intake.actions);
+  const overdue = judgeOverdueJobs(prev.overdueAlerted, s.overdue);
+  actions.push(...overdue.actions);
   return {
-    state: { failingSamples, spoolHistory, workersAlerted, spoolAlerted, ...intake.state },
+    state: {
+      failingSamples,
+      spoolHistory,
+      workersAlerted,
+      spoolAlerted,
+      ...intake.state,
+      ...(overdue.alerted !== undefined ? { overdueAlerted: overdue.alerted } : {}),
+    },
     actions,
   };
+}
+
+/**
+ * Jobs overdue (delayed past their time, or waiting with no worker taking them): the workers
+ * of those queues have stopped without saying so, which their own probes may not see. The
+ * bound is the look's own (a minute): one look is enough.
+ */
+function judgeOverdueJobs(
+  alerted: boolean | undefined,
+  overdue: readonly OverdueQueue[] | undefined,
+): { alerted: boolean | undefined; actions: WatchAction[] } {
+  if (!overdue) return { alerted, actions: [] }; // unreadable: the last judgement stands
+  if (overdue.length > 0 && alerted !== true) {
+    const shown = overdue.slice(0, 3).map(overdueText).join("; ");
+    const more = overdue.length > 3 ? ` (and ${overdue.length - 3} more)` : "";
+    return {
+      alerted: true,
+      actions: [
+        {
+          kind: "alert",
+          incident: JOBS_OVERDUE,
+          text: `Jobs are overdue, so digests to some channels are not going out: ${shown}${more}. No worker is moving them; /readyz answers 503 with the same words on the processes that run those workers. Nothing is lost (the jobs wait in Redis); if it lasts, restart those worker processes.`,
+        },
+      ],
+    };
+  }
+  if (overdue.length === 0 && alerted !== false) {
+    // Said (and posted) only when the incident was open.
+    return {
+      alerted: false,
+      actions: [{ kind: "resolve", incident: JOBS_OVERDUE, text: "Overdue jobs are moving again." }],
+    };
+  }
+  return { alerted, actions: [] };
 }
 
 /**

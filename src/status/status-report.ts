@@ -1,3 +1,4 @@
+import type { OverdueQueue } from "../domain/overdue.js";
 import type { InsightErrorCode } from "../insight/errors.js";
 import type { Subscription } from "../domain/subscription.js";
 import type { CommunitySilenceVerdict } from "./silence.js";
@@ -44,6 +45,8 @@ export interface StatusReport {
   silence: CommunitySilenceVerdict | undefined;
   silenceThresholdMs: number;
   queues: QueueDepth[] | undefined;
+  /** Queues with jobs overdue (no worker moves them); undefined when not looked at or unreadable. */
+  overdue?: readonly OverdueQueue[] | undefined;
   deadLetters: { total: number; kept: number; byReason: Record<string, number> } | undefined;
   /** Deliveries waiting on local disk for Redis (every process sharing SPOOL_DIR). */
   spool: number | undefined;
@@ -61,11 +64,14 @@ export interface StatusReport {
 export const WORKERS_CANNOT_FETCH = "workers-cannot-fetch";
 export const SPOOL_GROWING = "spool-growing";
 export const INTAKE_STALLED = "intake-stalled";
-/** The watch's incidents: status says them in words (`watchLines`), not by name. */
+/** Jobs overdue (domain/overdue.ts): status shows them from its own look (`overdue`), not by this name. */
+export const JOBS_OVERDUE = "jobs-overdue";
+/** The watch's incidents: status says them in words (`watchLines`, the overdue section), not by name. */
 export const WATCH_INCIDENTS: ReadonlySet<string> = new Set([
   WORKERS_CANNOT_FETCH,
   SPOOL_GROWING,
   INTAKE_STALLED,
+  JOBS_OVERDUE,
 ]);
 
 /** The status lines of the health watch's open incidents, without their internal names. */
