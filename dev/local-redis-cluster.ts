@@ -37,6 +37,11 @@ export interface LocalRedisCluster {
   freeze(port: number): void;
   /** SIGCONTs a frozen node. */
   thaw(port: number): void;
+  /**
+   * Freezes a master (SIGSTOP) until its replica is promoted, then thaws it (SIGCONT): it comes
+   * back as a replica of the promoted one. Resolves once the cluster is ok again.
+   */
+  stall(port: number): Promise<{ promoted: number; ms: number }>;
   /** Starts a killed node again with its old config: it rejoins as a replica. */
   restart(port: number): Promise<void>;
   /** Resolves once every live node says cluster_state:ok and sees the same masters. */
@@ -283,6 +288,27 @@ export async function startLocalRedisCluster(
       const promoted = after.find((p) => !before.includes(p));
       if (promoted === undefined) throw new Error("no replica was promoted");
       return { promoted, ms: Date.now() - started };
+    },
+    async stall(port) {
+      const before = await mastersNow();
+      if (!before.includes(port)) throw new Error(`${port} is not a master`);
+      const started = Date.now();
+      signal(port, "SIGSTOP");
+      frozen.add(port);
+      let promoted: number | undefined;
+      try {
+        await until("a replica promoted while its master is frozen", 30_000, async () => {
+          promoted = (await mastersNow()).find((p) => !before.includes(p));
+          return promoted !== undefined;
+        });
+      } finally {
+        signal(port, "SIGCONT");
+        frozen.delete(port);
+      }
+      const ms = Date.now() - started;
+      await waitOk(30_000);
+      if (promoted === undefined) throw new Error("no replica was promoted");
+      return { promoted, ms };
     },
     async restart(port) {
       const node = nodes.find((n) => n.port === port);

@@ -20,6 +20,7 @@ import type { MessageRefStore } from "../store/message-refs.js";
 import type { PendingReplies } from "../store/pending-replies.js";
 import type { TriageStore } from "../store/triage.js";
 import { createRedis, isCluster } from "../store/redis.js";
+import { RedisRestarts } from "../store/redis-restarts.js";
 import type { SubscriptionStore } from "../store/subscriptions.js";
 import type { RedisClient as Redis } from "../store/redis.js";
 import type { KnownBlock } from "../slack/render/known-blocks.js";
@@ -88,6 +89,8 @@ export interface Services {
   ops: OpsNotifier;
   /** Jobs no worker moves, in every queue: readiness, the health watch, status, /metrics. */
   overdue: OverdueJobs;
+  /** What a Redis restart may have lost (the digest path looks in Slack for it). */
+  restarts: RedisRestarts;
   throttle: ChannelThrottle;
   insight: { client: InsightClient; lookup: ThreadLookup };
   slack: SlackApi;
@@ -160,7 +163,16 @@ export function buildServices(config: Config, logger: Logger, tuning: RuntimeTun
   const mw = config.multiWorkspace;
   // Many workspaces: no token of the deployment's own may post, and a job without a workspace
   // would run once per installed workspace (another customer's): deployment alerts are logged.
-  const ops = new OpsNotifier(redis, keys, () => queues.slack, mw ? undefined : config.opsChannelId, logger);
+  const ops = new OpsNotifier(
+    redis,
+    keys,
+    () => queues.slack,
+    mw ? undefined : config.opsChannelId,
+    logger,
+    undefined,
+    // When Redis will not take an alert (down, or refusing writes at maxmemory).
+    (channel, text) => slack.call("chat.postMessage", { channel, text }),
+  );
   const ik = installKeys(config.redis.prefix, { cluster });
   const sealer = mw ? new Sealer(mw.encryptionKey, mw.previousEncryptionKeys) : undefined;
   return {
@@ -177,6 +189,7 @@ export function buildServices(config: Config, logger: Logger, tuning: RuntimeTun
       { redis, queues: () => queues.all(), gauge: metrics.overdueJobs },
       tuning.overdueAfterMs ? { boundMs: tuning.overdueAfterMs } : {},
     ),
+    restarts: new RedisRestarts({ redis, queues: () => queues.all() }),
     insight: { client, lookup: new ThreadLookup(client, { cacheMs: tuning.lookupCacheMs }) },
     slack,
     sender: createSlackSender(slack, new MethodHold(redis, keys)),

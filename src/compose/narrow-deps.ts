@@ -105,6 +105,7 @@ export function slackOutDeps(s: Services): SlackOutDeps {
     subscriptions: s.subscriptions,
     ops: s.ops,
     sender: s.sender,
+    restarts: s.restarts,
     logger: s.logger,
     lockTtlMs: s.tuning.digestLockTtlMs ?? DIGEST_LOCK_TTL_MS,
   };

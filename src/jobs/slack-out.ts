@@ -20,6 +20,7 @@ import {
   type StoredCard,
 } from "../store/message-refs.js";
 import type { PendingReplies } from "../store/pending-replies.js";
+import type { RedisRestarts } from "../store/redis-restarts.js";
 import type { TriageStore } from "../store/triage.js";
 import type { SubscriptionStore } from "../store/subscriptions.js";
 import { channelIncident, type OpsNotifier } from "../ops/ops-notifier.js";
@@ -45,6 +46,8 @@ export interface SlackOutDeps {
   subscriptions: Pick<SubscriptionStore, "get" | "pauseChannel">;
   ops: Pick<OpsNotifier, "alert">;
   sender: SlackSender;
+  /** After a Redis restart: where to look in Slack for a first post whose record was lost. */
+  restarts?: Pick<RedisRestarts, "lookBackSince">;
   logger: Logger;
   now?: () => number;
   lockTtlMs?: number;
@@ -262,9 +265,10 @@ async function sendDigest(
       event_payload: { thread_id: threadId, group_id: digest.groupId },
     };
 
-    // A previous attempt may have posted and died before recording the ts: look for it.
+    // A previous attempt may have posted and died before recording the ts (or Redis lost the
+    // record in a restart): look for it.
     if (!ref) {
-      const since = posting;
+      const since = posting ?? (await deps.restarts?.lookBackSince(enrichedAtMs));
       if (since !== undefined) {
         const ts = await deps.sender.findDigest(channel, threadId, since - 5_000).catch((err: unknown) => {
           // Rate limited: wait and look again (posting afresh now could post it twice).

@@ -62,6 +62,9 @@ export const INITIAL_WATCH: WatchState = {
 export type WatchAction =
   { kind: "alert"; incident: string; text: string } | { kind: "resolve"; incident: string; text: string };
 
+/** What Redis answers a write at maxmemory (maxmemory-policy noeviction). */
+const OUT_OF_MEMORY = /OOM command not allowed/;
+
 /** Samples in a row before an alert: one bad look is a blip (a failover takes a few seconds). */
 export const FAILING_SAMPLES = 2;
 /** The spool grew at each of this many samples in a row, while Redis answered. */
@@ -91,10 +94,14 @@ export function judgeHealth(
       .map((w) => `${w.name}: ${w.reason ?? "not ok"}`)
       .join("; ");
     const more = bad.length > 3 ? ` (and ${bad.length - 3} more)` : "";
+    // Redis at maxmemory refuses every write: said first, in words, with what to do.
+    const oom = bad.some((w) => OUT_OF_MEMORY.test(w.reason ?? ""));
     actions.push({
       kind: "alert",
       incident: WORKERS_CANNOT_FETCH,
-      text: `Workers cannot fetch jobs, so digests are not going out: ${shown}${more}. /readyz answers 503 with the same reason.`,
+      text: oom
+        ? `Redis is out of memory (maxmemory reached) and refuses writes, so workers cannot fetch jobs and digests are not going out. Webhook deliveries are still acknowledged and kept on disk until Redis takes writes again; nothing is lost. Free memory or raise maxmemory (keep maxmemory-policy noeviction). /readyz answers 503: ${shown}${more}.`
+        : `Workers cannot fetch jobs, so digests are not going out: ${shown}${more}. /readyz answers 503 with the same reason.`,
     });
     workersAlerted = true;
   } else if (bad.length === 0 && workersAlerted) {
@@ -115,7 +122,7 @@ export function judgeHealth(
       actions.push({
         kind: "alert",
         incident: SPOOL_GROWING,
-        text: `Webhook deliveries are piling up on disk while Redis answers (${s.spool} waiting, ${s.spool - first} more than ${GROWING_SAMPLES} checks ago): they are not reaching the queues. Check /readyz and the logs (a cluster reached without REDIS_CLUSTER_NODES fails with CROSSSLOT).`,
+        text: `Webhook deliveries are piling up on disk while Redis answers (${s.spool} waiting, ${s.spool - first} more than ${GROWING_SAMPLES} checks ago): they are not reaching the queues. Check /readyz and the logs: Redis may refuse writes (OOM at maxmemory), or be a cluster reached without REDIS_CLUSTER_NODES (CROSSSLOT).`,
       });
       spoolAlerted = true;
     } else if (s.spool === 0 && spoolAlerted) {
