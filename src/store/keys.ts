@@ -10,7 +10,8 @@
  * - `health`: last delivery times, counts, the de-duplication markers and the intake list (the
  *   receiver's one script marks a whole batch and appends it); `dead-letters`: the list and its
  *   counts;
- * - `<channel>:<thread>`: a thread's message ref and its posting marker;
+ * - `<channel>:<thread>`: a thread's message ref and its posting marker; the replies waiting to
+ *   go under its card and the messages ever queued there (one script writes both);
  * - `<group>`: a group's daily activity counters (read in one pipeline);
  * - `reconcile`: every baseline, the list of baselines and the reconciler's status;
  * - `alerts`: every channel's alert settings and the set of channels that have some;
@@ -30,14 +31,18 @@ export function stateKeys(prefix: string, o: { cluster?: boolean } = {}) {
     // family `<channel>:<thread>`
     messageRef: (channelId: string, threadId: string) => `${s}:ref:${tag(`${channelId}:${threadId}`)}`,
     posting: (channelId: string, threadId: string) => `${s}:posting:${tag(`${channelId}:${threadId}`)}`,
+    /** New messages waiting to go as one reply under a card (`--replies on`): a list. */
+    pendingReplies: (channelId: string, threadId: string) =>
+      `${s}:replies:${tag(`${channelId}:${threadId}`)}`,
+    /** Every message id queued under that card lately (a set): a delivery processed twice adds nothing. */
+    repliesQueued: (channelId: string, threadId: string) =>
+      `${s}:replies-queued:${tag(`${channelId}:${threadId}`)}`,
     // no tag
     lock: (name: string) => `${s}:lock:${name}`,
     /** Triage of one thread in one channel (handled, assignee): a hash. */
     triage: (channelId: string, threadId: string) => `${s}:triage:${channelId}:${threadId}`,
     /** Who follows one thread in one channel (DMs on re-enrichment): a set of user ids. */
     followers: (channelId: string, threadId: string) => `${s}:followers:${channelId}:${threadId}`,
-    /** New messages waiting to go as one reply under a card (`--replies on`): a list. */
-    pendingReplies: (channelId: string, threadId: string) => `${s}:replies:${channelId}:${threadId}`,
     /** Cards posted lately, by time ("channel thread" members): what Home lists as open. */
     recentCards: `${s}:triage:recent`,
     /** Threads marked handled, by time ("channel thread" members). */

@@ -1,8 +1,12 @@
 // Why a worker stopped for good after a master failover (issue 33), pinned on a real cluster:
 // BullMQ's watchdog reconnects a worker's blocking connection with `connect()`, which ioredis
-// never settles when its ready check meets `cluster_state:fail`. The workers' connection makes
-// its blocking copies without that check (store/redis.ts, BLOCKING_FETCH).
+// never settles when its ready check meets `cluster_state:fail`. The worker's loop waits on it
+// forever: it fetches nothing again, its delayed jobs are never promoted, and `close()` never
+// returns. The workers' connection makes its blocking copies without that check (store/redis.ts,
+// BLOCKING_FETCH). The master's replica is frozen meanwhile, so the cluster stays down as long
+// as the test needs.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Queue, Worker } from "bullmq";
 import { Cluster } from "ioredis";
 import { silentLogger } from "../../src/log.js";
 import { clusterOptions, createRedis } from "../../src/store/redis.js";
@@ -15,6 +19,7 @@ import {
 } from "../helpers/redis-cluster.js";
 
 const URL = "redis://127.0.0.1:6379";
+const PREFIX = "blocking-fetch";
 
 /** How a promise ended within `ms`: "resolved", "rejected: ..." or "pending". */
 async function settledWithin(p: Promise<unknown>, ms: number): Promise<string> {
@@ -55,18 +60,34 @@ describe.runIf(clusterAvailable)("a worker's blocking connection through a maste
     await c?.close();
   });
 
-  it("fails a fetch on the lost master at once, and reconnects while the cluster is down, where a plain copy's connect() never settles", async () => {
+  it("fails a fetch on the lost master at once and reconnects while the cluster is down; a worker on a plain connection stops for good and cannot close", async () => {
     const workers = createRedis({ url: URL, clusterNodes: seedsOf(c) }, "blocking", silentLogger);
+    const plainWorkers = new Cluster(seedsOf(c), clusterOptions(URL, "blocking"));
     // The copies BullMQ makes for a worker's blocking fetch (bullmq ioredis-client.js `duplicate`):
     // ours, and one of a cluster with the same options but no say in how it is copied.
     const ours = (workers as Cluster).duplicate(undefined, { redisOptions: { connectionName: "ours" } });
-    const plain = new Cluster(seedsOf(c), clusterOptions(URL, "blocking")).duplicate(undefined, {
-      redisOptions: { connectionName: "plain" },
-    });
+    const plain = plainWorkers.duplicate(undefined, { redisOptions: { connectionName: "plain" } });
+    // And two BullMQ workers, on queues of the same master: one over each connection.
+    const done: Record<string, string[]> = { ours: [], plain: [] };
+    const worker = (name: "ours" | "plain", connection: Cluster) => {
+      const w = new Worker(`{blocking-fetch}${name}`, async (job) => void done[name]?.push(job.name), {
+        connection,
+        prefix: PREFIX,
+      });
+      w.on("error", () => undefined);
+      return w;
+    };
+    const ourWorker = worker("ours", workers as Cluster);
+    const plainWorker = worker("plain", plainWorkers);
     const admin = adminCluster(c);
-    for (const r of [ours, plain]) r.on("error", () => undefined);
+    for (const r of [ours, plain, plainWorkers, workers]) r.on("error", () => undefined);
     try {
-      await Promise.all([ready(ours), ready(plain)]);
+      await Promise.all([
+        ready(ours),
+        ready(plain),
+        ourWorker.waitUntilReady(),
+        plainWorker.waitUntilReady(),
+      ]);
       const marker = "{blocking-fetch}:marker";
       const slot = Number(await admin.call("CLUSTER", "KEYSLOT", marker));
       const ranges = (await admin.call("CLUSTER", "SLOTS")) as [number, number, [string, number]][];
@@ -81,7 +102,6 @@ describe.runIf(clusterAvailable)("a worker's blocking connection through a maste
       const fetching = ours.bzpopmin(marker, 10).finally(() => (failedAt = Date.now()));
       fetching.catch(() => undefined); // looked at below
       await new Promise((r) => setTimeout(r, 200));
-      // The replica frozen too: the cluster stays down (cluster_state:fail) as long as the test needs.
       c.freeze(replica);
       const killedAt = Date.now();
       await c.kill(victim);
@@ -103,6 +123,8 @@ describe.runIf(clusterAvailable)("a worker's blocking connection through a maste
       const oursBack = reconnect(ours);
       const plainBack = reconnect(plain);
       expect(await settledWithin(oursBack, 5_000)).toBe("resolved");
+      // The workers' own watchdogs fire within their block (5 s) and a second, while it is down.
+      await new Promise((r) => setTimeout(r, 6_500 - (Date.now() - killedAt)));
 
       c.thaw(replica);
       await c.waitOk(30_000);
@@ -111,20 +133,43 @@ describe.runIf(clusterAvailable)("a worker's blocking connection through a maste
       // and the promise BullMQ awaits is lost. If this starts to settle, ioredis fixed it.
       expect(await settledWithin(plainBack, 2_000)).toBe("pending");
 
-      // And ours fetches from the promoted replica, asking again as BullMQ's loop does (its first
-      // ask may still go to the dead master it read while the cluster was down; the answer, or
-      // a live master's MOVED, sets it right). A fresh admin: the first one saw the kill.
+      // After the failover: our worker takes a job within seconds; the plain one never does.
       const after = adminCluster(c);
-      await after.zadd(marker, 0, "0").finally(() => after.disconnect());
+      try {
+        for (const name of ["ours", "plain"] as const) {
+          const q = new Queue(`{blocking-fetch}${name}`, { connection: after, prefix: PREFIX });
+          await q.add(`after-${name}`, {}, { delay: 200 });
+          await q.close();
+        }
+        await until("our worker takes its job", 10_000, () => done.ours?.length === 1);
+        await new Promise((r) => setTimeout(r, 3_000));
+        expect(done).toEqual({ ours: ["after-ours"], plain: [] });
+        // And ours fetches from the promoted replica, asking again as BullMQ's loop does (its
+        // first ask may still go to the dead master it read while the cluster was down).
+        await after.zadd(marker, 0, "0");
+      } finally {
+        after.disconnect();
+      }
       let fetched: unknown;
       await until("the marker is fetched", 5_000, async () => {
         fetched = await ours.bzpopmin(marker, 1);
         return fetched !== null;
       });
       expect(fetched).toEqual([marker, "0", "0"]);
+
+      // BullMQ's own close: ours returns; the plain one waits for its loop, which waits forever,
+      // and forcing it then gives back the same close (BullMQ returns the one under way): what
+      // create-worker.ts bounds, dropping the connection after.
+      const started = Date.now();
+      await ourWorker.close();
+      console.log(`our worker closed in ${Date.now() - started} ms after the failover`);
+      expect(Date.now() - started).toBeLessThan(3_000);
+      expect(await settledWithin(plainWorker.close(), 3_000)).toBe("pending");
+      expect(await settledWithin(plainWorker.close(true), 1_000)).toBe("pending");
     } finally {
       admin.disconnect();
-      for (const r of [ours, plain, workers]) r.disconnect();
+      await settledWithin(ourWorker.close(true), 2_000);
+      for (const r of [ours, plain, workers, plainWorkers]) r.disconnect();
     }
   }, 90_000);
 });
