@@ -24,7 +24,15 @@ export interface WorkerHealthOptions {
   now?: () => number;
 }
 
-const LINK_ERROR = /ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|Connection is closed|connect /i;
+/**
+ * Errors that end with their cause, counted for 2 s only: a lost link (it ends once the link is
+ * back), and what a failover leaves behind once (a blocked fetch unblocked as its master becomes
+ * a replica, a lock that could not be renewed meanwhile, the cluster down, a Redis loading its
+ * data). Counted for the whole error window, they kept readiness 503 for 15 s after a failover
+ * where nothing was wrong any more.
+ */
+const TRANSIENT_ERROR =
+  /ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|Connection is closed|connect |UNBLOCKED|could not renew lock|CLUSTERDOWN|LOADING/i;
 
 interface Entry {
   worker: Worker;
@@ -85,9 +93,9 @@ export class WorkerHealth {
           return { name, ok: false, reason: `no Redis connection (${connection.status})` };
         }
         const failed = this.failing.get(name);
-        // A connection error (ours or BullMQ's blocking duplicate's) ends once the link is back.
-        const linkError = failed && LINK_ERROR.test(failed.message) && this.now() - failed.at > 2_000;
-        if (failed && !linkError && this.now() - failed.at < this.errorWindowMs) {
+        // A transient error (a link lost, ours or BullMQ's blocking duplicate's) is over once 2 s old.
+        const over = failed && TRANSIENT_ERROR.test(failed.message) && this.now() - failed.at > 2_000;
+        if (failed && !over && this.now() - failed.at < this.errorWindowMs) {
           return { name, ok: false, reason: `fetching jobs fails: ${failed.message}` };
         }
         const idleMs = this.now() - (this.lastActive.get(name) ?? 0);

@@ -74,6 +74,9 @@ describe("chaos: Redis with AOF (everysec) loses its last second and restarts wh
     );
     expect(lostBytes).toBeGreaterThan(0);
     expect(sent).toBeGreaterThan(0);
+    // The web role, without workers, says only that Redis did not answer, and alerts nothing.
+    expect(r.figures.readinessBackMs).toBeDefined();
+    expect(r.figures.ops).toEqual([]);
     expect(r.errors).toEqual([]);
     expect(r.verdict.refusedDeliveries).toEqual([]);
     expect(r.figures.ok).toBe(r.figures.deliveries);
@@ -121,6 +124,9 @@ describe("chaos: Redis alone (AOF everysec) loses its last second and restarts w
       `aof row (processes live on): ${lostBytes} bytes of the AOF lost; Slack searched ${searches() - before} times for a card whose record was lost`,
     );
     expect(lostBytes).toBeGreaterThan(0);
+    // Its workers could not fetch meanwhile: said once (the watch looks every 0.5 s here), and undone.
+    expect(r.figures.ops.filter((t) => t.startsWith("Workers cannot fetch jobs"))).toHaveLength(1);
+    expect(r.figures.ops).toContain("Workers fetch jobs again.");
     expect(r.errors).toEqual([]);
     expect(r.verdict.refusedDeliveries).toEqual([]);
     expect(r.figures.ok).toBe(r.figures.deliveries);

@@ -4,7 +4,7 @@ import { SEED } from "../../dev/emulator/index.js";
 import { startHarness, TEST_CHANNEL, type Harness } from "../helpers/app-harness.js";
 import { startOwnRedis, type OwnRedis } from "../helpers/redis-server.js";
 import { follow } from "../reconcile/support.js";
-import { faultRow, type FlowTarget } from "./flow.js";
+import { faultRow, spooledAcks, type FlowTarget } from "./flow.js";
 
 const OTHER_CHANNEL = "C0CHAOSTWO";
 
@@ -44,5 +44,8 @@ describe("chaos: Redis clients paused (CLIENT PAUSE) longer than the acknowledge
     expect(r.figures.slowestAckMs).toBeLessThan(10_000);
     expect(r.verdict.lost).toEqual([]);
     expect(r.verdict.duplicated).toEqual([]);
+    expect(r.figures.notReadyBecause).toEqual(["Redis did not answer within 900 ms"]);
+    expect(r.figures.ops).toEqual([]);
+    expect(await spooledAcks(h)).toBeGreaterThan(0);
   }, 120_000);
 });

@@ -1,5 +1,5 @@
 import { request } from "undici";
-import { messageText, type Harness } from "../helpers/app-harness.js";
+import { messageText, OPS_CHANNEL, type Harness } from "../helpers/app-harness.js";
 import { digestsOf, waitUntil } from "../reconcile/support.js";
 
 /** Where the flow's threads live and which channel follows that group. */
@@ -243,6 +243,10 @@ export interface RowFigures {
   readinessBackMs: number | undefined;
   notReadyMs: number;
   slowestReadyzMs: number;
+  /** What /readyz said while not ready: each failing check's words, once. */
+  notReadyBecause: string[];
+  /** What the ops channel was told during the row. */
+  ops: string[];
 }
 
 /** The row's figures from its flow's verdict, the deliveries since `deliveriesBefore` and the readiness polls. */
@@ -253,8 +257,18 @@ export function rowFigures(
   deliveriesBefore: number,
   readiness: ReadinessWatch,
   faultAt: number,
+  opsBefore = 0,
 ): RowFigures {
   const deliveries = h.emulator.webhooks.deliveries().slice(deliveriesBefore);
+  const because = new Set<string>();
+  for (const body of readiness.reasons()) {
+    try {
+      const { checks } = JSON.parse(body) as { checks: Record<string, string> };
+      for (const reason of Object.values(checks)) if (reason !== "ok") because.add(reason.slice(0, 60));
+    } catch {
+      because.add(body.slice(0, 60));
+    }
+  }
   return {
     row,
     deliveries: deliveries.length,
@@ -267,6 +281,11 @@ export function rowFigures(
     readinessBackMs: readiness.backAfterMs(faultAt),
     notReadyMs: readiness.notReadyMs(),
     slowestReadyzMs: Math.round(readiness.slowestMs),
+    notReadyBecause: [...because],
+    ops: h.slack
+      .messages(OPS_CHANNEL)
+      .slice(opsBefore)
+      .map((m) => m.text.slice(0, 60)),
   };
 }
 
@@ -279,7 +298,8 @@ export function printRow(f: RowFigures): void {
   console.log(
     `fault matrix | ${f.row} | deliveries ${f.deliveries} | 2xx ${f.ok} | slowest ack ${f.slowestAckMs} ms | ` +
       `digests ${f.digests} of ${f.threads} | lost ${f.lost} | duplicated ${f.duplicated} | ${readiness} | ` +
-      `slowest /readyz ${f.slowestReadyzMs} ms`,
+      `slowest /readyz ${f.slowestReadyzMs} ms | readyz said ${JSON.stringify(f.notReadyBecause)} | ` +
+      `ops channel ${JSON.stringify(f.ops)}`,
   );
 }
 
@@ -305,6 +325,7 @@ export async function faultRow(
 ): Promise<FaultRow> {
   const flow = new DigestFlow(h, targets);
   const before = h.emulator.webhooks.deliveries().length;
+  const opsBefore = h.slack.messages(OPS_CHANNEL).length;
   const readiness = new ReadinessWatch(h.baseUrl);
   flow.start(o.perSecond ?? 4);
   await new Promise((r) => setTimeout(r, o.leadMs ?? 2_000));
@@ -314,7 +335,11 @@ export async function faultRow(
   await flow.stop();
   const verdict = await settleFlow(h, flow, { timeoutMs: o.settleMs ?? 60_000, sentiment: o.sentiment });
   await readiness.stopOnceReady(30_000);
-  const figures = rowFigures(name, h, verdict, before, readiness, faultAt);
+  const figures = rowFigures(name, h, verdict, before, readiness, faultAt, opsBefore);
   printRow(figures);
   return { figures, verdict, readiness, errors: flow.errors };
 }
+
+/** Deliveries answered after going to the spool (`insight_relay_webhook_acks_total{outcome="spooled"}`). */
+export const spooledAcks = async (h: Harness): Promise<number> =>
+  (await h.services.metrics.acks.get()).values.find((v) => v.labels.outcome === "spooled")?.value ?? 0;

@@ -4,7 +4,7 @@ import { SEED } from "../../dev/emulator/index.js";
 import { startHarness, TEST_CHANNEL, type Harness } from "../helpers/app-harness.js";
 import { startOwnRedis, type OwnRedis } from "../helpers/redis-server.js";
 import { follow, opsMessages } from "../reconcile/support.js";
-import { faultRow, type FlowTarget } from "./flow.js";
+import { faultRow, spooledAcks, type FlowTarget } from "./flow.js";
 
 const OTHER_CHANNEL = "C0CHAOSTWO";
 
@@ -73,5 +73,7 @@ describe("chaos: Redis at maxmemory (OOM command not allowed) while digests flow
       timeoutMs: 40_000,
     });
     expect(opsMessages(h).filter((m) => m.text.startsWith("Redis is out of memory"))).toHaveLength(1);
+    expect(r.figures.ops).toContain("The webhook spool has drained.");
+    expect(await spooledAcks(h)).toBeGreaterThan(0);
   }, 150_000);
 });
