@@ -31,6 +31,17 @@ export interface LocalRedisCluster {
   kill(port: number): Promise<void>;
   /** Kills a master and resolves once its replica serves its slots and the cluster is ok again; returns the new master's port. */
   failover(port: number): Promise<{ promoted: number; ms: number }>;
+  /** The replicas of a master now (ports), asked of a live node. */
+  replicasOf(port: number): Promise<number[]>;
+  /** SIGSTOPs that node: it holds its connections and answers nothing, as a hung host does. */
+  freeze(port: number): void;
+  /** SIGCONTs a frozen node. */
+  thaw(port: number): void;
+  /**
+   * Freezes a master (SIGSTOP) until its replica is promoted, then thaws it (SIGCONT): it comes
+   * back as a replica of the promoted one. Resolves once the cluster is ok again.
+   */
+  stall(port: number): Promise<{ promoted: number; ms: number }>;
   /** Starts a killed node again with its old config: it rejoins as a replica. */
   restart(port: number): Promise<void>;
   /** Resolves once every live node says cluster_state:ok and sees the same masters. */
@@ -48,6 +59,9 @@ function admin(port: number): Redis {
     lazyConnect: true,
     maxRetriesPerRequest: 1,
     retryStrategy: () => null,
+    // A frozen node accepts the connection and never answers.
+    connectTimeout: 1_000,
+    commandTimeout: 1_000,
   });
   r.on("error", () => undefined);
   return r;
@@ -188,20 +202,29 @@ export async function startLocalRedisCluster(
     throw err;
   }
 
-  const live = () => nodes.filter((n) => n.alive);
-  const mastersNow = async (): Promise<number[]> => {
+  const frozen = new Set<number>();
+  /** Running and answering: neither killed nor frozen. */
+  const live = () => nodes.filter((n) => n.alive && !frozen.has(n.port));
+  const nodesNow = async (): Promise<NodeLine[]> => {
     for (const n of live()) {
       try {
-        const lines = parseNodes(await ask(n.port, (r) => r.call("CLUSTER", "NODES") as Promise<string>));
-        return lines
-          .filter((l) => l.master && !l.failed && l.slots.length > 0)
-          .map((l) => l.port)
-          .sort((a, b) => a - b);
+        return parseNodes(await ask(n.port, (r) => r.call("CLUSTER", "NODES") as Promise<string>));
       } catch {
         // try the next live node
       }
     }
     throw new Error("no live node answers");
+  };
+  const mastersNow = async (): Promise<number[]> =>
+    (await nodesNow())
+      .filter((l) => l.master && !l.failed && l.slots.length > 0)
+      .map((l) => l.port)
+      .sort((a, b) => a - b);
+  const signal = (port: number, sig: NodeJS.Signals) => {
+    const c = children.get(port);
+    if (!c || c.exitCode !== null || c.signalCode !== null)
+      throw new Error(`no running node on port ${port}`);
+    c.kill(sig);
   };
   const waitOk = async (timeoutMs = 30_000) => {
     await until("cluster_state:ok on every live node with a full set of masters", timeoutMs, async () => {
@@ -240,6 +263,20 @@ export async function startLocalRedisCluster(
     nodes,
     seeds: nodes.map((n) => `127.0.0.1:${n.port}`).join(","),
     masters: mastersNow,
+    async replicasOf(port) {
+      const lines = await nodesNow();
+      const master = lines.find((l) => l.port === port);
+      if (!master) throw new Error(`no node on port ${port}`);
+      return lines.filter((l) => l.masterId === master.id && !l.failed).map((l) => l.port);
+    },
+    freeze(port) {
+      signal(port, "SIGSTOP");
+      frozen.add(port);
+    },
+    thaw(port) {
+      signal(port, "SIGCONT");
+      frozen.delete(port);
+    },
     kill,
     async failover(port) {
       const before = await mastersNow();
@@ -251,6 +288,27 @@ export async function startLocalRedisCluster(
       const promoted = after.find((p) => !before.includes(p));
       if (promoted === undefined) throw new Error("no replica was promoted");
       return { promoted, ms: Date.now() - started };
+    },
+    async stall(port) {
+      const before = await mastersNow();
+      if (!before.includes(port)) throw new Error(`${port} is not a master`);
+      const started = Date.now();
+      signal(port, "SIGSTOP");
+      frozen.add(port);
+      let promoted: number | undefined;
+      try {
+        await until("a replica promoted while its master is frozen", 30_000, async () => {
+          promoted = (await mastersNow()).find((p) => !before.includes(p));
+          return promoted !== undefined;
+        });
+      } finally {
+        signal(port, "SIGCONT");
+        frozen.delete(port);
+      }
+      const ms = Date.now() - started;
+      await waitOk(30_000);
+      if (promoted === undefined) throw new Error("no replica was promoted");
+      return { promoted, ms };
     },
     async restart(port) {
       const node = nodes.find((n) => n.port === port);

@@ -1,5 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, statSync, truncateSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -49,12 +49,29 @@ export const redisServerInstalled = (): boolean =>
 /** A redis-server of one's own on a free port, that can be stopped and started again. */
 export interface ThrowawayRedis {
   url: string;
+  /** Its data directory (with `persist`, the append-only files are under `appendonlydir/`). */
+  dir: string;
   /** Starts it (again); resolves once it answers. */
   start(): Promise<void>;
   /** Kills it (SIGKILL: a crash, not a shutdown); resolves once it no longer answers. */
   stop(): Promise<void>;
+  /**
+   * A power cut, with `persist`: kills it (SIGKILL) and drops what its append-only file took in
+   * the last `lostMs` (the writes an fsync every second can lose), as if the machine had gone
+   * down before the disk had them. Start it again afterwards.
+   */
+  powerCut(lostMs: number): Promise<{ lostBytes: number }>;
   /** Stops it and removes its data directory. */
   close(): Promise<void>;
+}
+
+/** The append-only file that takes the writes now (Redis 7: the manifest's `type i` file). */
+function incrementalAof(dir: string): string {
+  const aofDir = join(dir, "appendonlydir");
+  const manifest = readFileSync(join(aofDir, "appendonly.aof.manifest"), "utf8");
+  const file = /^file (\S+) seq \d+ type i$/m.exec(manifest)?.[1];
+  if (!file) throw new Error("no incremental append-only file in the manifest");
+  return join(aofDir, file);
 }
 
 async function waitUntil(url: string, up: boolean): Promise<void> {
@@ -75,9 +92,11 @@ export async function startThrowawayRedis(opts: { persist?: boolean } = {}): Pro
   const url = `redis://127.0.0.1:${port}`;
   let child: ChildProcess | undefined;
   const args = ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--dir", dir];
-  args.push("--appendonly", opts.persist ? "yes" : "no");
+  // As docker-compose runs it: fsync'ed every second, so a power cut loses at most the last one.
+  args.push("--appendonly", opts.persist ? "yes" : "no", "--appendfsync", "everysec");
   const own: ThrowawayRedis = {
     url,
+    dir,
     async start() {
       const c = spawn("redis-server", args, { stdio: "ignore" });
       child = c;
@@ -94,6 +113,15 @@ export async function startThrowawayRedis(opts: { persist?: boolean } = {}): Pro
       c.kill("SIGKILL");
       await exited;
       await waitUntil(url, false);
+    },
+    async powerCut(lostMs) {
+      const aof = incrementalAof(dir);
+      const kept = statSync(aof).size;
+      await new Promise((r) => setTimeout(r, lostMs));
+      await own.stop();
+      const lostBytes = statSync(aof).size - kept;
+      truncateSync(aof, kept);
+      return { lostBytes };
     },
     async close() {
       await own.stop();

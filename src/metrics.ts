@@ -69,6 +69,12 @@ export function createMetrics(opts: { defaultMetrics?: boolean } = {}) {
       labelNames: ["queue", "state"] as const,
       registers: r,
     }),
+    overdueJobs: new Gauge({
+      name: "insight_relay_overdue_jobs",
+      help: "Jobs overdue by more than a minute, by queue (one shard) and state: delayed past their time and not moved to waiting, or waiting while no worker takes the next one",
+      labelNames: ["queue", "state"] as const,
+      registers: r,
+    }),
     slackCalls: new Counter({
       name: "insight_relay_slack_api_calls_total",
       help: "Slack Web API calls by method and outcome (ok, or the Slack error code)",

@@ -11,6 +11,8 @@ import { OpsNotifier } from "../ops/ops-notifier.js";
 import { createSlackApi, type SlackApi } from "../slack/client.js";
 import { installKeys, stateKeys, type StateKeys } from "../store/keys.js";
 import { createRedis, isCluster } from "../store/redis.js";
+import { RedisRestarts } from "../store/redis-restarts.js";
+import { OverdueJobs } from "../jobs/overdue-jobs.js";
 import type { RedisClient as Redis } from "../store/redis.js";
 import { Sealer } from "../workspaces/encryption.js";
 import { RedisInstallationStore } from "../workspaces/installation-store.js";
@@ -68,6 +70,10 @@ export interface Services {
   ops: OpsNotifier;
   /** The env key's Insight client (the single workspace's); with many workspaces each brings its own. */
   insight: { client: InsightClient; lookup: ThreadLookup; messages: ThreadMessages };
+  /** Jobs no worker moves, in every queue: readiness, the health watch, status, /metrics. */
+  overdue: OverdueJobs;
+  /** What a Redis restart may have lost (the digest path looks in Slack for it). */
+  restarts: RedisRestarts;
   /** The env token's Slack client (the single workspace's). */
   slack: SlackApi;
   tuning: RuntimeTuning;
@@ -122,7 +128,16 @@ export function buildServices(config: Config, logger: Logger, tuning: RuntimeTun
   // Its notices go out as the single workspace's Slack jobs (with many workspaces there is no
   // deployment channel to post to).
   const notices = workspaceQueues(queues, SINGLE_WORKSPACE_ID, { ownIds: false }).slack;
-  const ops = new OpsNotifier(redis, keys, () => notices, mw ? undefined : config.opsChannelId, logger);
+  const ops = new OpsNotifier(
+    redis,
+    keys,
+    () => notices,
+    mw ? undefined : config.opsChannelId,
+    logger,
+    undefined,
+    // When Redis will not take an alert (down, or refusing writes at maxmemory).
+    (channel, text) => slack.call("chat.postMessage", { channel, text }),
+  );
   const ik = installKeys(config.redis.prefix, { cluster });
   const sealer = mw ? new Sealer(mw.encryptionKey, mw.previousEncryptionKeys) : undefined;
   return {
@@ -134,6 +149,11 @@ export function buildServices(config: Config, logger: Logger, tuning: RuntimeTun
     keys,
     queues,
     ops,
+    overdue: new OverdueJobs(
+      { redis, queues: () => queues.all(), gauge: metrics.overdueJobs },
+      tuning.overdueAfterMs ? { boundMs: tuning.overdueAfterMs } : {},
+    ),
+    restarts: new RedisRestarts({ redis, queues: () => queues.all() }),
     insight: {
       client,
       lookup: new ThreadLookup(client, { cacheMs: tuning.lookupCacheMs }),

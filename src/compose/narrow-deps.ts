@@ -136,6 +136,7 @@ export function slackOutDeps(s: WorkspaceServices): SlackJobDeps {
     subscriptions: s.subscriptions,
     ops: s.ops,
     sender: s.sender,
+    restarts: s.restarts,
     logger: s.logger,
     lockTtlMs: s.tuning.digestLockTtlMs ?? DIGEST_LOCK_TTL_MS,
     reminders: s.reminders,
@@ -154,6 +155,8 @@ export function statusDeps(s: WorkspaceServices): StatusDeps {
     queues: () => s.status.queues(),
     insight: s.insight.client,
     insightConnected: () => s.status.insightConnected,
+    // Overdue jobs are the deployment's (queue names, shards): the single workspace's status shows them.
+    ...(s.status.overdue ? { overdue: s.status.overdue } : {}),
     // A fresh reader each time: the spool's segments are shared by every process on SPOOL_DIR.
     spoolSize: () => new Spool(s.status.spoolDir, s.logger).sizeOnDisk(),
     reportInsightError: s.reportInsightError,

@@ -83,6 +83,7 @@ export async function startRoles(s: Services, o: FeatureOptions = {}): Promise<R
         keys: s.keys,
         workers: running.workerHealth,
         spool: running.receiver?.spool,
+        overdue: s.overdue,
         ops: s.ops,
         logger,
         intakeStalledMs: s.tuning.intakeStalledMs,

@@ -91,7 +91,7 @@ export async function startWeb(
     commandsOf: (context) => workspaceOfRequest(context).commands,
     routes: [
       requestIdRouter(logger),
-      healthRouter({ redis: s.redis, metrics, workers: workerHealth, refreshGauges }),
+      healthRouter({ redis: s.redis, metrics, workers: workerHealth, overdue: s.overdue, refreshGauges }),
       ...d.features.flatMap((f) => f.routes()),
     ],
     extend: (app) => {

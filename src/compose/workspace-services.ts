@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import type { Queue } from "bullmq";
 import { InsightClient } from "../insight/client.js";
+import type { OverdueJobs } from "../jobs/overdue-jobs.js";
 import { QUEUE_NAMES } from "../jobs/job-types.js";
 import { ThreadLookup } from "../jobs/thread-lookup.js";
 import { ThreadMessages } from "../jobs/thread-messages.js";
@@ -31,6 +32,8 @@ export interface WorkspaceStatus {
   readonly spoolDir: string;
   /** An admin has connected the workspace's Insight service (Connect on Home); always so with one workspace. */
   readonly insightConnected: boolean;
+  /** Jobs no worker moves (the deployment's queues): the single workspace's status shows them. */
+  overdue?: () => ReturnType<OverdueJobs["look"]>;
 }
 
 /**
@@ -39,7 +42,7 @@ export interface WorkspaceStatus {
  * and metrics. A single-workspace deployment has exactly one (its keys are the deployment's own).
  */
 export interface WorkspaceServices
-  extends StateStores, Pick<Services, "config" | "metrics" | "redis" | "tuning" | "installs"> {
+  extends StateStores, Pick<Services, "config" | "metrics" | "redis" | "tuning" | "installs" | "restarts"> {
   readonly id: string;
   logger: Logger;
   keys: StateKeys;
@@ -81,12 +84,13 @@ function insightClient(
 
 function shared(
   base: Services,
-): Pick<WorkspaceServices, "config" | "metrics" | "redis" | "tuning" | "installs"> {
+): Pick<WorkspaceServices, "config" | "metrics" | "redis" | "tuning" | "installs" | "restarts"> {
   return {
     config: base.config,
     metrics: base.metrics,
     redis: base.redis,
     tuning: base.tuning,
+    restarts: base.restarts,
     ...(base.installs ? { installs: base.installs } : {}),
   };
 }
@@ -125,6 +129,7 @@ export function singleWorkspaceServices(base: Services): WorkspaceServices {
         ),
       spoolDir: config.spoolDir,
       insightConnected: true,
+      overdue: () => base.overdue.look(),
     },
   };
 }

@@ -1,7 +1,9 @@
 import express, { type Router } from "express";
 import type { RedisClient as Redis } from "../store/redis.js";
+import type { OverdueJobs } from "../jobs/overdue-jobs.js";
 import type { WorkerHealth } from "../jobs/worker-health.js";
 import type { Metrics } from "../metrics.js";
+import { overdueText } from "../slack/render/overdue-text.js";
 import { isCluster, withTimeout } from "../store/redis.js";
 
 /**
@@ -18,11 +20,16 @@ async function redisAnswers(redis: Redis): Promise<void> {
   if (state !== "ok") throw new Error(`Redis Cluster state is ${state}`);
 }
 
-/** /healthz (the process runs), /readyz (Redis answers and workers process), /metrics. */
+/**
+ * /healthz (the process runs), /readyz (Redis answers and workers process: none of the jobs of
+ * the queues they consume is overdue), /metrics.
+ */
 export function healthRouter(opts: {
   redis: Redis;
   metrics: Metrics;
-  workers?: WorkerHealth | undefined;
+  workers?: Pick<WorkerHealth, "probe" | "queueNames"> | undefined;
+  /** Jobs that should have moved and did not (jobs/overdue-jobs.ts); it also sets their gauge. */
+  overdue?: Pick<OverdueJobs, "look"> | undefined;
   refreshGauges?: () => Promise<void>;
 }): Router {
   const router = express.Router();
@@ -31,8 +38,10 @@ export function healthRouter(opts: {
   });
   router.get("/readyz", async (_req, res) => {
     const checks: Record<string, string> = {};
-    // Both run at once, each bounded: the answer comes within a second whatever Redis does.
-    const [redis, probes] = await Promise.all([
+    // A process without workers is ready to receive whatever the workers do (rule 1 first).
+    const consumed = new Set(opts.workers?.queueNames() ?? []);
+    // All run at once, each bounded: the answer comes within a second whatever Redis does.
+    const [redis, probes, overdue] = await Promise.all([
       withTimeout(redisAnswers(opts.redis), 900, "Redis").then(
         () => undefined,
         (err: unknown) => (err instanceof Error ? err.message : "unreachable"),
@@ -42,6 +51,10 @@ export function healthRouter(opts: {
             { name: "probe", ok: false, reason: err instanceof Error ? err.message : "failed" },
           ])
         : [],
+      // Unreadable: the Redis check says why.
+      opts.overdue && consumed.size > 0
+        ? withTimeout(opts.overdue.look(), 900, "overdue jobs").catch(() => undefined)
+        : undefined,
     ]);
     checks.redis = redis ?? "ok";
     let ok = redis === undefined;
@@ -49,12 +62,22 @@ export function healthRouter(opts: {
       checks[`worker:${p.name}`] = p.ok ? "ok" : (p.reason ?? "not ok");
       ok &&= p.ok;
     }
+    for (const o of overdue ?? []) {
+      if (!consumed.has(o.queue)) continue;
+      const key = `jobs:${o.queue}`;
+      checks[key] = checks[key] ? `${checks[key]}; ${overdueText(o)}` : overdueText(o);
+      ok = false;
+    }
     res.status(ok ? 200 : 503).json({ ok, checks });
   });
   router.get("/metrics", async (_req, res) => {
     // Gauges keep their last values when Redis is slow or down: a scrape must not hang then.
-    if (opts.refreshGauges) {
-      await withTimeout(opts.refreshGauges(), 800, "queue gauges").catch(() => undefined); // last values stand
+    if (opts.refreshGauges || opts.overdue) {
+      await withTimeout(
+        Promise.all([opts.refreshGauges?.(), opts.overdue?.look()]),
+        800,
+        "queue gauges",
+      ).catch(() => undefined); // last values stand
     }
     res.type(opts.metrics.registry.contentType).send(await opts.metrics.registry.metrics());
   });

@@ -132,8 +132,8 @@ export function repeatCheck(
 
 /**
  * Keeps an invalid delivery's dead letter, then says so in its marker, so that the same receipt
- * again (its batch taken again, its spooled copy) does not keep it twice; only a process stopped
- * between the two keeps it twice.
+ * again (its batch taken again, its spooled copy) does not keep it twice. A process stopped
+ * between the two leaves the marker unsaid: the store keeps the same dead letter once anyway.
  */
 async function keepDeadLetter(
   redis: RedisClient,
@@ -142,7 +142,7 @@ async function keepDeadLetter(
   c: Extract<ClassifiedDelivery, { kind: "dead" }>,
   o: { metrics?: Pick<Metrics, "deliveries" | "deadLetters">; logger: Logger },
 ): Promise<void> {
-  await book.health.addDeadLetter({
+  const kept = await book.health.addDeadLetter({
     at: r.receivedAt,
     reason: c.reason,
     webhookType: c.webhookType,
@@ -151,6 +151,7 @@ async function keepDeadLetter(
     deliveryId: c.deliveryId,
   });
   await redis.set(book.keys.dedupe(c.deliveryId), `${markerOf(r)} kept`, "KEEPTTL");
+  if (!kept) return; // kept by a process that stopped before marking it: counted and logged there
   o.metrics?.deadLetters.inc({ reason: c.reason });
   o.metrics?.deliveries.inc({ type: metricType(c), outcome: "dead_letter" });
   o.logger.warn(

@@ -1,3 +1,4 @@
+import { hostname } from "node:os";
 import { Worker, type Processor, type Queue, type WorkerOptions } from "bullmq";
 import type { Logger } from "../log.js";
 import type { Metrics } from "../metrics.js";
@@ -14,6 +15,8 @@ export interface WorkerTuning {
   errorWindowMs?: number;
   /** How long a closing worker waits for its active jobs before it is forced (default 10 s). */
   closeGraceMs?: number;
+  /** Jobs overdue by more than this make readiness fail (domain/overdue.ts; default a minute). */
+  overdueAfterMs?: number;
 }
 
 /** One queue's worker, its processor resolved (the root's, which finds each job's workspace). */
@@ -36,17 +39,18 @@ export interface WorkerContext {
 }
 
 /**
- * Closes a worker, letting its active jobs finish for a while; then forced, bounded too. After a
- * Redis Cluster failover BullMQ's close was seen to never return (a CI run's stop hung there). A
- * job cut short is picked up again once its lock expires, as after a killed worker.
+ * Closes a worker, letting its active jobs finish for a while (default 10 s), then gives up
+ * on it: a job cut short is picked up again once its lock expires, as after a killed worker,
+ * and the caller closes the connection. Forcing BullMQ's close then does nothing more (it
+ * gives back the close already under way). A close that never returned was seen after a Redis
+ * Cluster failover: it waits for the worker's loop, which waited for a reconnect ioredis never
+ * settled (store/redis.ts, BLOCKING_FETCH, and test/cluster/blocking-fetch.test.ts, where a
+ * worker without it cannot close).
  */
 async function closeWorker(worker: Worker, logger: Logger, graceMs = 10_000): Promise<void> {
-  try {
-    await withTimeout(worker.close(), graceMs, `worker ${worker.name} closing`);
-  } catch (err) {
-    logger.warn({ err, queue: worker.name }, "worker did not close in time; forcing it");
-    await withTimeout(worker.close(true), 2_000, `worker ${worker.name} closing`).catch(() => undefined);
-  }
+  await withTimeout(worker.close(), graceMs, `worker ${worker.name} closing`).catch((err: unknown) =>
+    logger.warn({ err, queue: worker.name }, "worker did not close in time; left to the connection's close"),
+  );
 }
 
 /**
@@ -60,6 +64,8 @@ function createWorker(spec: WorkerSpec, ctx: WorkerContext, connection: RedisCli
   const worker = new Worker(spec.queue, spec.processor, {
     connection,
     prefix: ctx.prefix,
+    // Who processed a job (BullMQ keeps it with the job: the admin page, tests).
+    name: `${hostname()}:${process.pid}`,
     concurrency: spec.concurrency,
     ...(spec.settings ? { settings: spec.settings } : {}),
     ...(tuning.lockDurationMs ? { lockDuration: tuning.lockDurationMs } : {}),

@@ -87,13 +87,15 @@ export async function routeMessageEvent(
     if (!deliveryOf(sub).replies || event.actionType !== "created" || isSystemOrBot(p)) continue;
     const at =
       p.messageTimestamp && !Number.isNaN(Date.parse(p.messageTimestamp)) ? p.messageTimestamp : p.timestamp;
-    await deps.replies.push(channel, threadId, {
+    const queued = await deps.replies.push(channel, threadId, {
       messageId: p.messageId,
       author: p.senderName ?? "",
       text: p.text ?? "",
       at,
     });
-    result.replies++;
+    // Queued before (a delivery processed twice): not again; its reply job is asked for anyway,
+    // in case the run that queued it died before asking.
+    if (queued) result.replies++;
     await deps
       .slackQueue()
       .add(

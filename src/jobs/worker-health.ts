@@ -11,9 +11,12 @@ export interface WorkerHealthOptions {
   /** A queue with jobs waiting and none started for this long counts as stopped. Default 60 s. */
   stuckAfterMs?: number;
   /**
-   * How long a worker error (a failed fetch: CROSSSLOT, NOSCRIPT, READONLY, auth...) keeps the
-   * worker not ready when nothing succeeds after it. BullMQ retries a failed fetch every 15 s,
-   * so a fetch that keeps failing renews it; default 30 s.
+   * How long a worker error (a failed fetch: CROSSSLOT, NOSCRIPT, READONLY, OOM, auth...) keeps
+   * the worker not ready when nothing succeeds after it. A fetch that keeps failing renews it
+   * within its block timeout (BullMQ waits for jobs 5 s, at most 10 s, between two fetches);
+   * a worker of a quiet queue has no success to show once its fetch works again, so this is
+   * also how long readiness lags after the cause is gone (Redis out of memory: back 15 s after
+   * memory is freed). Default 15 s.
    */
   errorWindowMs?: number;
   /** Bound of each Redis call of a probe: readiness answers whatever Redis does. Default 500 ms. */
@@ -21,7 +24,15 @@ export interface WorkerHealthOptions {
   now?: () => number;
 }
 
-const LINK_ERROR = /ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|Connection is closed|connect /i;
+/**
+ * Errors that end with their cause, counted for 2 s only: a lost link (it ends once the link is
+ * back), and what a failover leaves behind once (a blocked fetch unblocked as its master becomes
+ * a replica, a lock that could not be renewed meanwhile, the cluster down, a Redis loading its
+ * data). Counted for the whole error window, they kept readiness 503 for 15 s after a failover
+ * where nothing was wrong any more.
+ */
+const TRANSIENT_ERROR =
+  /ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|Connection is closed|connect |UNBLOCKED|could not renew lock|CLUSTERDOWN|LOADING/i;
 
 interface Entry {
   worker: Worker;
@@ -48,7 +59,7 @@ export class WorkerHealth {
     o: WorkerHealthOptions = {},
   ) {
     this.stuckAfterMs = o.stuckAfterMs ?? 60_000;
-    this.errorWindowMs = o.errorWindowMs ?? 30_000;
+    this.errorWindowMs = o.errorWindowMs ?? 15_000;
     this.redisTimeoutMs = o.redisTimeoutMs ?? 500;
     this.now = o.now ?? Date.now;
     for (const { worker } of entries) {
@@ -67,6 +78,11 @@ export class WorkerHealth {
     }
   }
 
+  /** The queues (BullMQ names) these workers consume: readiness answers for their jobs too. */
+  queueNames(): string[] {
+    return this.entries.map((e) => e.worker.name);
+  }
+
   async probe(): Promise<WorkerProbe[]> {
     return Promise.all(
       this.entries.map(async ({ worker, queue, connection }): Promise<WorkerProbe> => {
@@ -77,9 +93,9 @@ export class WorkerHealth {
           return { name, ok: false, reason: `no Redis connection (${connection.status})` };
         }
         const failed = this.failing.get(name);
-        // A connection error (ours or BullMQ's blocking duplicate's) ends once the link is back.
-        const linkError = failed && LINK_ERROR.test(failed.message) && this.now() - failed.at > 2_000;
-        if (failed && !linkError && this.now() - failed.at < this.errorWindowMs) {
+        // A transient error (a link lost, ours or BullMQ's blocking duplicate's) is over once 2 s old.
+        const over = failed && TRANSIENT_ERROR.test(failed.message) && this.now() - failed.at > 2_000;
+        if (failed && !over && this.now() - failed.at < this.errorWindowMs) {
           return { name, ok: false, reason: `fetching jobs fails: ${failed.message}` };
         }
         const idleMs = this.now() - (this.lastActive.get(name) ?? 0);

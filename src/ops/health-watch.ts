@@ -1,12 +1,15 @@
+import type { OverdueQueue } from "../domain/overdue.js";
 import { intakeHead, type IntakeHead } from "../intake/view.js";
+import type { OverdueJobs } from "../jobs/overdue-jobs.js";
 import type { WorkerHealth, WorkerProbe } from "../jobs/worker-health.js";
 import type { StateKeys } from "../store/keys.js";
 import type { Logger } from "../log.js";
+import { overdueText } from "../slack/render/overdue-text.js";
 import { durationText, plural } from "../slack/render/wording.js";
 import { withTimeout, type RedisClient } from "../store/redis.js";
 import type { OpsNotifier } from "./ops-notifier.js";
 
-import { INTAKE_STALLED, SPOOL_GROWING, WORKERS_CANNOT_FETCH } from "./incidents.js";
+import { INTAKE_STALLED, JOBS_OVERDUE, SPOOL_GROWING, WORKERS_CANNOT_FETCH } from "./incidents.js";
 
 /** One look at this process: its workers' probes (as /readyz sees them), Redis, the spool. */
 export interface HealthSample {
@@ -17,6 +20,8 @@ export interface HealthSample {
   spool: number | undefined;
   /** Undefined when it could not be read (Redis is the problem then, and says so itself). */
   intake?: IntakeHead | undefined;
+  /** Queues with jobs overdue (jobs/overdue-jobs.ts); undefined when they could not be read. */
+  overdue?: readonly OverdueQueue[] | undefined;
   /** When the sample was taken (ms since the epoch). */
   atMs: number;
 }
@@ -37,6 +42,8 @@ export interface WatchState {
    * intake looks fine.
    */
   intakeAlerted?: boolean;
+  /** Undefined until the first look, as `intakeAlerted`: the incident is the deployment's. */
+  overdueAlerted?: boolean;
 }
 
 export const INITIAL_WATCH: WatchState = {
@@ -49,6 +56,9 @@ export const INITIAL_WATCH: WatchState = {
 
 export type WatchAction =
   { kind: "alert"; incident: string; text: string } | { kind: "resolve"; incident: string; text: string };
+
+/** What Redis answers a write at maxmemory (maxmemory-policy noeviction). */
+const OUT_OF_MEMORY = /OOM command not allowed/;
 
 /** Samples in a row before an alert: one bad look is a blip (a failover takes a few seconds). */
 export const FAILING_SAMPLES = 2;
@@ -79,10 +89,14 @@ export function judgeHealth(
       .map((w) => `${w.name}: ${w.reason ?? "not ok"}`)
       .join("; ");
     const more = bad.length > 3 ? ` (and ${bad.length - 3} more)` : "";
+    // Redis at maxmemory refuses every write: said first, in words, with what to do.
+    const oom = bad.some((w) => OUT_OF_MEMORY.test(w.reason ?? ""));
     actions.push({
       kind: "alert",
       incident: WORKERS_CANNOT_FETCH,
-      text: `Workers cannot fetch jobs, so digests are not going out: ${shown}${more}. /readyz answers 503 with the same reason.`,
+      text: oom
+        ? `Redis is out of memory (maxmemory reached) and refuses writes, so workers cannot fetch jobs and digests are not going out. Webhook deliveries are still acknowledged and kept on disk until Redis takes writes again; nothing is lost. Free memory or raise maxmemory (keep maxmemory-policy noeviction). /readyz answers 503: ${shown}${more}.`
+        : `Workers cannot fetch jobs, so digests are not going out: ${shown}${more}. /readyz answers 503 with the same reason.`,
     });
     workersAlerted = true;
   } else if (bad.length === 0 && workersAlerted) {
@@ -103,7 +117,7 @@ export function judgeHealth(
       actions.push({
         kind: "alert",
         incident: SPOOL_GROWING,
-        text: `Webhook deliveries are piling up on disk while Redis answers (${s.spool} waiting, ${s.spool - first} more than ${GROWING_SAMPLES} checks ago): they are not reaching the queues. Check /readyz and the logs (a cluster reached without REDIS_CLUSTER_NODES fails with CROSSSLOT).`,
+        text: `Webhook deliveries are piling up on disk while Redis answers (${s.spool} waiting, ${s.spool - first} more than ${GROWING_SAMPLES} checks ago): they are not reaching the queues. Check /readyz and the logs: Redis may refuse writes (OOM at maxmemory), or be a cluster reached without REDIS_CLUSTER_NODES (CROSSSLOT).`,
       });
       spoolAlerted = true;
     } else if (s.spool === 0 && spoolAlerted) {
@@ -113,10 +127,53 @@ export function judgeHealth(
   }
   const intake = judgeIntake(prev, s, o.intakeStalledMs ?? INTAKE_STALLED_MS);
   actions.push(...intake.actions);
+  const overdue = judgeOverdueJobs(prev.overdueAlerted, s.overdue);
+  actions.push(...overdue.actions);
   return {
-    state: { failingSamples, spoolHistory, workersAlerted, spoolAlerted, ...intake.state },
+    state: {
+      failingSamples,
+      spoolHistory,
+      workersAlerted,
+      spoolAlerted,
+      ...intake.state,
+      ...(overdue.alerted !== undefined ? { overdueAlerted: overdue.alerted } : {}),
+    },
     actions,
   };
+}
+
+/**
+ * Jobs overdue (delayed past their time, or waiting with no worker taking them): the workers
+ * of those queues have stopped without saying so, which their own probes may not see. The
+ * bound is the look's own (a minute): one look is enough.
+ */
+function judgeOverdueJobs(
+  alerted: boolean | undefined,
+  overdue: readonly OverdueQueue[] | undefined,
+): { alerted: boolean | undefined; actions: WatchAction[] } {
+  if (!overdue) return { alerted, actions: [] }; // unreadable: the last judgement stands
+  if (overdue.length > 0 && alerted !== true) {
+    const shown = overdue.slice(0, 3).map(overdueText).join("; ");
+    const more = overdue.length > 3 ? ` (and ${overdue.length - 3} more)` : "";
+    return {
+      alerted: true,
+      actions: [
+        {
+          kind: "alert",
+          incident: JOBS_OVERDUE,
+          text: `Jobs are overdue, so digests to some channels are not going out: ${shown}${more}. No worker is moving them; /readyz answers 503 with the same words on the processes that run those workers. Nothing is lost (the jobs wait in Redis); if it lasts, restart those worker processes.`,
+        },
+      ],
+    };
+  }
+  if (overdue.length === 0 && alerted !== false) {
+    // Said (and posted) only when the incident was open.
+    return {
+      alerted: false,
+      actions: [{ kind: "resolve", incident: JOBS_OVERDUE, text: "Overdue jobs are moving again." }],
+    };
+  }
+  return { alerted, actions: [] };
 }
 
 /**
@@ -235,6 +292,8 @@ export interface ProcessWatchParts {
   workers?: Pick<WorkerHealth, "probe"> | undefined;
   /** The receiver's spool (web role). */
   spool?: { sizeOnDisk(): Promise<number> } | undefined;
+  /** Jobs no worker moves, in every queue. */
+  overdue?: Pick<OverdueJobs, "look"> | undefined;
   ops: Pick<OpsNotifier, "alert" | "resolve">;
   logger: Logger;
   intakeStalledMs?: number | undefined;
@@ -258,6 +317,9 @@ export function startProcessWatch(p: ProcessWatchParts): () => Promise<void> {
         ),
         spool: p.spool ? await p.spool.sizeOnDisk() : undefined,
         intake: await withTimeout(intakeHead(p.redis, p.keys), 900, "Redis").catch(() => undefined),
+        overdue: p.overdue
+          ? await withTimeout(p.overdue.look(), 900, "Redis").catch(() => undefined)
+          : undefined,
         atMs: Date.now(),
       }),
       ops: p.ops,

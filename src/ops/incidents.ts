@@ -24,11 +24,14 @@ export const alertsIncident = (channelId: string, code: string) => `alerts-${cha
 export const WORKERS_CANNOT_FETCH = "workers-cannot-fetch";
 export const SPOOL_GROWING = "spool-growing";
 export const INTAKE_STALLED = "intake-stalled";
-/** The watch's incidents: status says them in words (`watchLines`), not by name. */
+/** Jobs overdue (domain/overdue.ts): status shows them from its own look (`overdue`), not by this name. */
+export const JOBS_OVERDUE = "jobs-overdue";
+/** The watch's incidents: status says them in words (`watchLines`, the overdue section), not by name. */
 export const WATCH_INCIDENTS: ReadonlySet<string> = new Set([
   WORKERS_CANNOT_FETCH,
   SPOOL_GROWING,
   INTAKE_STALLED,
+  JOBS_OVERDUE,
 ]);
 
 /** "Webhook deliveries stopped" (the reconciler's; status reads it from ops.open()). */

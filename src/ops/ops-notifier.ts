@@ -36,10 +36,14 @@ export function clearGate(now: () => number): { refused(): void; due(): boolean 
 /**
  * Operational alerts: one per incident (deduplicated in Redis across processes), logged,
  * and posted to OPS_CHANNEL_ID when it is set. `resolve` closes the incident so the next
- * occurrence alerts again.
+ * occurrence alerts again. When Redis will not take an alert (unreachable, or refusing writes
+ * at maxmemory), it is posted straight to the channel with `direct`, once per incident in this
+ * process: the ops channel hears of a Redis problem that the queue cannot carry.
  */
 export class OpsNotifier {
   private readonly keyCleared = clearGate(() => this.now().getTime());
+  /** Incidents this process posted with `direct` (Redis did not take them). */
+  private readonly saidDirectly = new Set<string>();
 
   constructor(
     private readonly redis: Redis,
@@ -49,9 +53,29 @@ export class OpsNotifier {
     private readonly opsChannelId: string | undefined,
     private readonly logger: Logger,
     private readonly now: () => Date = () => new Date(),
+    /** Posts to a channel without Redis (chat.postMessage); unset: such an alert is only logged. */
+    private readonly direct?: (channel: string, text: string) => Promise<unknown>,
   ) {}
 
   async alert(incident: string, text: string, opts: { windowSeconds?: number } = {}): Promise<boolean> {
+    try {
+      return await this.alertThroughRedis(incident, text, opts);
+    } catch (err) {
+      const channel = this.opsChannelId;
+      if (!channel || !this.direct) throw err;
+      this.logger.error({ incident, err }, text);
+      if (this.saidDirectly.has(incident)) return false;
+      this.saidDirectly.add(incident);
+      await this.direct(channel, text);
+      return true;
+    }
+  }
+
+  private async alertThroughRedis(
+    incident: string,
+    text: string,
+    opts: { windowSeconds?: number },
+  ): Promise<boolean> {
     const at = this.now().toISOString();
     const fresh = await this.redis.hsetnx(this.keys.opsAlerts, incident, JSON.stringify({ at, text }));
     if (fresh !== 1) {
@@ -73,18 +97,27 @@ export class OpsNotifier {
   }
 
   async resolve(incident: string, text?: string): Promise<boolean> {
-    const removed = (await this.redis.hdel(this.keys.opsAlerts, incident)) === 1;
-    if (removed && text) {
+    // Posted directly: not in Redis, but the channel heard of it and hears that it is over.
+    const saidDirectly = this.saidDirectly.delete(incident);
+    let removed = false;
+    try {
+      removed = (await this.redis.hdel(this.keys.opsAlerts, incident)) === 1;
+    } catch (err) {
+      if (!saidDirectly) throw err;
+    }
+    const channel = this.opsChannelId;
+    if ((removed || saidDirectly) && text) {
       this.logger.info({ incident }, text);
-      if (this.opsChannelId) {
-        await this.slackQueue().add(
+      if (channel) {
+        const queued = this.slackQueue().add(
           "notice",
-          { kind: "notice", channelId: this.opsChannelId, text },
+          { kind: "notice", channelId: channel, text },
           { jobId: jobId("ops-resolved", incident, this.now().toISOString()) },
         );
+        await (saidDirectly && this.direct ? queued.catch(() => this.direct?.(channel, text)) : queued);
       }
     }
-    return removed;
+    return removed || saidDirectly;
   }
 
   /** The Insight Service answered 401: recorded for `status`, and one alert per incident. */

@@ -1,4 +1,5 @@
 import type { Queue } from "bullmq";
+import type { OverdueQueue } from "../domain/overdue.js";
 import type { InsightClient } from "../insight/client.js";
 import { isInsightError } from "../insight/errors.js";
 import { WEBHOOK_TYPES } from "../insight/schemas.js";
@@ -26,6 +27,11 @@ export interface StatusDeps {
   insight: Pick<InsightClient, "listCommunities">;
   /** False in a workspace whose admins have not connected its Insight service yet: nothing to probe. */
   insightConnected?: () => boolean;
+  /**
+   * Jobs overdue in the deployment's queues (jobs/overdue-jobs.ts); absent in a workspace's
+   * status, which shows that workspace's own jobs only.
+   */
+  overdue?: () => Promise<readonly OverdueQueue[] | undefined>;
   /** Deliveries waiting in the spool on disk (every process sharing SPOOL_DIR). */
   spoolSize: () => Promise<number>;
   reportInsightError: ReportInsightError;
@@ -94,7 +100,8 @@ export async function gatherStatus(deps: StatusDeps, o: GatherOptions = {}): Pro
   const queues = deps.queues();
   const notConnected = deps.insightConnected?.() === false;
 
-  const [last, lastByCommunity, counts, dead, subs, alerts, lastUnauthorizedAt, depths, api] =
+  const { overdue: lookOverdue } = deps;
+  const [last, lastByCommunity, counts, dead, subs, alerts, lastUnauthorizedAt, depths, api, overdue] =
     await Promise.all([
       read("last deliveries", () => deps.health.lastDeliveries()),
       read("last thread deliveries", () => deps.health.lastThreadDeliveries()),
@@ -124,6 +131,7 @@ export async function gatherStatus(deps: StatusDeps, o: GatherOptions = {}): Pro
         ),
       ),
       o.probeApi === false || notConnected ? Promise.resolve(undefined) : probeApi(deps, o.probeTimeoutMs),
+      lookOverdue ? read("overdue jobs", lookOverdue) : Promise.resolve(undefined),
     ]);
 
   let deliveries: DeliveryLine[] | undefined;
@@ -155,6 +163,7 @@ export async function gatherStatus(deps: StatusDeps, o: GatherOptions = {}): Pro
     silence,
     silenceThresholdMs: SILENCE_THRESHOLD_MS,
     queues: depths,
+    ...(overdue ? { overdue } : {}),
     deadLetters: dead,
     spool,
     api,

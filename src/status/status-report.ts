@@ -1,4 +1,5 @@
 import { INTAKE_STALLED, SPOOL_GROWING, WORKERS_CANNOT_FETCH } from "../ops/incidents.js";
+import type { OverdueQueue } from "../domain/overdue.js";
 import type { InsightErrorCode } from "../insight/errors.js";
 import type { Subscription } from "../domain/subscription.js";
 import type { CommunitySilenceVerdict } from "./silence.js";
@@ -45,6 +46,8 @@ export interface StatusReport {
   silence: CommunitySilenceVerdict | undefined;
   silenceThresholdMs: number;
   queues: QueueDepth[] | undefined;
+  /** Queues with jobs overdue (no worker moves them); undefined when not looked at or unreadable. */
+  overdue?: readonly OverdueQueue[] | undefined;
   deadLetters: { total: number; kept: number; byReason: Record<string, number> } | undefined;
   /** Deliveries waiting on local disk for Redis (every process sharing SPOOL_DIR). */
   spool: number | undefined;

@@ -1,5 +1,17 @@
 import type { RedisClient as Redis } from "./redis.js";
 import type { StateKeys } from "./keys.js";
+import { luaScript } from "./lua-script.js";
+
+// Keeps a dead letter unless the very same one is kept already (its receipt seen again after
+// a process died between keeping it and marking its receipt): KEYS: the list, the counts;
+// ARGV: the entry, the limit, the reason. 1: kept; 0: it was there.
+const KEEP_DEAD_LETTER = luaScript(`
+if redis.call('LPOS', KEYS[1], ARGV[1]) then return 0 end
+redis.call('LPUSH', KEYS[1], ARGV[1])
+redis.call('LTRIM', KEYS[1], 0, tonumber(ARGV[2]) - 1)
+redis.call('HINCRBY', KEYS[2], ARGV[3], 1)
+return 1
+`);
 
 export const DEAD_LETTER_LIMIT = 1_000;
 const DEAD_LETTER_BODY_LIMIT = 16_384;
@@ -44,14 +56,22 @@ export class DeliveryHealthStore {
     return Object.fromEntries(Object.entries(h).map(([k, v]) => [k, Number(v)]));
   }
 
-  async addDeadLetter(d: DeadLetter): Promise<void> {
+  /**
+   * Keeps a dead letter, once: the same one again (same receipt, same body) is not kept or
+   * counted twice. False when it was kept already.
+   */
+  async addDeadLetter(d: DeadLetter): Promise<boolean> {
     const entry = { ...d, body: d.body.slice(0, DEAD_LETTER_BODY_LIMIT) };
-    await this.redis
-      .multi()
-      .lpush(this.keys.deadLetters, JSON.stringify(entry))
-      .ltrim(this.keys.deadLetters, 0, DEAD_LETTER_LIMIT - 1)
-      .hincrby(this.keys.deadLetterCounts, d.reason, 1)
-      .exec();
+    const kept = await KEEP_DEAD_LETTER.run(
+      this.redis,
+      2,
+      this.keys.deadLetters,
+      this.keys.deadLetterCounts,
+      JSON.stringify(entry),
+      DEAD_LETTER_LIMIT,
+      d.reason,
+    );
+    return Number(kept) === 1;
   }
 
   async deadLetters(limit = 20): Promise<DeadLetter[]> {

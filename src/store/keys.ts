@@ -10,7 +10,8 @@
  * - `health`: last delivery times, counts, the de-duplication markers and the intake list (the
  *   receiver's one script marks a whole batch and appends it); `dead-letters`: the list and its
  *   counts;
- * - `<channel>:<thread>`: a thread's message ref and its posting marker;
+ * - `<channel>:<thread>`: a thread's message ref and its posting marker; the replies waiting to
+ *   go under its card and the messages ever queued there (one script writes both);
  * - `<group>`: a group's daily activity counters (read in one pipeline);
  * - `reconcile`: every baseline, the list of baselines and the reconciler's status;
  * - `alerts`: every channel's alert settings and the set of channels that have some;
@@ -34,6 +35,12 @@ export function stateKeys(prefix: string, o: { cluster?: boolean } = {}) {
     // family `<channel>:<thread>`
     messageRef: (channelId: string, threadId: string) => `${s}:ref:${tag(`${channelId}:${threadId}`)}`,
     posting: (channelId: string, threadId: string) => `${s}:posting:${tag(`${channelId}:${threadId}`)}`,
+    /** New messages waiting to go as one reply under a card (`--replies on`): a list. */
+    pendingReplies: (channelId: string, threadId: string) =>
+      `${s}:replies:${tag(`${channelId}:${threadId}`)}`,
+    /** Every message id queued under that card lately (a set): a delivery processed twice adds nothing. */
+    repliesQueued: (channelId: string, threadId: string) =>
+      `${s}:replies-queued:${tag(`${channelId}:${threadId}`)}`,
     // no tag
     lock: (name: string) => `${s}:lock:${name}`,
     /**
@@ -48,8 +55,6 @@ export function stateKeys(prefix: string, o: { cluster?: boolean } = {}) {
     /** Set once the followers of a thread were sent their DM of one re-enrichment (SET NX). */
     followersTold: (threadId: string, enrichedAtMs: number) =>
       `${s}:followers-told:${threadId}:${enrichedAtMs}`,
-    /** New messages waiting to go as one reply under a card (`--replies on`): a list. */
-    pendingReplies: (channelId: string, threadId: string) => `${s}:replies:${channelId}:${threadId}`,
     /** Threads whose cards were posted lately, by time (thread ids): what Home lists as open. */
     recentThreads: `${s}:threads:recent`,
     /** Threads marked handled, by time (thread ids). */

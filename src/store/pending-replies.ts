@@ -1,5 +1,6 @@
 import type { RedisClient as Redis } from "./redis.js";
 import type { StateKeys } from "./keys.js";
+import { luaScript } from "./lua-script.js";
 
 /** One new message of a posted thread, waiting to go as a reply under its card. */
 export interface PendingReply {
@@ -15,6 +16,17 @@ const PENDING_TTL_S = 86_400;
 /** A thread that floods faster than replies go out keeps only the newest. */
 const MAX_PENDING = 200;
 
+// Queues a message under a card unless it was queued there already (waiting, or sent since):
+// KEYS: the pending list, the set of message ids queued; ARGV: message id, entry, max, ttl s.
+const PUSH = luaScript(`
+if redis.call('SADD', KEYS[2], ARGV[1]) == 0 then return 0 end
+redis.call('EXPIRE', KEYS[2], ARGV[4])
+redis.call('RPUSH', KEYS[1], ARGV[2])
+redis.call('LTRIM', KEYS[1], -tonumber(ARGV[3]), -1)
+redis.call('EXPIRE', KEYS[1], ARGV[4])
+return 1
+`);
+
 /**
  * New messages waiting to go under a card as one reply (`--replies on`), per (channel,
  * thread): a list, so a burst becomes one reply and a worker that dies after posting loses
@@ -23,17 +35,26 @@ const MAX_PENDING = 200;
 export class PendingReplies {
   constructor(
     private readonly redis: Redis,
-    private readonly keys: Pick<StateKeys, "pendingReplies">,
+    private readonly keys: Pick<StateKeys, "pendingReplies" | "repliesQueued">,
   ) {}
 
-  async push(channelId: string, threadId: string, reply: PendingReply): Promise<void> {
-    const key = this.keys.pendingReplies(channelId, threadId);
-    await this.redis
-      .multi()
-      .rpush(key, JSON.stringify(reply))
-      .ltrim(key, -MAX_PENDING, -1)
-      .expire(key, PENDING_TTL_S)
-      .exec();
+  /**
+   * Queues a message to go under the card; false when it was queued there already, waiting or
+   * sent: a delivery processed twice (a batch cut short by a killed worker runs again, each of
+   * its deliveries as a job of its own) puts no message under a card twice.
+   */
+  async push(channelId: string, threadId: string, reply: PendingReply): Promise<boolean> {
+    const added = await PUSH.run(
+      this.redis,
+      2,
+      this.keys.pendingReplies(channelId, threadId),
+      this.keys.repliesQueued(channelId, threadId),
+      reply.messageId,
+      JSON.stringify(reply),
+      MAX_PENDING,
+      PENDING_TTL_S,
+    );
+    return Number(added) === 1;
   }
 
   /** The oldest `max` waiting, in order, and how many entries that was (drop that many once sent). */

@@ -1,4 +1,4 @@
-import { Cluster, Redis, type ClusterOptions, type RedisOptions } from "ioredis";
+import { Cluster, Redis, type ClusterNode, type ClusterOptions, type RedisOptions } from "ioredis";
 import type { Logger } from "../log.js";
 
 /** A connection to one Redis or to a Redis Cluster: stores, scripts and BullMQ take either. */
@@ -19,7 +19,9 @@ export type ConnectionKind = "command" | "shared" | "blocking";
  * - `shared`: stores, commands and producers; queues commands through short outages;
  * - `blocking`: what BullMQ workers need (`maxRetriesPerRequest: null`), reconnecting forever.
  *
- * With `clusterNodes` the same kinds are ioredis `Cluster`s; `extra` then applies to each node's connection.
+ * With `clusterNodes` the same kinds are ioredis `Cluster`s; `extra` then applies to each node's
+ * connection. On a `blocking` cluster, the copies BullMQ makes of it for each
+ * worker's blocking fetch get the options that fetch needs (see `BLOCKING_FETCH`).
  */
 export function createRedis(url: string, kind: ConnectionKind, logger: Logger, extra?: RedisOptions): Redis;
 export function createRedis(
@@ -37,9 +39,16 @@ export function createRedis(
   const t = typeof target === "string" ? { url: target } : target;
   const base = perKind(kind);
   const retryStrategy = (times: number) => Math.min(50 * 2 ** Math.min(times, 6), 2_000);
+  const cluster = (): Cluster => {
+    const c = new Cluster(
+      [...(t.clusterNodes ?? [])],
+      clusterOptions(t.url, kind, base, extra, retryStrategy),
+    );
+    return kind === "blocking" ? copiedForBlockingFetches(c) : c;
+  };
   const redis: RedisClient =
     t.clusterNodes && t.clusterNodes.length > 0
-      ? new Cluster([...t.clusterNodes], clusterOptions(t.url, kind, base, extra, retryStrategy))
+      ? cluster()
       : new Redis(t.url, { ...base, retryStrategy, ...extra });
   let wasDown = false;
   redis.on("error", (err: Error) => {
@@ -97,6 +106,36 @@ export function clusterOptions(
       ...(tls ? { tls: {} } : {}),
     },
   };
+}
+
+/**
+ * How a worker's blocking fetch talks to a cluster. BullMQ gives each worker a copy of the
+ * connection it is given (`duplicate()`) for its BZPOPMIN on the queue's marker key, and, when
+ * that command has not settled a second after its timeout, drops the copy and connects it again
+ * (its watchdog, redis-queue-backend.js `resetBlockedConnection`), awaiting `connect()`.
+ *
+ * - `enableReadyCheck: false`: after a master is killed, the cluster says `cluster_state:fail`
+ *   until its replica is promoted (node timeout plus election, seconds). A `connect()` in that
+ *   window fails ioredis' ready check, which reconnects on its own and never settles the promise
+ *   it returned (ioredis #709, #741; test/cluster/blocking-fetch.test.ts). BullMQ's worker loop
+ *   awaited it forever: that worker fetched nothing again, and its queue's delayed jobs were
+ *   never promoted (issue 33). Without the check `connect()` settles once the slots are read;
+ *   a command sent while the cluster is still down gets CLUSTERDOWN, retried below.
+ * - `retryDelayOnFailover: 0`: a BZPOPMIN whose node died fails at once ("Connection is
+ *   closed.") and BullMQ's loop asks again 100 ms later, instead of ioredis re-sending it for
+ *   up to `maxRedirections` steps. Such a re-sent command outlived the watchdog that abandoned
+ *   it, popped the queue's marker on the promoted master for nobody, and held the node's
+ *   connection in front of the worker's next fetch.
+ */
+export const BLOCKING_FETCH = { enableReadyCheck: false, retryDelayOnFailover: 0 } as const;
+
+/** Makes the copies BullMQ takes of `cluster` (its workers' blocking connections) with `BLOCKING_FETCH`. */
+function copiedForBlockingFetches(cluster: Cluster): Cluster {
+  const duplicate = cluster.duplicate.bind(cluster);
+  return Object.assign(cluster, {
+    duplicate: (nodes?: ClusterNode[], options?: ClusterOptions): Cluster =>
+      duplicate(nodes, { ...options, ...BLOCKING_FETCH }),
+  });
 }
 
 /** Whether this connection is a cluster (BullMQ needs hash tags then, see jobs/queues.ts). */

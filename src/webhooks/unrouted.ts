@@ -24,7 +24,7 @@ export interface UnroutedDeps {
    */
   resolve(secretHash: string): Promise<WebhookIngest | "unknown">;
   /** Keeps, for operators, a delivery whose secret turned out to be nobody's. */
-  deadLetter(d: SpooledDelivery): Promise<void>;
+  deadLetter(d: SpooledDelivery): Promise<unknown>;
   logger: Logger;
   metrics?: Metrics;
   /** Distinct secrets kept at most, and bytes: past them a delivery is refused (the route answers 503). */
@@ -110,7 +110,9 @@ export class UnroutedDeliveries {
       this.spools.set(hash, entry);
       const r = await entry.spool.replay(
         target === "unknown"
-          ? (d) => this.deps.deadLetter(d)
+          ? async (d) => {
+              await this.deps.deadLetter(d);
+            }
           : async (d) => {
               await target.ingest(d.body, new Date(d.receivedAt), d.receipt);
             },

@@ -1,4 +1,5 @@
-import { messageText, type Harness } from "../helpers/app-harness.js";
+import { request } from "undici";
+import { messageText, OPS_CHANNEL, type Harness } from "../helpers/app-harness.js";
 import { digestsOf, waitUntil } from "../reconcile/support.js";
 
 /** Where the flow's threads live and which channel follows that group. */
@@ -161,3 +162,184 @@ export async function settleFlow(
   await readRefs();
   return judge(h, flow, { sentiment }, refs);
 }
+
+/** /readyz polled all through a fault: each answer's status and how long it took (bounded). */
+export class ReadinessWatch {
+  readonly seen: { at: number; status: number; ms: number; body: string }[] = [];
+  private polling = true;
+  private readonly done: Promise<void>;
+
+  constructor(
+    private readonly baseUrl: string,
+    everyMs = 250,
+  ) {
+    this.done = (async () => {
+      while (this.polling) {
+        const t = performance.now();
+        let status = 0;
+        let body = "";
+        try {
+          const res = await request(`${this.baseUrl}/readyz`, { headersTimeout: 3_000, bodyTimeout: 3_000 });
+          status = res.statusCode;
+          body = await res.body.text();
+        } catch (err) {
+          body = String(err);
+        }
+        this.seen.push({ at: Date.now(), status, ms: performance.now() - t, body });
+        await new Promise((r) => setTimeout(r, everyMs));
+      }
+    })();
+  }
+
+  /** Waits (up to `timeoutMs`) for a 200 after the last answer that was not, then stops polling. */
+  async stopOnceReady(timeoutMs: number): Promise<void> {
+    const end = Date.now() + timeoutMs;
+    while (this.seen.at(-1)?.status !== 200 && Date.now() < end) await new Promise((r) => setTimeout(r, 100));
+    this.polling = false;
+    await this.done;
+  }
+
+  get slowestMs(): number {
+    return Math.max(0, ...this.seen.map((s) => s.ms));
+  }
+
+  /** How long after `faultAt` readiness was back for good (undefined: it never left 200). */
+  backAfterMs(faultAt: number): number | undefined {
+    const lastBad = this.seen.findLastIndex((s) => s.status !== 200);
+    if (lastBad < 0) return undefined;
+    const back = this.seen[lastBad + 1];
+    return back ? back.at - faultAt : Infinity;
+  }
+
+  /** Time not ready, summed over the polls. */
+  notReadyMs(): number {
+    let ms = 0;
+    for (let i = 1; i < this.seen.length; i++) {
+      const prev = this.seen[i - 1];
+      const cur = this.seen[i];
+      if (prev && cur && prev.status !== 200) ms += cur.at - prev.at;
+    }
+    return ms;
+  }
+
+  /** The reasons readiness gave while not ready, each once. */
+  reasons(): string[] {
+    return [...new Set(this.seen.filter((s) => s.status !== 200).map((s) => s.body))];
+  }
+}
+
+/** One row of the fault matrix, as the closing note quotes it. */
+export interface RowFigures {
+  row: string;
+  deliveries: number;
+  ok: number;
+  slowestAckMs: number;
+  threads: number;
+  /** Threads whose digest is there once, showing its latest enrichment. */
+  digests: number;
+  lost: number;
+  duplicated: number;
+  /** From the fault to readiness back for good; undefined: readiness never left 200. */
+  readinessBackMs: number | undefined;
+  notReadyMs: number;
+  slowestReadyzMs: number;
+  /** What /readyz said while not ready: each failing check's words, once. */
+  notReadyBecause: string[];
+  /** What the ops channel was told during the row. */
+  ops: string[];
+}
+
+/** The row's figures from its flow's verdict, the deliveries since `deliveriesBefore` and the readiness polls. */
+export function rowFigures(
+  row: string,
+  h: Harness,
+  v: FlowVerdict,
+  deliveriesBefore: number,
+  readiness: ReadinessWatch,
+  faultAt: number,
+  opsBefore = 0,
+): RowFigures {
+  const deliveries = h.emulator.webhooks.deliveries().slice(deliveriesBefore);
+  const because = new Set<string>();
+  for (const body of readiness.reasons()) {
+    try {
+      const { checks } = JSON.parse(body) as { checks: Record<string, string> };
+      for (const reason of Object.values(checks)) if (reason !== "ok") because.add(reason.slice(0, 60));
+    } catch {
+      because.add(body.slice(0, 60));
+    }
+  }
+  return {
+    row,
+    deliveries: deliveries.length,
+    ok: deliveries.filter((d) => d.ok).length,
+    slowestAckMs: Math.max(0, ...deliveries.map((d) => d.ms)),
+    threads: v.threads,
+    digests: v.threads - new Set([...v.lost, ...v.duplicated]).size,
+    lost: v.lost.length,
+    duplicated: v.duplicated.length,
+    readinessBackMs: readiness.backAfterMs(faultAt),
+    notReadyMs: readiness.notReadyMs(),
+    slowestReadyzMs: Math.round(readiness.slowestMs),
+    notReadyBecause: [...because],
+    ops: h.slack
+      .messages(OPS_CHANNEL)
+      .slice(opsBefore)
+      .map((m) => m.text.slice(0, 60)),
+  };
+}
+
+/** Prints a row on one line (the test's output is what the closing note quotes). */
+export function printRow(f: RowFigures): void {
+  const readiness =
+    f.readinessBackMs === undefined
+      ? "ready throughout"
+      : `not ready ${(f.notReadyMs / 1000).toFixed(1)} s, back ${(f.readinessBackMs / 1000).toFixed(1)} s after the fault`;
+  console.log(
+    `fault matrix | ${f.row} | deliveries ${f.deliveries} | 2xx ${f.ok} | slowest ack ${f.slowestAckMs} ms | ` +
+      `digests ${f.digests} of ${f.threads} | lost ${f.lost} | duplicated ${f.duplicated} | ${readiness} | ` +
+      `slowest /readyz ${f.slowestReadyzMs} ms | readyz said ${JSON.stringify(f.notReadyBecause)} | ` +
+      `ops channel ${JSON.stringify(f.ops)}`,
+  );
+}
+
+export interface FaultRow {
+  figures: RowFigures;
+  verdict: FlowVerdict;
+  readiness: ReadinessWatch;
+  errors: string[];
+}
+
+/**
+ * One row of the fault matrix: digests flow (`perSecond`, default 4) to `targets`; the fault
+ * comes `leadMs` in (default 2 s), and the flow goes on `tailMs` after it (default 2 s); then
+ * everything must settle within `settleMs` (default 60 s), and readiness come back. Prints the
+ * row's figures.
+ */
+export async function faultRow(
+  h: Harness,
+  targets: FlowTarget[],
+  name: string,
+  fault: () => Promise<unknown>,
+  o: { perSecond?: number; leadMs?: number; tailMs?: number; settleMs?: number; sentiment?: boolean } = {},
+): Promise<FaultRow> {
+  const flow = new DigestFlow(h, targets);
+  const before = h.emulator.webhooks.deliveries().length;
+  const opsBefore = h.slack.messages(OPS_CHANNEL).length;
+  const readiness = new ReadinessWatch(h.baseUrl);
+  flow.start(o.perSecond ?? 4);
+  await new Promise((r) => setTimeout(r, o.leadMs ?? 2_000));
+  const faultAt = Date.now();
+  await fault();
+  await new Promise((r) => setTimeout(r, o.tailMs ?? 2_000));
+  await flow.stop();
+  const verdict = await settleFlow(h, flow, { timeoutMs: o.settleMs ?? 60_000, sentiment: o.sentiment });
+  await readiness.stopOnceReady(30_000);
+  const figures = rowFigures(name, h, verdict, before, readiness, faultAt, opsBefore);
+  printRow(figures);
+  return { figures, verdict, readiness, errors: flow.errors };
+}
+
+/** Deliveries answered after going to the spool (`insight_relay_webhook_acks_total{outcome="spooled"}`). */
+export const spooledAcks = async (h: Harness): Promise<number> =>
+  (await h.services.metrics.acks.get()).values.find((v) => v.labels.outcome === "spooled")?.value ?? 0;

@@ -237,7 +237,7 @@ describe.runIf(clusterAvailable)("every script and transaction of the app on a R
     expect(listed).toHaveLength(1);
     expect(await step("pending.removeShown", () => pending.removeShown("C1", listed))).toBe(1);
     const replies = new PendingReplies(redis, keys);
-    await step("replies.push (MULTI)", () =>
+    await step("replies.push (script)", () =>
       replies.push("C1", "t1", { messageId: "m1", author: "a", text: "hi", at: "2026-11-20T10:00:00Z" }),
     );
     expect((await replies.peek("C1", "t1", 10)).taken).toBe(1);

@@ -9,7 +9,9 @@ export type { LocalRedisCluster } from "../../dev/local-redis-cluster.js";
 export const clusterAvailable = redisServerInstalled();
 
 /** One cluster per test file: start it in beforeAll, close it in afterAll. */
-export const startTestCluster = (): Promise<LocalRedisCluster> => startLocalRedisCluster();
+export const startTestCluster = (
+  o: Parameters<typeof startLocalRedisCluster>[0] = {},
+): Promise<LocalRedisCluster> => startLocalRedisCluster(o);
 
 /** `{host, port}` seeds, as config.redis.clusterNodes holds them. */
 export const seedsOf = (c: LocalRedisCluster) => c.nodes.map((n) => ({ host: "127.0.0.1", port: n.port }));

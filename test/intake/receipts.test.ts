@@ -103,6 +103,34 @@ describe("recordReceipts", () => {
     expect(await redis.ttl(book.keys.dedupe(bad.c.deliveryId))).toBeGreaterThan(7 * 86_400 - 60);
   });
 
+  it("a process that died between keeping a dead letter and marking its receipt leaves no second one to the next", async () => {
+    const { book, metrics, record } = setUp();
+    const bad = receipt("{not json", "2026-11-20T10:00:00.000Z", "r1");
+    // What the stopped process did: its receipt recorded (the marker, not yet "kept") and its
+    // dead letter kept, as recordReceipts does it; then it died before the marker said so.
+    await redis.set(book.keys.dedupe(bad.c.deliveryId), markerOf(bad), "EX", 7 * 86_400);
+    expect(
+      await book.health.addDeadLetter({
+        at: bad.receivedAt,
+        reason: "invalid_json",
+        webhookType: undefined,
+        error: bad.c.kind === "dead" ? bad.c.error : "",
+        body: bad.body,
+        deliveryId: bad.c.deliveryId,
+      }),
+    ).toBe(true);
+    // Its batch is taken again by the next pump.
+    expect(await record(bad)).toEqual([false]);
+    expect(await book.health.deadLetterCounts()).toEqual({
+      total: 1,
+      kept: 1,
+      byReason: { invalid_json: 1 },
+    });
+    expect(await redis.get(book.keys.dedupe(bad.c.deliveryId))).toBe("2026-11-20T10:00:00.000Z r1 kept");
+    // Counted where it was kept, not again here.
+    expect(await count(metrics, "dead_letter", "other")).toBe(0);
+  });
+
   it("keeps the newest time per type and per community: a replayed spool never turns them back", async () => {
     const { book, record } = setUp();
     await record(receipt(THREAD, "2026-11-20T10:00:00.000Z", "r1"));

@@ -6,6 +6,7 @@ import { silentLogger } from "../../src/log.js";
 import { stateKeys, type StateKeys } from "../../src/store/keys.js";
 import { createRedis } from "../../src/store/redis.js";
 import { dropPrefix, testRedisUrl, uniquePrefix } from "../helpers/redis.js";
+import { startOwnRedis, type OwnRedis } from "../helpers/redis-server.js";
 
 const OPS = "C0OPS";
 const TEXT = ":warning: The Insight Service rejected the API key (401).";
@@ -192,4 +193,60 @@ describe("OpsNotifier", () => {
     await a.insightAuthorized();
     expect(await a.open()).toEqual({});
   });
+});
+
+describe("OpsNotifier when Redis will not take an alert (maxmemory reached)", () => {
+  let own: OwnRedis;
+  let redis: Redis;
+  let admin: Redis;
+  let queues: Queues;
+  const keys = stateKeys("oom");
+  beforeAll(async () => {
+    own = await startOwnRedis();
+    redis = createRedis(own.url, "shared", silentLogger);
+    admin = createRedis(own.url, "shared", silentLogger);
+    queues = createQueues(redis, "oom");
+    await queues.slack.waitUntilReady();
+  });
+  afterAll(async () => {
+    await queues.close().catch(() => undefined);
+    redis.disconnect();
+    admin.disconnect();
+    await own.close();
+  });
+
+  it("posts straight to the ops channel, once per incident, and says when it is over", async () => {
+    const direct: string[] = [];
+    const ops = new OpsNotifier(
+      redis,
+      keys,
+      () => queues.slack,
+      OPS,
+      silentLogger,
+      undefined,
+      async (channel, text) => {
+        direct.push(`${channel} ${text}`);
+      },
+    );
+    const used = Number(/used_memory:(\d+)/.exec(await admin.info("memory"))?.[1] ?? 0);
+    await admin.config("SET", "maxmemory", String(used - 100_000));
+    try {
+      expect(await ops.alert("workers-cannot-fetch", "Redis is out of memory.")).toBe(true);
+      expect(await ops.alert("workers-cannot-fetch", "Redis is out of memory.")).toBe(false);
+      expect(direct).toEqual([`${OPS} Redis is out of memory.`]);
+      // Still refusing: the end of it goes the same way.
+      expect(await ops.resolve("workers-cannot-fetch", "Workers fetch jobs again.")).toBe(true);
+      expect(direct).toEqual([`${OPS} Redis is out of memory.`, `${OPS} Workers fetch jobs again.`]);
+      expect(await ops.alert("workers-cannot-fetch", "Redis is out of memory.")).toBe(true);
+    } finally {
+      await admin.config("SET", "maxmemory", "0");
+    }
+    // Redis takes writes again: the end goes through the queue, as every notice does.
+    expect(await ops.resolve("workers-cannot-fetch", "Workers fetch jobs again.")).toBe(true);
+    expect(direct).toHaveLength(3);
+    const queued = await queues.slack.getJobs(["waiting", "delayed"], 0, -1, true);
+    expect(queued.map((j) => j.data)).toEqual([
+      { kind: "notice", channelId: OPS, text: "Workers fetch jobs again." },
+    ]);
+  }, 30_000);
 });

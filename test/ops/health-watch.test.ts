@@ -7,7 +7,12 @@ import {
   type HealthSample,
   type WatchState,
 } from "../../src/ops/health-watch.js";
-import { INTAKE_STALLED, SPOOL_GROWING, WORKERS_CANNOT_FETCH } from "../../src/ops/incidents.js";
+import {
+  INTAKE_STALLED,
+  JOBS_OVERDUE,
+  SPOOL_GROWING,
+  WORKERS_CANNOT_FETCH,
+} from "../../src/ops/incidents.js";
 import { renderStatus } from "../../src/slack/render/status.js";
 import type { StatusReport } from "../../src/status/status-report.js";
 
@@ -112,6 +117,41 @@ describe("the health watch", () => {
     expect(
       run([look(100, "d1", 3), look(115, "d1", 3), look(130, "d1", 3)]).actions.map((a) => a.kind),
     ).toEqual(["alert"]);
+  });
+
+  it("jobs overdue are one alert naming the queue and shard, kept while unreadable, resolved once they move", () => {
+    const at = (overdue: HealthSample["overdue"]): HealthSample => ({
+      workers: [fine],
+      redisAnswers: true,
+      spool: undefined,
+      atMs: 0,
+      overdue,
+    });
+    const late = [
+      { queue: "{slack-out-3}", state: "delayed" as const, jobs: 7, forMs: 68_000 },
+      { queue: "{deliveries-1}", state: "waiting" as const, jobs: 1, forMs: 61_000 },
+    ];
+    const r = run([at([]), at(late), at(late), at(undefined), at(late)]);
+    expect(r.actions.map((a) => [a.kind, a.incident])).toEqual([
+      // The first look closes an incident another process may have left open (posted only if it was).
+      ["resolve", JOBS_OVERDUE],
+      ["alert", JOBS_OVERDUE],
+    ]);
+    expect(r.actions[1]?.text).toBe(
+      "Jobs are overdue, so digests to some channels are not going out: 7 jobs delayed past their time, the oldest by 68 s (queue slack-out, shard 3); 1 job waiting, and no worker has taken the next one for 61 s (queue deliveries, shard 1). No worker is moving them; /readyz answers 503 with the same words on the processes that run those workers. Nothing is lost (the jobs wait in Redis); if it lasts, restart those worker processes.",
+    );
+    const moved = run([at([]), at([])], r.state);
+    expect(moved.actions).toEqual([
+      { kind: "resolve", incident: JOBS_OVERDUE, text: "Overdue jobs are moving again." },
+    ]);
+    // Many queues: three named, the rest counted.
+    const many = Array.from({ length: 5 }, (_, i) => ({
+      queue: `{slack-out-${i}}`,
+      state: "delayed" as const,
+      jobs: 2,
+      forMs: 70_000,
+    }));
+    expect(run([at(many)]).actions[0]?.text).toContain("(queue slack-out, shard 2) (and 2 more).");
   });
 
   it("a Redis that never answers holds neither the watch nor its stop: the log says what could not be stored", async () => {

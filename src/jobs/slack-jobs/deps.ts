@@ -7,6 +7,7 @@ import type { StateKeys } from "../../store/keys.js";
 import type { MessageRefStore } from "../../store/message-refs.js";
 import type { PendingReplies } from "../../store/pending-replies.js";
 import type { RedisClient } from "../../store/redis.js";
+import type { RedisRestarts } from "../../store/redis-restarts.js";
 import type { SubscriptionStore } from "../../store/subscriptions.js";
 import type { TriageStore } from "../../store/triage.js";
 import type { ReminderStore } from "../../store/reminders.js";
@@ -58,6 +59,8 @@ export interface SlackJobDeps {
   subscriptions: Pick<SubscriptionStore, "get" | "pauseChannel">;
   ops: Pick<OpsNotifier, "alert">;
   sender: SlackSender;
+  /** After a Redis restart: where to look in Slack for a first post whose record was lost. */
+  restarts?: Pick<RedisRestarts, "lookBackSince">;
   logger: Logger;
   now?: () => number;
   lockTtlMs?: number;

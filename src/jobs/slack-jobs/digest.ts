@@ -19,7 +19,7 @@ type DigestJob = Extract<SlackJob, { kind: "digest" }>;
 type PrepareDeps = Pick<SlackJobDeps, "subscriptions" | "refs">;
 type SendDeps = Pick<
   SlackJobDeps,
-  "redis" | "keys" | "lockTtlMs" | "refs" | "triage" | "sender" | "slackQueue" | "logger" | "now"
+  "redis" | "keys" | "lockTtlMs" | "refs" | "triage" | "sender" | "slackQueue" | "logger" | "now" | "restarts"
 >;
 
 interface DigestSend {
@@ -124,9 +124,11 @@ async function send(attempt: SlackAttempt<DigestJob>, deps: SendDeps, o: DigestS
     });
     const metadata = digestMetadata(threadId, digest.groupId);
 
-    // A previous attempt may have posted and died before recording the ts: look for it.
-    if (!ref && posting !== undefined) {
-      const ts = await deps.sender.findDigest(channel, threadId, posting - 5_000).catch((err: unknown) => {
+    // A previous attempt may have posted and died before recording the ts (or Redis lost the
+    // record in a restart): look for it.
+    const since = ref ? undefined : (posting ?? (await deps.restarts?.lookBackSince(enrichedAtMs)));
+    if (!ref && since !== undefined) {
+      const ts = await deps.sender.findDigest(channel, threadId, since - 5_000).catch((err: unknown) => {
         // Rate limited: wait and look again (posting afresh now could post it twice).
         if (classifySlackError(err).kind === "rate_limited") throw err;
         // History unreadable (scope missing, Slack down): post afresh, as when nothing is found.

@@ -7,6 +7,7 @@ import type { Subscription } from "../../domain/subscription.js";
 import { escapeAndTruncate, escapeMrkdwn } from "../mrkdwn.js";
 import { toKnownBlocks, type KnownBlock } from "./known-blocks.js";
 import { fitBlocks } from "./limits.js";
+import { overdueText } from "./overdue-text.js";
 import type { RenderedMessage } from "./thread-digest.js";
 import { formatNumber } from "../../domain/without-icu.js";
 import { durationText, EMOJI, plural, readerDate } from "./wording.js";
@@ -154,6 +155,10 @@ export function healthGlance(r: StatusReport, view: StatusView = { detail: true 
   if (!r.redis.ok)
     lines.unshift(`${EMOJI.broken} *Redis* did not answer: ${escapeAndTruncate(r.redis.error ?? "", 200)}`);
   lines.unshift(...watchLines(r.openAlerts).map((l) => `${EMOJI.broken} ${l}`));
+  if ((r.overdue?.length ?? 0) > 0)
+    lines.unshift(
+      `${EMOJI.broken} *Some work is overdue*: nothing is moving it, so some digests are not going out.`,
+    );
   if (r.queues && view.detail) {
     const sum = (f: (q: QueueDepth) => number) => r.queues?.reduce((n, q) => n + f(q), 0) ?? 0;
     const failed = sum((q) => q.failed);
@@ -206,6 +211,8 @@ function plainQueuesText(r: StatusReport): string {
   const working = r.queues.reduce((n, q) => n + q.waiting + q.active, 0);
   const failed = r.queues.reduce((n, q) => n + q.failed, 0);
   const stalled = r.queues.some((q) => q.workers === 0 && q.waiting > 0);
+  if ((r.overdue?.length ?? 0) > 0)
+    return `${EMOJI.broken} Some work is overdue and nothing is moving it, so some digests are not going out; the app's admins have to look.`;
   if (stalled)
     return `${EMOJI.problem} Work is waiting and nothing is processing it; the app's admins have to look.`;
   if (failed > 0)
@@ -238,6 +245,7 @@ export function renderStatus(
         text: `${EMOJI.broken} *Redis did not answer* (${escapeAndTruncate(r.redis.error ?? "unknown", 200)}): parts of this report are missing.`,
       }),
     ...watchLines(r.openAlerts).map((l) => Blocks.Section({ text: `${EMOJI.broken} ${l}` })),
+    overdueSection(r),
     Blocks.Section({ text: `${Md.bold("Webhooks")}\n${deliveriesText(r, now)}` }),
     Blocks.Section({ text: silenceLine(r) }),
     Blocks.Section({ text: `${Md.bold("Queues")}\n${queuesText(r)}` }),
@@ -260,6 +268,23 @@ export function renderStatus(
   return { text: statusHeadline(r), blocks: fitBlocks(blocks) };
 }
 
+const OVERDUE_SHOWN = 10;
+
+/** Operator detail: each queue and shard with jobs no worker moves. */
+function overdueSection(r: StatusReport) {
+  const overdue = r.overdue ?? [];
+  if (overdue.length === 0) return undefined;
+  const lines = overdue.slice(0, OVERDUE_SHOWN).map((o) => `• \`${o.queue}\`: ${overdueText(o)}`);
+  const more = overdue.length > OVERDUE_SHOWN ? [`…and ${overdue.length - OVERDUE_SHOWN} more`] : [];
+  return Blocks.Section({
+    text: [
+      `${EMOJI.broken} *Jobs are overdue*: no worker is moving them, so digests to some channels are not going out. Nothing is lost; restarting the worker processes of these queues moves them.`,
+      ...lines,
+      ...more,
+    ].join("\n"),
+  });
+}
+
 function statusHeadline(r: StatusReport): string {
   const problems = [
     !r.redis.ok,
@@ -268,6 +293,7 @@ function statusHeadline(r: StatusReport): string {
     r.insightNotConnected,
     r.api?.keyValid === false,
     (r.subscriptions?.paused.length ?? 0) > 0,
+    (r.overdue?.length ?? 0) > 0,
     ...watchLines(r.openAlerts).map(() => true),
   ].filter(Boolean).length;
   return problems === 0

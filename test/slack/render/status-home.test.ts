@@ -5,7 +5,7 @@ import { SILENCE_THRESHOLD_MS } from "../../../src/status/silence.js";
 import type { Subscription } from "../../../src/store/subscriptions.js";
 import { ACTIONS } from "../../../src/slack/action-ids.js";
 import { cutOutsideCode, renderHome, renderOpenThreadsModal } from "../../../src/slack/render/home.js";
-import { renderStatus, silenceLine } from "../../../src/slack/render/status.js";
+import { healthGlance, renderStatus, silenceLine } from "../../../src/slack/render/status.js";
 import { durationText } from "../../../src/slack/render/wording.js";
 import { buttons } from "../commands/helpers.js";
 import { allTexts, expectNoLiveTokens, expectWithinLimits, readerDateFallbacks } from "./walk.js";
@@ -212,6 +212,34 @@ describe("renderStatus", () => {
     );
     expect(joined(noRedis.blocks)).toContain("Could not read queue depths.");
     expect(noRedis.text).toBe("Insight Relay status: 1 problem");
+  });
+
+  it("jobs overdue: operators see each queue and shard, others a plain sentence, the Home tab a line", () => {
+    const overdue = [
+      { queue: "{slack-out-3}", state: "delayed" as const, jobs: 7, forMs: 68_000 },
+      { queue: "{deliveries-1}", state: "waiting" as const, jobs: 1, forMs: 61_000 },
+    ];
+    const r = renderStatus(report({ overdue, openAlerts: ["jobs-overdue"] }), now);
+    const t = joined(r.blocks);
+    expect(t).toContain(
+      ":x: *Jobs are overdue*: no worker is moving them, so digests to some channels are not going out. Nothing is lost; restarting the worker processes of these queues moves them.\n" +
+        "• `{slack-out-3}`: 7 jobs delayed past their time, the oldest by 68 s (queue slack-out, shard 3)\n" +
+        "• `{deliveries-1}`: 1 job waiting, and no worker has taken the next one for 61 s (queue deliveries, shard 1)",
+    );
+    // The incident is the same thing: not listed again by its name.
+    expect(t).not.toContain("jobs-overdue");
+    expect(r.text).toBe("Insight Relay status: 2 problems");
+    const plain = joined(renderStatus(report({ overdue }), now, { detail: false }).blocks);
+    expect(plain).toContain(
+      ":x: Some work is overdue and nothing is moving it, so some digests are not going out; the app's admins have to look.",
+    );
+    expect(plain).not.toContain("slack-out");
+    expect(plain).not.toContain("shard");
+    expect(healthGlance(report({ overdue }))[0]).toBe(
+      ":x: *Some work is overdue*: nothing is moving it, so some digests are not going out.",
+    );
+    // Nothing overdue: no such line anywhere.
+    expect(joined(renderStatus(report({ overdue: [] }), now).blocks)).not.toContain("overdue");
   });
 
   it("durations are coarse", () => {
