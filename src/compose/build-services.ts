@@ -1,6 +1,9 @@
 import type { Config } from "../config.js";
-import { InsightClient } from "../insight/client.js";
-import type { WorkerTuning } from "../jobs/create-worker.js";
+import type { RuntimeTuning } from "./runtime-tuning.js";
+import { insightClientOf } from "./insight-client.js";
+
+export type { RuntimeTuning };
+import type { InsightClient } from "../insight/client.js";
 import { createQueues, type Queues } from "../jobs/queue-registry.js";
 import { queueLayout } from "../jobs/queue-layout.js";
 import { ThreadLookup } from "../jobs/thread-lookup.js";
@@ -20,34 +23,6 @@ import { ConnectionStore } from "../workspaces/connection-store.js";
 import { RedisStateStore } from "../slack/install/state-store.js";
 import { SINGLE_WORKSPACE_ID } from "../workspaces/workspace-id.js";
 import { workspaceQueues } from "../workspaces/workspace-queues.js";
-
-/** Knobs tests turn; production uses the defaults. */
-export interface RuntimeTuning extends WorkerTuning {
-  refreshDelaysMs?: number[];
-  /** Short looks for the sentiment before a thread's first card goes out without it (route-thread-event.ts). */
-  firstPostWaitsMs?: number[];
-  channelGapMs?: number;
-  lookupCacheMs?: number;
-  insightTimeoutMs?: number;
-  insightRetry?: { maxAttempts?: number; baseDelayMs?: number; maxDelayMs?: number; maxTotalMs?: number };
-  workerConcurrency?: { deliveries?: number; slack?: number; refresh?: number };
-  /** How long a (channel, thread) posting lock outlives a killed worker. */
-  digestLockTtlMs?: number;
-  /** At most one counts edit per card per this long (chatmessage-crud). */
-  countsDebounceMs?: number;
-  /** New messages within this long go as one reply under the card (`--replies on`). */
-  repliesBatchMs?: number;
-  /** Between two evaluations of the alerts; default 5 minutes. */
-  alertsIntervalMs?: number;
-  /** Between two looks of the health watch (workers that cannot fetch, a growing spool, a stalled intake); default 15 s. */
-  healthWatchMs?: number;
-  /** Shards of the deliveries, slack-out and refresh queues; default 4 on a cluster, 1 on one Redis. */
-  queueShards?: number;
-  /** How long the intake pump's lease outlives a killed process (intake/pump.ts); default 10 s. */
-  intakeLeaseMs?: number;
-  /** How long a delivery may sit at the intake's head before the health watch alerts; default 60 s. */
-  intakeStalledMs?: number;
-}
 
 /**
  * The deployment's clients, built once from the config: connections, the queue registry,
@@ -104,17 +79,11 @@ export function buildServices(config: Config, logger: Logger, tuning: RuntimeTun
     logger,
     queueLayout(cluster, tuning.queueShards),
   );
-  const client = new InsightClient({
-    // Multi-workspace mode without INSIGHT_BASE_URL: each workspace brings its own; this
-    // deployment-level client is never the one a workspace's work uses, and fails fast.
+  // Multi-workspace mode without INSIGHT_BASE_URL: each workspace brings its own; this
+  // deployment-level client is never the one a workspace's work uses, and fails fast.
+  const client = insightClientOf({ config, metrics, tuning }, logger, {
     baseUrl: config.insight.baseUrl || "http://not-connected.invalid",
     apiKey: config.insight.apiKey || "not-connected",
-    apiVersion: config.insight.apiVersion,
-    searchParam: config.insight.searchParam,
-    logger,
-    metrics,
-    ...(tuning.insightTimeoutMs ? { timeoutMs: tuning.insightTimeoutMs } : {}),
-    ...(tuning.insightRetry ? { retry: tuning.insightRetry } : {}),
   });
   const slack = createSlackApi({
     token: config.slack.botToken,

@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import type { Queue } from "bullmq";
-import { InsightClient } from "../insight/client.js";
+import type { InsightClient } from "../insight/client.js";
+import { insightClientOf } from "./insight-client.js";
 import type { OverdueJobs } from "../jobs/overdue-jobs.js";
 import { QUEUE_NAMES } from "../jobs/job-types.js";
 import { ThreadLookup } from "../jobs/thread-lookup.js";
@@ -62,24 +63,22 @@ export interface WorkspaceCredentials {
   insight: { apiKey: string; baseUrl: string } | undefined;
 }
 
-function insightClient(
-  base: Services,
-  logger: Logger,
-  c: { apiKey: string; baseUrl: string },
-  onSuccess?: () => void,
-): InsightClient {
-  const { config, metrics, tuning } = base;
-  return new InsightClient({
-    baseUrl: c.baseUrl,
-    apiKey: c.apiKey,
-    apiVersion: config.insight.apiVersion,
-    searchParam: config.insight.searchParam,
-    logger,
-    metrics,
-    ...(tuning.insightTimeoutMs ? { timeoutMs: tuning.insightTimeoutMs } : {}),
-    ...(tuning.insightRetry ? { retry: tuning.insightRetry } : {}),
-    ...(onSuccess ? { onSuccess } : {}),
-  });
+/** A workspace's own state over its keys: the stores, its producers, its Slack sender (with its method holds). */
+function ownState(base: Services, keys: StateKeys, queues: WorkspaceQueues, slack: SlackApi) {
+  const { redis } = base;
+  return {
+    keys,
+    queues,
+    ...stateStores({
+      redis,
+      keys,
+      queues,
+      defaultTimezone: base.config.weekly.defaultTimezone,
+      channelGapMs: base.tuning.channelGapMs,
+    }),
+    slack,
+    sender: createSlackSender(slack, new MethodHold(redis, keys)),
+  };
 }
 
 function shared(
@@ -108,19 +107,9 @@ export function singleWorkspaceServices(base: Services): WorkspaceServices {
     ...shared(base),
     id: SINGLE_WORKSPACE_ID,
     logger,
-    keys,
-    queues,
-    ...stateStores({
-      redis,
-      keys,
-      queues,
-      defaultTimezone: config.weekly.defaultTimezone,
-      channelGapMs: base.tuning.channelGapMs,
-    }),
+    ...ownState(base, keys, queues, slack),
     ops: base.ops,
     insight: base.insight,
-    slack,
-    sender: createSlackSender(slack, new MethodHold(redis, keys)),
     reportInsightError: insightErrorReporter(base.ops),
     status: {
       queues: () =>
@@ -170,7 +159,7 @@ export function installedWorkspaceServices(
           logger,
         })
       : undefined;
-  const client = insightClient(
+  const client = insightClientOf(
     base,
     logger,
     ws.insight ?? { baseUrl: NOT_CONNECTED_URL, apiKey: "not-connected" },
@@ -190,15 +179,7 @@ export function installedWorkspaceServices(
     ...shared(base),
     id: ws.id,
     logger,
-    keys,
-    queues,
-    ...stateStores({
-      redis,
-      keys,
-      queues,
-      defaultTimezone: config.weekly.defaultTimezone,
-      channelGapMs: base.tuning.channelGapMs,
-    }),
+    ...ownState(base, keys, queues, slack),
     ops,
     insight: {
       client,
