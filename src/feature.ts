@@ -26,6 +26,13 @@ interface WorkerSettings {
 }
 
 /**
+ * What a workspace keeps that makes a deployment-wide tick worth running for it: followed groups
+ * (subscriptions), alert settings, open operational incidents. A workspace with none of them is
+ * not visited at all, so a thousand idle workspaces cost a tick nothing but one look each.
+ */
+export type WorkspaceHas = "subscriptions" | "alerts" | "incidents";
+
+/**
  * A queue's worker, as data: the root starts it through the one worker factory. A workspace's
  * job runs the processor made from that workspace's deps (a job without a workspace is
  * refused); a deployment-wide tick (reconcile, alerts: one job scheduler for the deployment)
@@ -34,7 +41,12 @@ interface WorkerSettings {
 export type QueueWorker<D> = WorkerSettings &
   (
     | { processor: (deps: D) => Processor; eachWorkspace?: never }
-    | { eachWorkspace: (deps: D, job: Job) => Promise<unknown>; processor?: never }
+    | {
+        eachWorkspace: (deps: D, job: Job) => Promise<unknown>;
+        /** Run only for workspaces that have one of these (default: every workspace). */
+        dueWhen?: readonly WorkspaceHas[];
+        processor?: never;
+      }
   );
 
 /**

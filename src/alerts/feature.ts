@@ -41,6 +41,8 @@ export function alertsFeature(o: AlertsOptions): Feature<AlertsFeatureDeps, Subc
         role: "scheduler",
         concurrency: 1,
         eachWorkspace: (deps, job) => evaluateAlerts(deps.evaluate, job.id ?? "alerts"),
+        // A workspace without alert settings has nothing to evaluate.
+        dueWhen: ["alerts"],
       },
     ],
     startScheduler: () =>

@@ -1,7 +1,7 @@
 import type { App, Context } from "@slack/bolt";
 import type { Job, Processor, WorkerOptions } from "bullmq";
 import type { Router } from "express";
-import type { DepsOf, Feature } from "../feature.js";
+import type { DepsOf, Feature, WorkspaceHas } from "../feature.js";
 import { CommandRouter } from "../slack/commands/router.js";
 import type { Subcommand } from "../slack/commands/types.js";
 import type { KnownBlock } from "../slack/render/known-blocks.js";
@@ -27,6 +27,8 @@ export interface BoundWorker {
   processor?: (ws: AppWorkspace) => Processor;
   /** A deployment-wide tick's work for one workspace. */
   eachWorkspace?: (ws: AppWorkspace, job: Job) => Promise<unknown>;
+  /** The tick runs only for workspaces that have one of these. */
+  dueWhen?: readonly WorkspaceHas[];
 }
 
 /** A feature paired with how its deps are cut from a workspace: what the root starts. */
@@ -78,7 +80,11 @@ export function plug<D>(feature: Feature<D, Subcommand>, depsOf: (ws: AppWorkspa
         return { ...base, processor: perWorkspace((ws) => make(deps(ws))) };
       }
       const each = w.eachWorkspace;
-      return { ...base, eachWorkspace: (ws, job) => each(deps(ws), job) };
+      return {
+        ...base,
+        eachWorkspace: (ws, job) => each(deps(ws), job),
+        ...(w.dueWhen ? { dueWhen: w.dueWhen } : {}),
+      };
     }),
     ...(feature.startScheduler ? { startScheduler: feature.startScheduler } : {}),
     ...(feature.reassertSchedules

@@ -1,4 +1,7 @@
 import type { Context } from "@slack/bolt";
+import type { WorkspaceHas } from "../feature.js";
+import { workspaceStateKeys, type StateKeys } from "../store/keys.js";
+import { isCluster, type RedisClient } from "../store/redis.js";
 import { groupFollowed } from "../intake/followed-groups.js";
 import type { IntakeProducer } from "../intake/pump.js";
 import type { WebhookIngest } from "../webhooks/unrouted.js";
@@ -39,8 +42,31 @@ export interface Deployment {
   followed(workspaceId: string | undefined, groupId: string): Promise<boolean>;
   /** The webhook route: which workspace a secret belongs to (many workspaces); undefined: the deployment's one secret. */
   ingestFor?(receiver: Receiver): (presented: string) => Promise<WebhookIngest | undefined>;
+  /** Which of these workspaces have any of `has` (one EXISTS a key each, sent together). */
+  having(ids: readonly string[], has: readonly WorkspaceHas[]): Promise<string[]>;
   /** How many workspaces are installed and connected (many workspaces: /metrics). */
   census?(): Promise<{ installed: number; connected: number }>;
+}
+
+/** The key whose existence says a workspace has it (Redis drops an emptied set or hash). */
+const HAS_KEY: Record<WorkspaceHas, (k: StateKeys) => string> = {
+  subscriptions: (k) => k.subscribedGroups,
+  alerts: (k) => k.alertChannels,
+  incidents: (k) => k.opsAlerts,
+};
+
+function workspacesHaving(redis: RedisClient, keysOf: (id: string) => StateKeys): Deployment["having"] {
+  return async (ids, has) => {
+    // One EXISTS a key (a cluster refuses one over several slots); auto-pipelined into few writes.
+    const found = await Promise.all(
+      ids.map(async (id) => {
+        const keys = keysOf(id);
+        const hits = await Promise.all(has.map((h) => redis.exists(HAS_KEY[h](keys))));
+        return hits.some((n) => n > 0);
+      }),
+    );
+    return ids.filter((_, i) => found[i]);
+  };
 }
 
 const stampedId = (data: unknown): string | undefined => {
@@ -65,6 +91,7 @@ function singleDeployment(s: Services, o: FeatureOptions): Deployment {
   return {
     workspaces,
     features,
+    having: workspacesHaving(s.redis, () => s.keys),
     idOfRequest: () => SINGLE_WORKSPACE_ID,
     idOfJob: (data) => stampedId(data) ?? SINGLE_WORKSPACE_ID,
     // The receiver names no workspace: its deliveries are the one workspace's.
@@ -109,9 +136,11 @@ function installedDeployment(s: Services, installs: Installs, o: FeatureOptions)
   );
   const followed = groupFollowed(s.redis, s.config.redis.prefix, { multiWorkspace: true });
   const producers = new Map<string, IntakeProducer>();
+  const cluster = isCluster(s.redis);
   return {
     workspaces,
     features,
+    having: workspacesHaving(s.redis, (id) => workspaceStateKeys(s.config.redis.prefix, id, { cluster })),
     idOfRequest: (context) => workspaceIdOf(context),
     // A job without a workspace is refused: it could be anyone's.
     idOfJob: stampedId,

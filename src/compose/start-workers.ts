@@ -42,11 +42,15 @@ function perTick(
   logger: Logger,
 ): Processor {
   const each = w.eachWorkspace;
+  const dueWhen = w.dueWhen;
   return async (job: Job) => {
+    // Only the workspaces that have something for this tick are built and visited.
+    const among = dueWhen ? await d.having(await d.workspaces.list(), dueWhen) : undefined;
     const r = await d.workspaces.each(
       (ws) => each(ws, job),
       (id, err) => logger.warn({ err, jobId: job.id, workspace: id }, "job failed for one workspace"),
       (ws) => ws.status.insightConnected,
+      among,
     );
     return { workspaces: r.workspaces, failed: r.failed, notConnected: r.skipped };
   };

@@ -79,6 +79,13 @@ end
 return redis.call('LRANGE', KEYS[3], 0, n - 1)
 `);
 
+/**
+ * How long a leading pump's lease lasts without a step: a killed leader's successor takes over
+ * within this long (a pump that stops gives it up at once). Its idle looks come every third of
+ * it, so a longer lease costs an idle process less (bench:steady's idle row).
+ */
+export const DEFAULT_LEASE_MS = 30_000;
+
 /** How long close() waits for the step in flight, and then for giving up the lease. */
 const CLOSE_WAIT_MS = 2_000;
 
@@ -111,9 +118,10 @@ export class IntakePump {
   private running: Promise<void> | undefined;
 
   constructor(private readonly deps: IntakePumpDeps) {
-    this.leaseMs = deps.leaseMs ?? 10_000;
-    // A wait outlasting the lease would lose it on every quiet spell.
-    this.waitSeconds = Math.min(deps.waitSeconds ?? 2, this.leaseMs / 3_000);
+    this.leaseMs = deps.leaseMs ?? DEFAULT_LEASE_MS;
+    // A wait outlasting the lease would lose it on every quiet spell. A delivery wakes the wait
+    // at once: its length only spaces the idle looks (each a BLMOVE and a step of the lease).
+    this.waitSeconds = Math.min(deps.waitSeconds ?? 10, this.leaseMs / 3_000);
     this.batch = deps.batch ?? 100;
   }
 

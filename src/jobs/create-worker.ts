@@ -54,6 +54,15 @@ async function closeWorker(worker: Worker, logger: Logger, graceMs = 10_000): Pr
 }
 
 /**
+ * How long an idle worker's blocking fetch waits before it looks again (seconds), when no
+ * delayed job waits: a job added wakes it at once (BullMQ's marker). BullMQ's own 10 s cap
+ * applies while delayed jobs wait, and is kept: it bounds how long a worker waits on a marker a
+ * failover or a restart lost, or on a frozen node, before it looks again (issue 33's matrix).
+ * 5 s (BullMQ's default) doubled: half the idle looks of the queues that are mostly empty.
+ */
+export const IDLE_LOOK_SECONDS = 10;
+
+/**
  * The one way a queue's worker is made: over `connection` (a `blocking`-kind one, which BullMQ
  * duplicates for the worker's blocking fetch), the prefix, the tuning, a `jobs` count per
  * outcome, and a log line per failed job (job id, attempts, the error with its stack) and per
@@ -63,6 +72,7 @@ function createWorker(spec: WorkerSpec, ctx: WorkerContext, connection: RedisCli
   const { logger, metrics, tuning = {} } = ctx;
   const worker = new Worker(spec.queue, spec.processor, {
     connection,
+    drainDelay: IDLE_LOOK_SECONDS,
     prefix: ctx.prefix,
     // Who processed a job (BullMQ keeps it with the job: the admin page, tests).
     name: `${hostname()}:${process.pid}`,

@@ -12,11 +12,10 @@ export interface WorkerHealthOptions {
   stuckAfterMs?: number;
   /**
    * How long a worker error (a failed fetch: CROSSSLOT, NOSCRIPT, READONLY, OOM, auth...) keeps
-   * the worker not ready when nothing succeeds after it. A fetch that keeps failing renews it
-   * within its block timeout (BullMQ waits for jobs 5 s, at most 10 s, between two fetches);
-   * a worker of a quiet queue has no success to show once its fetch works again, so this is
-   * also how long readiness lags after the cause is gone (Redis out of memory: back 15 s after
-   * memory is freed). Default 15 s.
+   * the worker not ready when nothing succeeds after it. A fetch that keeps failing is tried
+   * again every 15 s (BullMQ's runRetryDelay), which renews it; a worker of a quiet queue has no
+   * success to show once its fetch works again, so this is also how long readiness lags after
+   * the cause is gone (Redis out of memory: back about 20 s after memory is freed). Default 20 s.
    */
   errorWindowMs?: number;
   /** Bound of each Redis call of a probe: readiness answers whatever Redis does. Default 500 ms. */
@@ -59,7 +58,7 @@ export class WorkerHealth {
     o: WorkerHealthOptions = {},
   ) {
     this.stuckAfterMs = o.stuckAfterMs ?? 60_000;
-    this.errorWindowMs = o.errorWindowMs ?? 15_000;
+    this.errorWindowMs = o.errorWindowMs ?? 20_000;
     this.redisTimeoutMs = o.redisTimeoutMs ?? 500;
     this.now = o.now ?? Date.now;
     for (const { worker } of entries) {

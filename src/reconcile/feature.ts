@@ -42,6 +42,8 @@ export function reconcileFeature<Command>(o: ReconcileOptions): Feature<Reconcil
           const r = await deps.reconciler.run();
           return { ran: r.ran, sent: r.sent, deferred: r.deferred, incident: r.incident ?? null };
         },
+        // Nothing followed and no incident to close: nothing to read or decide.
+        dueWhen: ["subscriptions", "incidents"],
       },
     ],
     startScheduler: () =>

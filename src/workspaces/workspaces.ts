@@ -75,15 +75,17 @@ export class Workspaces<W> {
   }
 
   /**
-   * Runs `fn` for each installed workspace (those `wanted` says), a few at a time: one that
-   * fails (or is gone meanwhile) is told to `failed` and does not stop or hold back the others.
+   * Runs `fn` for each installed workspace (or those of `ids`), those `wanted` says, a few at a
+   * time: one that fails (or is gone meanwhile) is told to `failed` and does not stop or hold
+   * back the others.
    */
   async each(
     fn: (w: W, id: string) => Promise<unknown>,
     failed: (id: string, err: unknown) => void,
     wanted: (w: W) => boolean = () => true,
+    among?: readonly string[],
   ): Promise<{ workspaces: number; failed: number; skipped: number }> {
-    const ids = await this.list();
+    const ids = among ?? (await this.list());
     let next = 0;
     let ran = 0;
     let failures = 0;

@@ -37,6 +37,8 @@ export const FAST_TUNING: RuntimeTuning = {
   lockDurationMs: 5_000,
   stalledIntervalMs: 1_000,
   digestLockTtlMs: 3_000,
+  // A killed leader's intake lease runs out within seconds, as its BullMQ locks do.
+  intakeLeaseMs: 5_000,
 };
 
 export interface Harness {

@@ -112,6 +112,13 @@ describe("schedulers with many workspaces", () => {
     });
   }
 
+  /** A workspace that follows a group, as far as the deployment-wide passes can tell (its set of followed groups). */
+  const follows = (ws: Ws) =>
+    h.services.redis.sadd(
+      stateKeys(workspacePrefix(h.config.redis.prefix, ws.id)).subscribedGroups,
+      SEED.groups.support,
+    );
+
   const WEEKLY_KEY = ownId(A, schedulerId(A.channel));
   const DIGEST_KEY = ownId(B, digestSchedulerId(B_DIGEST, "4h"));
   const reconcileStatusOf = (ws: Ws) =>
@@ -264,6 +271,8 @@ describe("schedulers with many workspaces", () => {
     await install(broken, false);
     const installation = installKeys(h.config.redis.prefix).installation(broken.id);
     await h.services.redis.hset(installation, "sealed", "v1:not-a-sealed-value");
+    // It follows a group, so the pass is due for it (a workspace with nothing to do is not visited).
+    await follows(broken);
 
     const reconcile = h.services.queues.reconcile;
     const before = await Promise.all([A, B].map(async (ws) => (await reconcileStatusOf(ws)).lastRunAt));
@@ -280,6 +289,7 @@ describe("schedulers with many workspaces", () => {
   it("a workspace installed but not connected to an Insight service is left out of the reconcile pass", async () => {
     const idle: Ws = { id: "T0CIDLE", token: "", channel: "C0IDLE" };
     await install(idle, false);
+    await follows(idle);
     const reconcile = h.services.queues.reconcile;
     const result = await reconcileNow(reconcile);
     // The broken one of the test before still fails; the idle one is counted apart, not run.
