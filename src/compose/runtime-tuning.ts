@@ -22,7 +22,7 @@ export interface RuntimeTuning extends WorkerTuning {
   healthWatchMs?: number;
   /** Shards of the deliveries, slack-out and refresh queues; default 4 on a cluster, 1 on one Redis. */
   queueShards?: number;
-  /** How long the intake pump's lease outlives a killed process (intake/pump.ts); default 30 s. */
+  /** How long the intake pump's lease outlives a killed process (intake/pump.ts); default 15 s. */
   intakeLeaseMs?: number;
   /** How long a delivery may sit at the intake's head before the health watch alerts; default 60 s. */
   intakeStalledMs?: number;

@@ -49,6 +49,8 @@ export interface IntakePumpDeps {
   waitSeconds?: number;
   /** Deliveries moved per batch at most. */
   batch?: number;
+  /** How long the pump lets deliveries gather after a wait ends, in ms (`DEFAULT_LINGER_MS`). */
+  lingerMs?: number;
 }
 
 // One step of the leading pump: renew the lease (or take it: then the batch in flight may be
@@ -82,9 +84,18 @@ return redis.call('LRANGE', KEYS[3], 0, n - 1)
 /**
  * How long a leading pump's lease lasts without a step: a killed leader's successor takes over
  * within this long (a pump that stops gives it up at once). Its idle looks come every third of
- * it, so a longer lease costs an idle process less (bench:steady's idle row).
+ * it: one every 5 s while idle, and a successor's wait after a crash under half a minute.
  */
-export const DEFAULT_LEASE_MS = 30_000;
+export const DEFAULT_LEASE_MS = 15_000;
+
+/**
+ * How long a woken pump lets deliveries gather before it takes them. A steady trickle (100 a
+ * second, each on its own) then travels a few to a job instead of one: a job costs BullMQ
+ * about 70 Redis commands whatever it carries (add, the worker's fetches, completion), which
+ * one delivery alone paid (bench:steady). A burst fills its batches anyway; a card waits
+ * seconds for its content (digest/first-post), so these milliseconds are not seen.
+ */
+export const DEFAULT_LINGER_MS = 100;
 
 /** How long close() waits for the step in flight, and then for giving up the lease. */
 const CLOSE_WAIT_MS = 2_000;
@@ -112,6 +123,7 @@ export class IntakePump {
   private readonly leaseMs: number;
   private readonly waitSeconds: number;
   private readonly batch: number;
+  private readonly lingerMs: number;
   private stopped = false;
   private leading = false;
   private readonly stop = new AbortController();
@@ -121,8 +133,9 @@ export class IntakePump {
     this.leaseMs = deps.leaseMs ?? DEFAULT_LEASE_MS;
     // A wait outlasting the lease would lose it on every quiet spell. A delivery wakes the wait
     // at once: its length only spaces the idle looks (each a BLMOVE and a step of the lease).
-    this.waitSeconds = Math.min(deps.waitSeconds ?? 10, this.leaseMs / 3_000);
+    this.waitSeconds = Math.min(deps.waitSeconds ?? 5, this.leaseMs / 3_000);
     this.batch = deps.batch ?? 100;
+    this.lingerMs = deps.lingerMs ?? DEFAULT_LINGER_MS;
   }
 
   start(): this {
@@ -296,13 +309,14 @@ export class IntakePump {
         }
         // Wait for the next delivery without taking it (the list moves onto itself): only a
         // step that holds the lease moves entries, so a pump that lost it never queues out of turn.
-        await this.deps.blocking.blmove(
+        const woken = await this.deps.blocking.blmove(
           this.deps.keys.intake,
           this.deps.keys.intake,
           "LEFT",
           "LEFT",
           this.waitSeconds,
         );
+        if (woken !== null && this.lingerMs > 0) await this.pause(this.lingerMs);
         if (failures > 0) logger.info({ failures }, "intake pump moving deliveries again");
         failures = 0;
       } catch (err) {

@@ -23,7 +23,9 @@ export interface DeliveryBatchResult {
 
 /**
  * A batch job of the deliveries queue (intake-pump.ts): each delivery is processed as its own
- * job would be, all at once. One that fails does not fail the others: it is queued again as a
+ * job would be, the threads at once and each thread's deliveries in the order they came (a
+ * creation and its re-enrichments in one batch: the pending digest, the card and the counts
+ * see them as they happened). One that fails does not fail the others: it is queued again as a
  * job of its own, with the deliveries queue's attempts and backoff, and is recorded as failed
  * alone if they run out. Only when that add fails too (Redis away) does the batch fail, and its
  * retry processes the whole batch again: processing is idempotent (card versions, job ids), as
@@ -33,7 +35,7 @@ export async function processDeliveryBatch(
   batch: DeliveryJob[],
   deps: DeliveryBatchDeps,
 ): Promise<DeliveryBatchResult> {
-  const settled = await Promise.allSettled(batch.map((d) => deps.process(d)));
+  const settled = await inThreadOrder(batch, deps.process);
   const failed: { delivery: DeliveryJob; reason: unknown }[] = [];
   settled.forEach((r, i) => {
     const delivery = batch[i];
@@ -80,4 +82,24 @@ export async function splitDeliveryBatch(
     await queue.add(own.name, own.data, own.opts);
   }
   return { deliveries: batch.length, requeued: batch.length, split: true };
+}
+
+/** Runs each delivery, one thread's in order (after the one before it settled), threads at once. */
+function inThreadOrder(
+  batch: DeliveryJob[],
+  process: (delivery: DeliveryJob) => Promise<DeliveryResult>,
+): Promise<PromiseSettledResult<DeliveryResult>[]> {
+  const last = new Map<string, Promise<unknown>>();
+  return Promise.allSettled(
+    batch.map((d) => {
+      const thread = d.event.payload.threadId ?? d.deliveryId;
+      const before = last.get(thread) ?? Promise.resolve();
+      const run = before.then(
+        () => process(d),
+        () => process(d),
+      );
+      last.set(thread, run);
+      return run;
+    }),
+  );
 }

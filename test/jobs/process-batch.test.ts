@@ -125,6 +125,36 @@ describe("processDeliveryBatch", () => {
     expect(await queue.count()).toBe(0);
   });
 
+  it("runs one thread's deliveries in their order, each after the one before settled, other threads at once", async () => {
+    const events: string[] = [];
+    const gates = new Map<string, () => void>();
+    const result = processDeliveryBatch(
+      [delivery(1, "t-a"), delivery(2, "t-b"), delivery(3, "t-a"), delivery(4, "t-a")],
+      {
+        process: async (d) => {
+          events.push(`start ${d.deliveryId}`);
+          if (d.deliveryId === "d-3") throw new Error("the listing failed");
+          await new Promise<void>((r) => gates.set(d.deliveryId, r));
+          events.push(`end ${d.deliveryId}`);
+          return routed;
+        },
+        deliveriesQueue: () => queue,
+        logger: silentLogger,
+      },
+    );
+    await new Promise((r) => setTimeout(r, 20));
+    // t-a's first and t-b's run together; t-a's second waits for its first.
+    expect(events).toEqual(["start d-1", "start d-2"]);
+    gates.get("d-1")?.();
+    await new Promise((r) => setTimeout(r, 20));
+    // d-3 failed; d-4 still runs after it, in order.
+    expect(events).toEqual(["start d-1", "start d-2", "end d-1", "start d-3", "start d-4"]);
+    gates.get("d-2")?.();
+    gates.get("d-4")?.();
+    expect(await result).toEqual({ deliveries: 4, requeued: 1 });
+    await (await queue.getJob("d-3"))?.remove();
+  });
+
   it("a delivery that fails goes again as a job of its own, delayed; the others are done and the batch succeeds", async () => {
     const { lines, logger } = capturedLogger("warn");
     const done: string[] = [];
