@@ -7,14 +7,15 @@ import { ACTIONS } from "../action-ids.js";
 import { encodeResumeState } from "../button-values.js";
 import { escapeAndTruncate, escapeMrkdwn, truncateMrkdwn } from "../mrkdwn.js";
 import { toKnownBlocks, type KnownBlock } from "./known-blocks.js";
-import { fitBlocks, fitList, LIMITS } from "./limits.js";
+import { fitBlocks, fitList } from "./limits.js";
+import { linesToSections } from "./sections.js";
 import { channelRef, healthGlance, pausedReason } from "./status.js";
 import { settingsButton } from "./subscription-list.js";
 
 import { describeWatch, type Watch } from "../../domain/watch.js";
 import type { Reminder } from "../../domain/reminder.js";
 import { encodeItemRef, PERSONAL_ACTIONS } from "../personal-ids.js";
-import { reminderLine } from "./reminder.js";
+import { reminderRow } from "./reminder.js";
 import { EMOJI, plural, readerDate, slackDate } from "./wording.js";
 
 /** One thread card as Home lists it (title and group are community text: untrusted). */
@@ -86,17 +87,7 @@ function personalBlocks(p: NonNullable<HomeInput["personal"]>): KnownBlock[] {
       ),
     ),
   );
-  const reminders = p.reminders.slice(0, HOME_REMINDERS).flatMap((r) =>
-    toKnownBlocks(
-      Blocks.Section({ text: reminderLine(r) }).accessory(
-        Elements.Button({
-          text: "Cancel",
-          actionId: PERSONAL_ACTIONS.reminderCancel,
-          value: encodeItemRef({ i: r.id }),
-        }),
-      ),
-    ),
-  );
+  const reminders = p.reminders.slice(0, HOME_REMINDERS).flatMap(reminderRow);
   const more = p.reminders.length - HOME_REMINDERS;
   return toKnownBlocks(
     Blocks.Divider(),
@@ -219,18 +210,6 @@ export function renderOpenThreadsModal(
     close: { type: "plain_text", text: "Close" },
     blocks: fitBlocks([...head, ...sections], { maxBlocks: 100, maxJson: HOME_BUDGET.maxJson }),
   };
-}
-
-/** Lines joined into sections, each within the section text limit. */
-function linesToSections(lines: readonly string[]): KnownBlock[] {
-  const out: string[] = [];
-  for (const line of lines) {
-    const last = out.at(-1);
-    if (last !== undefined && last.length + line.length + 1 <= LIMITS.sectionText)
-      out[out.length - 1] = `${last}\n${line}`;
-    else out.push(line);
-  }
-  return out.flatMap((text) => toKnownBlocks(Blocks.Section({ text })));
 }
 
 /**

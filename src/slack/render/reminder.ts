@@ -1,7 +1,10 @@
 import { questionStatusLabel, sentimentLabel } from "../../domain/sentiment.js";
 import type { TriageState } from "../../domain/thread-change.js";
 import type { ThreadDigest } from "../../domain/thread-digest.js";
+import { Blocks, Elements } from "slack-block-builder";
 import { escapeAndTruncate } from "../mrkdwn.js";
+import { encodeItemRef, PERSONAL_ACTIONS } from "../personal-ids.js";
+import { toKnownBlocks, type KnownBlock } from "./known-blocks.js";
 import { EMOJI, plural, readerDate, slackDate } from "./wording.js";
 
 /*
@@ -60,4 +63,22 @@ export function reminderLine(r: { title: string; channelId: string; dueAtMs: num
   const title = escapeAndTruncate(r.title.trim() || "Untitled thread", 120);
   const where = r.channelId.startsWith("D") ? "from your DM" : `in <#${r.channelId}>`;
   return `${EMOJI.reminder} *${title}* ${where} · ${slackDate(r.dueAtMs, "{date_short_pretty} at {time}")}`;
+}
+
+/** A pending reminder's row in `watch list` and on Home: its line and a Cancel button. */
+export function reminderRow(r: {
+  id: string;
+  title: string;
+  channelId: string;
+  dueAtMs: number;
+}): KnownBlock[] {
+  return toKnownBlocks(
+    Blocks.Section({ text: reminderLine(r) }).accessory(
+      Elements.Button({
+        text: "Cancel",
+        actionId: PERSONAL_ACTIONS.reminderCancel,
+        value: encodeItemRef({ i: r.id }),
+      }),
+    ),
+  );
 }

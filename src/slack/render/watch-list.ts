@@ -6,7 +6,7 @@ import { encodeItemRef, PERSONAL_ACTIONS } from "../personal-ids.js";
 import type { Reminder } from "../../domain/reminder.js";
 import { toKnownBlocks, type KnownBlock } from "./known-blocks.js";
 import { fitList } from "./limits.js";
-import { reminderLine } from "./reminder.js";
+import { reminderRow } from "./reminder.js";
 import type { RenderedMessage } from "./thread-digest.js";
 import { EMOJI, plural } from "./wording.js";
 
@@ -103,19 +103,7 @@ export function renderWatchList(o: WatchListInput): RenderedMessage {
         Blocks.Section({ text: Md.bold(`Pending reminders (${o.reminders.length})`) }),
       ),
     );
-    for (const r of o.reminders) {
-      items.push(
-        toKnownBlocks(
-          Blocks.Section({ text: reminderLine(r) }).accessory(
-            Elements.Button({
-              text: "Cancel",
-              actionId: PERSONAL_ACTIONS.reminderCancel,
-              value: encodeItemRef({ i: r.id }),
-            }),
-          ),
-        ),
-      );
-    }
+    for (const r of o.reminders) items.push(reminderRow(r));
   }
   const tail =
     o.watches.length > 0

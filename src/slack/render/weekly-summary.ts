@@ -10,6 +10,7 @@ import { encodeThreadRef } from "../button-values.js";
 import { escapeAndTruncate, plainText, truncateMrkdwn } from "../mrkdwn.js";
 import { toKnownBlocks, type KnownBlock } from "./known-blocks.js";
 import { fitBlocks, LIMITS } from "./limits.js";
+import { linesToSections } from "./sections.js";
 import type { RenderedMessage } from "./thread-digest.js";
 import { formatNumber } from "../../domain/without-icu.js";
 import { EMOJI, plural } from "./wording.js";
@@ -265,18 +266,6 @@ function compactLine(w: GroupWeek): string {
     w.busiest[0] && `busiest ${formatDay(w.busiest[0].day)} (${plural(w.busiest[0].count, "thread")})`,
   ].filter((p): p is string => typeof p === "string");
   return `• ${Md.bold(name(w.groupName, w.groupId))}: ${parts.join(" · ")}`;
-}
-
-/** Sections of lines, each under the section text limit. */
-function linesToSections(lines: string[]): KnownBlock[] {
-  const out: string[] = [];
-  for (const line of lines) {
-    const last = out.at(-1);
-    if (last !== undefined && last.length + line.length + 1 <= LIMITS.sectionText)
-      out[out.length - 1] = `${last}\n${line}`;
-    else out.push(line);
-  }
-  return out.flatMap((text) => toKnownBlocks(Blocks.Section({ text })));
 }
 
 const fits = (blocks: KnownBlock[]) =>
