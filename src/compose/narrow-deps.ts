@@ -107,6 +107,7 @@ export function messageRouteDeps(s: WorkspaceServices): MessageRouteDeps {
     slackQueue: () => s.queues.slack,
     belowThreshold: s.belowThreshold,
     refreshQueue: () => s.queues.refresh,
+    asked: s.asked,
     ...(s.tuning.countsDebounceMs ? { countsDebounceMs: s.tuning.countsDebounceMs } : {}),
     ...(s.tuning.repliesBatchMs ? { repliesBatchMs: s.tuning.repliesBatchMs } : {}),
   };

@@ -1,4 +1,5 @@
 import { join } from "node:path";
+import { AskedThisWindow } from "../jobs/asked-this-window.js";
 import type { Queue } from "bullmq";
 import type { InsightClient } from "../insight/client.js";
 import { insightClientOf } from "./insight-client.js";
@@ -54,6 +55,8 @@ export interface WorkspaceServices
   sender: SlackSender;
   reportInsightError: ReportInsightError;
   status: WorkspaceStatus;
+  /** The windowed Slack jobs this process already added for the workspace (jobs/asked-this-window.ts). */
+  asked: AskedThisWindow;
 }
 
 /** An installed workspace's credentials (many workspaces). */
@@ -78,6 +81,7 @@ function ownState(base: Services, keys: StateKeys, queues: WorkspaceQueues, slac
     }),
     slack,
     sender: createSlackSender(slack, new MethodHold(redis, keys)),
+    asked: new AskedThisWindow(),
   };
 }
 

@@ -4,7 +4,8 @@ import type { BelowThresholdStore } from "../store/below-threshold.js";
 import type { MessageRefStore } from "../store/message-refs.js";
 import type { PendingReplies } from "../store/pending-replies.js";
 import type { SubscriptionStore } from "../store/subscriptions.js";
-import { jobId, type Producer, type RefreshJob, type SlackJob } from "./job-types.js";
+import type { AskedThisWindow } from "./asked-this-window.js";
+import { jobId, type AddOptions, type Producer, type RefreshJob, type SlackJob } from "./job-types.js";
 
 export interface MessageRouteDeps {
   subscriptions: Pick<SubscriptionStore, "forGroup">;
@@ -19,6 +20,8 @@ export interface MessageRouteDeps {
   countsDebounceMs?: number;
   /** Messages within this long go as one reply under the card (default 1 minute). */
   repliesBatchMs?: number;
+  /** The windowed jobs this process already added: not asked for again within their window. */
+  asked?: AskedThisWindow;
   now?: () => number;
 }
 
@@ -75,13 +78,16 @@ export async function routeMessageEvent(
     const channel = sub.channelId;
     if (!(await deps.refs.get(channel, threadId))) continue;
     result.counts++;
-    await deps
-      .slackQueue()
-      .add(
-        "card",
-        { kind: "card", channelId: channel, threadId, reason: "counts" },
-        { delay: counts.delay, jobId: jobId("counts", channel, threadId, counts.id) },
-      );
+    await addOncePerWindow(
+      deps,
+      now,
+      "card",
+      { kind: "card", channelId: channel, threadId, reason: "counts" },
+      {
+        delay: counts.delay,
+        jobId: jobId("counts", channel, threadId, counts.id),
+      },
+    );
 
     // Only new messages go under the card: an edited one was already there or is not news.
     if (!deliveryOf(sub).replies || event.actionType !== "created" || isSystemOrBot(p)) continue;
@@ -96,16 +102,32 @@ export async function routeMessageEvent(
     // Queued before (a delivery processed twice): not again; its reply job is asked for anyway,
     // in case the run that queued it died before asking.
     if (queued) result.replies++;
-    await deps
-      .slackQueue()
-      .add(
-        "replies",
-        { kind: "replies", channelId: channel, threadId },
-        { delay: batch.delay, jobId: jobId("replies", channel, threadId, batch.id) },
-      );
+    await addOncePerWindow(
+      deps,
+      now,
+      "replies",
+      { kind: "replies", channelId: channel, threadId },
+      {
+        delay: batch.delay,
+        jobId: jobId("replies", channel, threadId, batch.id),
+      },
+    );
   }
   if (await recountIfHeld(deps, followed, threadId, counts)) result.recount = true;
   return result;
+}
+
+/** Adds a windowed Slack job (its id names the window), unless this process added it already. */
+async function addOncePerWindow(
+  deps: Pick<MessageRouteDeps, "slackQueue" | "asked">,
+  now: number,
+  name: string,
+  data: SlackJob,
+  opts: AddOptions & { jobId: string; delay: number },
+): Promise<void> {
+  if (deps.asked?.has(opts.jobId, now)) return;
+  await deps.slackQueue().add(name, data, opts);
+  deps.asked?.note(opts.jobId, now + opts.delay, now);
 }
 
 /**

@@ -1,0 +1,105 @@
+import { describe, expect, it } from "vitest";
+import { AskedThisWindow } from "../../src/jobs/asked-this-window.js";
+import type { MessageEvent } from "../../src/insight/schemas.js";
+import type { MessageRef } from "../../src/store/message-refs.js";
+import { routeMessageEvent, type MessageRouteDeps } from "../../src/jobs/route-message-event.js";
+import type { Subscription } from "../../src/domain/subscription.js";
+
+describe("AskedThisWindow", () => {
+  it("holds an id until its window ends, then forgets it", () => {
+    const asked = new AskedThisWindow();
+    expect(asked.has("counts|C1|t1|7", 1_000)).toBe(false);
+    asked.note("counts|C1|t1|7", 5_000, 1_000);
+    expect(asked.has("counts|C1|t1|7", 4_999)).toBe(true);
+    expect(asked.has("counts|C1|t1|7", 5_000)).toBe(false);
+    // Forgotten once looked at past its end.
+    expect(asked.has("counts|C1|t1|7", 1_000)).toBe(false);
+  });
+
+  it("stays within its bound: expired ids go first, then the oldest", () => {
+    const asked = new AskedThisWindow(3);
+    asked.note("a", 2_000, 0);
+    asked.note("b", 9_000, 0);
+    asked.note("c", 9_000, 0);
+    // Full at 3: "a" has expired by 2,500 and goes; "b" and "c" stay.
+    asked.note("d", 9_000, 2_500);
+    expect(["a", "b", "c", "d"].map((id) => asked.has(id, 2_500))).toEqual([false, true, true, true]);
+    // Full again, none expired: the oldest ("b") goes.
+    asked.note("e", 9_000, 2_600);
+    expect(["b", "c", "d", "e"].map((id) => asked.has(id, 2_600))).toEqual([false, true, true, true]);
+  });
+});
+
+describe("routeMessageEvent asks for a card's windowed jobs once a window", () => {
+  const sub: Subscription = {
+    channelId: "C1",
+    groupId: "g1",
+    groupName: "Group",
+    communityId: "c1",
+    filters: {},
+    createdBy: "U1",
+    createdAt: "2026-11-01T00:00:00.000Z",
+    delivery: { replies: true },
+  };
+  const ref: MessageRef = { ts: "1.2", enrichedAtMs: 1, hasSentiment: true, groupId: "g1" };
+  const message = (n: number): MessageEvent => ({
+    webhookType: "chatmessage-crud",
+    actionType: "created",
+    payload: {
+      communityId: "c1",
+      groupId: "g1",
+      threadId: "t1",
+      messageId: `m${n}`,
+      timestamp: "2026-11-27T10:00:00.000Z",
+      text: `message ${n}`,
+    },
+  });
+
+  it("adds the counts and replies jobs on the first message of a window only, and again in the next window", async () => {
+    const adds: string[] = [];
+    let now = 1_000;
+    const deps: MessageRouteDeps = {
+      subscriptions: { forGroup: async () => [sub] },
+      refs: { get: async () => ref },
+      replies: { push: async () => true },
+      slackQueue: () => ({
+        add: async (_name, _data, opts) => {
+          adds.push(opts?.jobId ?? "");
+          return undefined;
+        },
+        addBulk: async () => [],
+      }),
+      countsDebounceMs: 60_000,
+      repliesBatchMs: 60_000,
+      asked: new AskedThisWindow(),
+      now: () => now,
+    };
+    for (const n of [1, 2, 3]) await routeMessageEvent(message(n), deps);
+    expect(adds).toEqual(["counts|C1|t1|0", "replies|C1|t1|0"]);
+    now = 61_000;
+    await routeMessageEvent(message(4), deps);
+    expect(adds).toEqual(["counts|C1|t1|0", "replies|C1|t1|0", "counts|C1|t1|1", "replies|C1|t1|1"]);
+  });
+
+  it("asks again when an add failed (nothing noted)", async () => {
+    let calls = 0;
+    const deps: MessageRouteDeps = {
+      subscriptions: { forGroup: async () => [{ ...sub, delivery: {} }] },
+      refs: { get: async () => ref },
+      replies: { push: async () => true },
+      slackQueue: () => ({
+        add: async () => {
+          calls++;
+          if (calls === 1) throw new Error("Redis unavailable");
+          return undefined;
+        },
+        addBulk: async () => [],
+      }),
+      asked: new AskedThisWindow(),
+      now: () => 1_000,
+    };
+    await expect(routeMessageEvent(message(1), deps)).rejects.toThrow("Redis unavailable");
+    await routeMessageEvent(message(2), deps);
+    expect(calls).toBe(2);
+  });
+});
