@@ -37,3 +37,49 @@ export async function drained(redis: Redis, prefix: string, queues?: string): Pr
     await sleep(100);
   }
 }
+
+/** Delayed jobs due within this long count as work still to do (a 429's Retry-After, a retry). */
+const DUE_SOON_MS = 10_000;
+
+/**
+ * What an app still has to do: deliveries in its intake and jobs waiting, active or
+ * prioritized in any of its BullMQ queues (found by their `meta` key), and delayed jobs due
+ * within 10 s that are not a job scheduler's next run (`repeat:<id>:<ms>`, always there; nor a
+ * look again at a lagging listing minutes later). The commands it sent.
+ */
+export async function workLeft(redis: Redis, prefix: string): Promise<{ left: number; commands: number }> {
+  const keys = stateKeys(prefix);
+  let left = (await redis.llen(keys.intake)) + (await redis.llen(keys.intakeMoving));
+  const metas = await redis.keys(`${prefix}:*:meta`);
+  for (const meta of metas) {
+    const b = meta.slice(0, -":meta".length);
+    left += (await redis.llen(`${b}:wait`)) + (await redis.llen(`${b}:active`));
+    // BullMQ scores a delayed job by its due time × 0x1000 (the low 12 bits order jobs of one ms).
+    const soon = await redis.zrangebyscore(`${b}:delayed`, 0, (Date.now() + DUE_SOON_MS) * 0x1000);
+    left += soon.filter((id) => !id.startsWith("repeat:")).length + (await redis.zcard(`${b}:prioritized`));
+  }
+  return { left, commands: 3 + 4 * metas.length };
+}
+
+/**
+ * Waits until `done()` holds and the app has nothing left to do (at most `timeoutMs`); whether
+ * it got there, and the commands it sent.
+ */
+export async function settle(
+  redis: Redis,
+  prefix: string,
+  done: () => boolean,
+  timeoutMs = 180_000,
+): Promise<{ settled: boolean; commands: number }> {
+  let commands = 0;
+  const deadline = performance.now() + timeoutMs;
+  for (;;) {
+    if (done()) {
+      const w = await workLeft(redis, prefix);
+      commands += w.commands;
+      if (w.left === 0) return { settled: true, commands };
+    }
+    if (performance.now() > deadline) return { settled: false, commands };
+    await sleep(50);
+  }
+}

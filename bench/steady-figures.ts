@@ -79,4 +79,6 @@ export function within(target: string, a: number, b: number, factor: number): Ve
 
 /** Figures as the tables print them: `-` for none. */
 export const fmt = (n: number | undefined, d = 1): string =>
-  n === undefined || !Number.isFinite(n) ? "-" : n.toLocaleString("en-US", { maximumFractionDigits: d, minimumFractionDigits: d });
+  n === undefined || !Number.isFinite(n)
+    ? "-"
+    : n.toLocaleString("en-US", { maximumFractionDigits: d, minimumFractionDigits: d });

@@ -27,7 +27,10 @@ export const describeMix = (m: Mix): string =>
 export function parseMix(s: string): Mix {
   const [created, updated, messages] = s.split(":").map(Number);
   const mix = { created: created ?? NaN, updated: updated ?? NaN, messages: messages ?? NaN };
-  if (![mix.created, mix.updated, mix.messages].every((n) => Number.isInteger(n) && n >= 0) || mix.created < 1)
+  if (
+    ![mix.created, mix.updated, mix.messages].every((n) => Number.isInteger(n) && n >= 0) ||
+    mix.created < 1
+  )
     throw new Error(`--mix is created:updated:messages with at least one created, not ${s}`);
   return mix;
 }
@@ -56,6 +59,10 @@ export function cycleOf(m: Mix): DeliveryKind[] {
 
 /** Threads back from the newest that a re-enrichment picks from (never the newest few: a real one comes later). */
 const UPDATE_LAG = 10;
+/** A re-enrichment picks among this many threads before those (a thread again only after the others). */
+const REENRICHED = 50;
+/** Re-enrichments start once this many threads are old enough. */
+const MIN_UPDATABLE = 10;
 /** Messages go to one of the newest this many threads of the run. */
 const ACTIVE_THREADS = 20;
 
@@ -75,10 +82,20 @@ export class SteadyTraffic {
     this.cycle = cycleOf(mix);
   }
 
+  /** Threads a re-enrichment may pick: not the newest UPDATE_LAG, at most the REENRICHED before them. */
+  private updatable(): EmulatedThread[] {
+    const end = this.threads.length - UPDATE_LAG;
+    return end > 0 ? this.threads.slice(Math.max(0, end - REENRICHED), end) : [];
+  }
+
   /** The next delivery's JSON body. */
   next(): string {
     const want = this.cycle[this.i++ % this.cycle.length] ?? "created";
-    const kind: DeliveryKind = this.threads.length === 0 ? "created" : want;
+    // Until the run has threads to re-enrich (or to write in), new threads instead.
+    const kind: DeliveryKind =
+      this.threads.length === 0 || (want === "updated" && this.updatable().length < MIN_UPDATABLE)
+        ? "created"
+        : want;
     this.counts[kind] += 1;
     const now = new Date();
     if (kind === "created") {
@@ -87,9 +104,10 @@ export class SteadyTraffic {
       return JSON.stringify(threadEvent("created", this.group, thread, now));
     }
     if (kind === "updated") {
-      const n = this.threads.length;
-      const pick = this.threads[Math.max(0, n - 1 - UPDATE_LAG - (this.revision % 50))] ?? this.threads[0];
+      const pool = this.updatable();
       const r = ++this.revision;
+      // Round the pool: a thread is re-enriched again only after every other one in it.
+      const pick = pool[r % pool.length];
       const thread = this.store.updateThread(this.group._id, pick?.id ?? "", {
         summary: `${pick?.summary ?? ""} Update ${r}: members confirmed the fix.`,
         sentiment: SENTIMENTS[r % SENTIMENTS.length] ?? "neutral",

@@ -68,7 +68,10 @@ export interface SlackStandIn {
      * HTTP 429 with Retry-After and body {ok:false,error:"ratelimited"}; only for that workspace's
      * token when `team` is given. `every`: only 1 in `every` of the calls (a share), `count` times.
      */
-    rateLimit(method: string, o: { count: number; retryAfterSeconds: number; team?: string; every?: number }): void;
+    rateLimit(
+      method: string,
+      o: { count: number; retryAfterSeconds: number; team?: string; every?: number },
+    ): void;
     /** HTTP 200 {ok:false,error:code}; only for that channel when given; `count` default: until cleared. */
     error(method: string, code: string, o?: { channel?: string; count?: number }): void;
     /** HTTP `status` (default 500); `every`: only 1 in `every` of the calls (a share), `count` times. */
