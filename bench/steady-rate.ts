@@ -6,7 +6,7 @@ import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { startedInMs } from "./processes.js";
 import { settle } from "./queues.js";
-import { sendPaced } from "./paced-sender.js";
+import { sendPaced } from "./senders.js";
 import { nextChannel, startFollowing, type AppTarget, type SteadyContext } from "./steady-context.js";
 import { percentile } from "./steady-figures.js";
 import { SteadyTraffic } from "./steady-traffic.js";

@@ -1,6 +1,9 @@
 // bench:steady's tables: one row per app and measurement, the app under test beside `--before`,
 // and each target of issue 38 checked against this run's own figures.
+import type { IdleFigures } from "./steady-idle.js";
+import type { MemoryFigures } from "./steady-memory.js";
 import type { RateFigures } from "./steady-rate.js";
+import type { WindowFigures } from "./steady-window.js";
 import { fmt, overFloor, per, type Verdict } from "./steady-figures.js";
 
 /** Redis's CPU per second of floor, as the rate rows' windows measured it. */
@@ -56,4 +59,71 @@ export function printVerdicts(verdicts: Verdict[]): void {
   console.log("\n| target (issue 38) | this run | met |");
   console.log("| --- | --- | --- |");
   for (const v of verdicts) console.log(`| ${v.target} | ${v.figure} | ${v.pass ? "yes" : "no"} |`);
+}
+
+/** Idle costs a second: the app, its Redis raw and over the floor, the floor; ticks and run time. */
+export function idleCosts(w: WindowFigures): {
+  app: number;
+  appRun: number;
+  redis: number;
+  redisRun: number;
+  redisOver: number;
+  redisRunOver: number;
+  floor: number;
+  floorRun: number;
+  commands: number;
+} {
+  const s = w.seconds;
+  return {
+    app: per(w.appCpuMs, s),
+    appRun: per(w.appRunMs, s),
+    redis: per(w.redisCpuMs, s),
+    redisRun: per(w.redisRunMs, s),
+    redisOver: per(overFloor(w.redisCpuMs, per(w.floorCpuMs, s), s), s),
+    redisRunOver: per(overFloor(w.redisRunMs, per(w.floorRunMs, s), s), s),
+    floor: per(w.floorCpuMs, s),
+    floorRun: per(w.floorRunMs, s),
+    commands: per(w.commands, s),
+  };
+}
+
+export function printIdleRows(title: string, rows: IdleFigures[]): void {
+  if (rows.length === 0) return;
+  console.log(`\n${title}`);
+  console.log(
+    "| target | window s | app CPU ms/s (ticks) | app ms/s (run time) | Redis ms/s raw (run time) | the floor ms/s (run time) | Redis over the floor ms/s (run time) | Redis cmds/s | commands a second by name |",
+  );
+  console.log("| --- | --- | --- | --- | --- | --- | --- | --- | --- |");
+  for (const r of rows) {
+    const c = idleCosts(r.window);
+    const names = [...r.window.byName]
+      .map(([name, n]): [string, number] => [name, n / r.window.seconds])
+      .filter(([name, n]) => n >= 0.05 && name !== "info")
+      .sort((a, b) => b[1] - a[1])
+      .map(([name, n]) => `${name} ${fmt(n, 2)}`)
+      .join(", ");
+    console.log(
+      `| ${r.target} | ${fmt(r.window.seconds, 1)} | ${fmt(c.app, 2)} | ${fmt(c.appRun, 2)} | ${fmt(c.redis, 2)} (${fmt(c.redisRun, 2)}) | ${fmt(c.floor, 2)} (${fmt(c.floorRun, 2)}) | ${fmt(c.redisOver, 2)} (${fmt(c.redisRunOver, 2)}) | ${fmt(c.commands, 1)} | ${names} |`,
+    );
+  }
+}
+
+export function printMemoryRows(rows: MemoryFigures[]): void {
+  if (rows.length === 0) return;
+  console.log(
+    "\nbytes kept per card: new threads sent 20 in flight; after the queues drained and the completed jobs were removed",
+  );
+  console.log(
+    "| target | cards posted / sent | used_memory growth B/card | the app's keys (not BullMQ's) B/card | BullMQ's keys B/card | biggest key families of the app: keys and B a card |",
+  );
+  console.log("| --- | --- | --- | --- | --- | --- |");
+  for (const r of rows) {
+    const families = r.families
+      .slice(0, 6)
+      .map((f) => `\`${f.family}\` ${fmt(f.keys, 2)} × ${fmt(f.bytes, 0)} B`)
+      .join(", ");
+    console.log(
+      `| ${r.target} | ${r.cards} / ${r.expected} | ${fmt(r.usedMemoryPerCard, 0)} | ${fmt(r.appKeysPerCard, 0)} | ${fmt(r.queueKeysPerCard, 0)} | ${families} |`,
+    );
+  }
 }

@@ -21,7 +21,17 @@ import { startOwnRedis } from "./steady-apps.js";
 import { inTurn, type AppTarget, type SteadyContext } from "./steady-context.js";
 import { atMost, type Verdict } from "./steady-figures.js";
 import { FAULT_429_EVERY, FAULT_500_EVERY, rateRow, type RateFigures } from "./steady-rate.js";
-import { printCommandsByName, printRateRows, printVerdicts, rateCosts } from "./steady-report.js";
+import { idleRow, type IdleFigures } from "./steady-idle.js";
+import { memoryRow, type MemoryFigures } from "./steady-memory.js";
+import {
+  idleCosts,
+  printCommandsByName,
+  printIdleRows,
+  printMemoryRows,
+  printRateRows,
+  printVerdicts,
+  rateCosts,
+} from "./steady-report.js";
 import { DEFAULT_MIX, describeMix, parseMix } from "./steady-traffic.js";
 
 const ROWS = ["steady", "slow", "faults", "idle", "memory", "oneconn", "workspaces"] as const;
@@ -50,6 +60,9 @@ const rows = new Set(
   }),
 );
 const RATE = Number(args.rate);
+const IDLE_SECONDS = Number(args["idle-seconds"]);
+/** An app's first seconds are its start-up's (compiling, the first ticks of its schedulers), not idleness. */
+const IDLE_SETTLE_SECONDS = 10;
 const SECONDS = Number(args.seconds);
 const mix = args.mix ? parseMix(args.mix) : DEFAULT_MIX;
 const log = (s: string) => process.stderr.write(`${s}\n`);
@@ -101,6 +114,8 @@ async function main(): Promise<void> {
     log,
   };
   const rateRows: RateFigures[] = [];
+  const idleRows: IdleFigures[] = [];
+  const memoryRows: MemoryFigures[] = [];
   const verdicts: Verdict[] = [];
   let turn = 0;
   try {
@@ -121,6 +136,14 @@ async function main(): Promise<void> {
           }),
         );
       }
+    }
+    if (rows.has("memory")) {
+      for (const t of inTurn(targets, turn++)) memoryRows.push(await memoryRow(ctx, t, Number(args.cards)));
+    }
+    if (rows.has("idle")) {
+      idleRows.push(
+        ...(await idleRow(ctx, targets, { seconds: IDLE_SECONDS, settleSeconds: IDLE_SETTLE_SECONDS })),
+      );
     }
   } finally {
     await slack.close();
@@ -168,6 +191,13 @@ async function main(): Promise<void> {
     console.log("\nRedis commands per delivery by name (0.05 or more; the bench's polls included)");
     printCommandsByName(rateRows);
   }
+  if (idleRows.length > 0) {
+    printIdleRows(
+      `idle: started, ${IDLE_SETTLE_SECONDS} s to settle, then ${IDLE_SECONDS} s with nothing sent, the apps and the floor over the same window; run time = the threads' time on a CPU to the ns (/proc/PID/task/*/schedstat), ticks = /proc/PID/stat's 10 ms`,
+      idleRows,
+    );
+  }
+  printMemoryRows(memoryRows);
   printVerdicts(verdicts);
 }
 

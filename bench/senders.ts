@@ -1,7 +1,8 @@
-// Deliveries at a fixed rate, one at a time on one HTTP connection, as a service with a steady
-// trickle sends them: each at its scheduled time, or right after the previous acknowledgement
-// when that came late. Reports each acknowledgement's time (send to the end of the answer).
-import { Client } from "undici";
+// How bench:steady sends deliveries. At a fixed rate, one at a time on one HTTP connection, as a
+// service with a steady trickle sends them: each at its scheduled time, or right after the
+// previous acknowledgement when that came late; each acknowledgement's time (send to the end of
+// the answer) is kept. Or all at once, a few in flight (the bytes-kept row fills Redis so).
+import { Client, Pool } from "undici";
 
 export interface PacedResult {
   sent: number;
@@ -61,4 +62,36 @@ export async function sendPaced(o: {
     await client.close();
   }
   return result;
+}
+
+/** Sends `n` deliveries to `url` as fast as they are acknowledged, `inFlight` at a time; the 2xx count. */
+export async function sendAtOnce(o: {
+  url: string;
+  n: number;
+  inFlight: number;
+  next: () => string;
+}): Promise<number> {
+  const u = new URL(o.url);
+  const pool = new Pool(u.origin, { connections: o.inFlight });
+  let sent = 0;
+  let ok = 0;
+  try {
+    await Promise.all(
+      Array.from({ length: o.inFlight }, async () => {
+        while (sent++ < o.n) {
+          const res = await pool.request({
+            method: "POST",
+            path: u.pathname,
+            headers: { "content-type": "application/json" },
+            body: o.next(),
+          });
+          await res.body.dump();
+          if (res.statusCode >= 200 && res.statusCode < 300) ok += 1;
+        }
+      }),
+    );
+  } finally {
+    await pool.close();
+  }
+  return ok;
 }
