@@ -46,6 +46,7 @@ import {
   startFlags,
   stopChild,
 } from "./processes.js";
+import { loadAutocannon, type AutocannonRequest } from "./autocannon.js";
 import { deliveriesLeft, drained } from "./queues.js";
 
 const { values: args } = parseArgs({
@@ -94,37 +95,6 @@ const IDLE_SETTLE_MS = 43_000;
 const CHANNEL = "C0BENCHPIPE";
 const log = (s: string) => process.stderr.write(`${s}\n`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** The part of autocannon's API used here (loaded at run time: a dev dependency only benches use). */
-interface AutocannonResult {
-  latency: { p50: number; p99: number; max: number };
-  "2xx": number;
-  non2xx: number;
-  errors: number;
-  duration: number;
-}
-interface AutocannonRequest {
-  method: string;
-  path: string;
-  headers: Record<string, string>;
-  body?: string;
-}
-type Autocannon = (o: {
-  url: string;
-  connections: number;
-  duration: number;
-  requests: { setupRequest: (r: AutocannonRequest) => AutocannonRequest }[];
-}) => Promise<AutocannonResult>;
-
-async function loadAutocannon(): Promise<Autocannon> {
-  const name = "autocannon";
-  try {
-    const mod = (await import(name)) as { default: Autocannon };
-    return mod.default;
-  } catch {
-    throw new Error("autocannon is not installed: npm install (it is a devDependency)");
-  }
-}
 
 let seq = 0;
 /** A distinct valid delivery for a group nobody follows (`--load-type`: thread or message). */

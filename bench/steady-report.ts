@@ -2,6 +2,7 @@
 // and each target of issue 38 checked against this run's own figures.
 import type { IdleFigures } from "./steady-idle.js";
 import type { MemoryFigures } from "./steady-memory.js";
+import type { OneConnFigures } from "./steady-oneconn.js";
 import type { RateFigures } from "./steady-rate.js";
 import type { WindowFigures } from "./steady-window.js";
 import { fmt, overFloor, per, type Verdict } from "./steady-figures.js";
@@ -119,11 +120,32 @@ export function printMemoryRows(rows: MemoryFigures[]): void {
   console.log("| --- | --- | --- | --- | --- | --- |");
   for (const r of rows) {
     const families = r.families
+      .filter((f) => Math.abs(f.bytes) >= 1)
       .slice(0, 6)
       .map((f) => `\`${f.family}\` ${fmt(f.keys, 2)} × ${fmt(f.bytes, 0)} B`)
       .join(", ");
     console.log(
       `| ${r.target} | ${r.cards} / ${r.expected} | ${fmt(r.usedMemoryPerCard, 0)} | ${fmt(r.appKeysPerCard, 0)} | ${fmt(r.queueKeysPerCard, 0)} | ${families} |`,
+    );
+  }
+}
+
+/** Each app's deliveries a second as a share of the bare Express route's in the same row. */
+export const ofExpress = (r: OneConnFigures, rows: OneConnFigures[]): number =>
+  per(r.perSecond, rows.find((x) => x.kind === "express")?.perSecond ?? NaN);
+
+export function printOneConnRows(rows: OneConnFigures[], seconds: number): void {
+  if (rows.length === 0) return;
+  console.log(
+    `\none connection, the mix, as fast as it is acknowledged (autocannon, 1 connection, ${seconds} s after a warm-up; each app drained before its row)`,
+  );
+  console.log(
+    "| target | deliveries/s | of Express | ack p50 ms | ack p99 ms | non-2xx | app CPU ms/delivery (until drained) | drained s after the load |",
+  );
+  console.log("| --- | --- | --- | --- | --- | --- | --- | --- |");
+  for (const r of rows) {
+    console.log(
+      `| ${r.target} | ${fmt(r.perSecond, 0)} | ${fmt(100 * ofExpress(r, rows), 0)}% | ${fmt(r.ackP50, 0)} | ${fmt(r.ackP99, 0)} | ${r.non2xx} | ${fmt(r.cpuPerDelivery, 2)} | ${fmt(r.drainSeconds, 1)} |`,
     );
   }
 }

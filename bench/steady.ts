@@ -19,15 +19,18 @@ import { startSlackStandIn } from "../dev/slack-standin/server.js";
 import { redisServerInstalled } from "../dev/local-redis.js";
 import { startOwnRedis } from "./steady-apps.js";
 import { inTurn, type AppTarget, type SteadyContext } from "./steady-context.js";
-import { atMost, type Verdict } from "./steady-figures.js";
+import { atLeast, atMost, type Verdict } from "./steady-figures.js";
 import { FAULT_429_EVERY, FAULT_500_EVERY, rateRow, type RateFigures } from "./steady-rate.js";
 import { idleRow, type IdleFigures } from "./steady-idle.js";
 import { memoryRow, type MemoryFigures } from "./steady-memory.js";
+import { oneConnRow, type OneConnFigures } from "./steady-oneconn.js";
 import {
   idleCosts,
   printCommandsByName,
   printIdleRows,
   printMemoryRows,
+  printOneConnRows,
+  ofExpress,
   printRateRows,
   printVerdicts,
   rateCosts,
@@ -116,6 +119,7 @@ async function main(): Promise<void> {
   const rateRows: RateFigures[] = [];
   const idleRows: IdleFigures[] = [];
   const memoryRows: MemoryFigures[] = [];
+  const oneConnRows: OneConnFigures[] = [];
   const verdicts: Verdict[] = [];
   let turn = 0;
   try {
@@ -140,6 +144,8 @@ async function main(): Promise<void> {
     if (rows.has("memory")) {
       for (const t of inTurn(targets, turn++)) memoryRows.push(await memoryRow(ctx, t, Number(args.cards)));
     }
+    if (rows.has("oneconn"))
+      oneConnRows.push(...(await oneConnRow(ctx, targets, { seconds: SECONDS, turn: turn++ })));
     if (rows.has("idle")) {
       idleRows.push(
         ...(await idleRow(ctx, targets, { seconds: IDLE_SECONDS, settleSeconds: IDLE_SETTLE_SECONDS })),
@@ -198,6 +204,7 @@ async function main(): Promise<void> {
     );
   }
   printMemoryRows(memoryRows);
+  printOneConnRows(oneConnRows, SECONDS);
   printVerdicts(verdicts);
 }
 
