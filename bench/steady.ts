@@ -6,7 +6,7 @@
 //
 //   npm run bench:steady [-- --rows steady,slow,faults,idle,memory,oneconn,workspaces
 //                            --rate 100 --seconds 20 --slow-rate 10 --warmup 10 --idle-seconds 30
-//                            --cards 5000 --mix 1:1:3 --before DIR --profile DIR]
+//                            --cards 5000 --mix 1:1:3 --workspaces 1,100,1000 --before DIR --profile DIR]
 //
 // What each row measures and how: bench/README.md, "npm run bench:steady".
 import { execFileSync } from "node:child_process";
@@ -19,11 +19,12 @@ import { startSlackStandIn } from "../dev/slack-standin/server.js";
 import { redisServerInstalled } from "../dev/local-redis.js";
 import { startOwnRedis } from "./steady-apps.js";
 import { inTurn, type AppTarget, type SteadyContext } from "./steady-context.js";
-import { atLeast, atMost, type Verdict } from "./steady-figures.js";
+import { atLeast, atMost, within, type Verdict } from "./steady-figures.js";
 import { FAULT_429_EVERY, FAULT_500_EVERY, rateRow, type RateFigures } from "./steady-rate.js";
 import { idleRow, type IdleFigures } from "./steady-idle.js";
 import { memoryRow, type MemoryFigures } from "./steady-memory.js";
 import { oneConnRow, type OneConnFigures } from "./steady-oneconn.js";
+import { TRAFFICKED, TRICKLE_EVERY_MS, workspacesRow, type WorkspacesFigures } from "./steady-workspaces.js";
 import {
   idleCosts,
   printCommandsByName,
@@ -54,6 +55,7 @@ const { values: args } = parseArgs({
     profile: { type: "string" },
     "node-options": { type: "string", default: "" },
     "before-node-options": { type: "string", default: "" },
+    workspaces: { type: "string", default: "1,100,1000" },
   },
 });
 const rows = new Set(
@@ -64,6 +66,10 @@ const rows = new Set(
 );
 const RATE = Number(args.rate);
 const IDLE_SECONDS = Number(args["idle-seconds"]);
+const WORKSPACES = (args.workspaces ?? "")
+  .split(",")
+  .map(Number)
+  .filter((n) => n > 0);
 /** An app's first seconds are its start-up's (compiling, the first ticks of its schedulers), not idleness. */
 const IDLE_SETTLE_SECONDS = 10;
 const SECONDS = Number(args.seconds);
@@ -120,6 +126,7 @@ async function main(): Promise<void> {
   const idleRows: IdleFigures[] = [];
   const memoryRows: MemoryFigures[] = [];
   const oneConnRows: OneConnFigures[] = [];
+  const workspaceRows: WorkspacesFigures[] = [];
   const verdicts: Verdict[] = [];
   let turn = 0;
   try {
@@ -149,6 +156,16 @@ async function main(): Promise<void> {
     if (rows.has("idle")) {
       idleRows.push(
         ...(await idleRow(ctx, targets, { seconds: IDLE_SECONDS, settleSeconds: IDLE_SETTLE_SECONDS })),
+      );
+    }
+    const under = targets[0];
+    if (rows.has("workspaces") && under) {
+      workspaceRows.push(
+        ...(await workspacesRow(ctx, under, {
+          counts: WORKSPACES,
+          seconds: IDLE_SECONDS,
+          settleSeconds: IDLE_SETTLE_SECONDS * 2,
+        })),
       );
     }
   } finally {
@@ -205,6 +222,12 @@ async function main(): Promise<void> {
   }
   printMemoryRows(memoryRows);
   printOneConnRows(oneConnRows, SECONDS);
+  if (workspaceRows.length > 0) {
+    printIdleRows(
+      `many workspaces (the app under test only): installed and connected, ${TRAFFICKED} of them (all, when fewer) following the group and receiving one delivery each every ${TRICKLE_EVERY_MS / 1000} s; ${IDLE_SETTLE_SECONDS * 2} s to settle, then ${IDLE_SECONDS} s (deliveries sent: ${workspaceRows.map((r) => `${r.workspaces}: ${r.deliveries}`).join(", ")})`,
+      workspaceRows,
+    );
+  }
   printVerdicts(verdicts);
 }
 
