@@ -224,7 +224,7 @@ async function main(): Promise<void> {
   printOneConnRows(oneConnRows, SECONDS);
   if (workspaceRows.length > 0) {
     printIdleRows(
-      `many workspaces (the app under test only): installed and connected, ${TRAFFICKED} of them (all, when fewer) following the group and receiving one delivery each every ${TRICKLE_EVERY_MS / 1000} s; ${IDLE_SETTLE_SECONDS * 2} s to settle, then ${IDLE_SECONDS} s (deliveries sent: ${workspaceRows.map((r) => `${r.workspaces}: ${r.deliveries}`).join(", ")})`,
+      `many workspaces (the app under test only): installed and connected, ${TRAFFICKED} of them (all, when fewer) following the group and receiving one delivery every ${TRICKLE_EVERY_MS / 1000} s in all, to each in turn; ${IDLE_SETTLE_SECONDS * 2} s to settle, then ${IDLE_SECONDS} s (deliveries sent: ${workspaceRows.map((r) => `${r.workspaces}: ${r.deliveries}`).join(", ")})`,
       workspaceRows,
     );
   }
