@@ -1,5 +1,6 @@
 // bench:steady's tables: one row per app and measurement, the app under test beside `--before`,
 // and each target of issue 38 checked against this run's own figures.
+import { execFileSync } from "node:child_process";
 import type { IdleFigures } from "./steady-idle.js";
 import type { MemoryFigures } from "./steady-memory.js";
 import type { OneConnFigures } from "./steady-oneconn.js";
@@ -146,6 +147,31 @@ export function printOneConnRows(rows: OneConnFigures[], seconds: number): void 
   for (const r of rows) {
     console.log(
       `| ${r.target} | ${fmt(r.perSecond, 0)} | ${fmt(100 * ofExpress(r, rows), 0)}% | ${fmt(r.ackP50, 0)} | ${fmt(r.ackP99, 0)} | ${r.non2xx} | ${fmt(r.cpuPerDelivery, 2)} | ${fmt(r.drainSeconds, 1)} |`,
+    );
+  }
+}
+
+/** `--profile`: each app's profile of the rate row, from the window's start, by bench/top-frames.ts. */
+export function printProfiles(rows: RateFigures[], top = 15): void {
+  for (const r of rows) {
+    if (!r.profile) continue;
+    console.log(
+      `\nprofile of ${r.target}, ${r.row} (the window only: the first ${fmt(r.profile.skipMs, 0)} ms left out)`,
+    );
+    console.log(
+      execFileSync(
+        process.execPath,
+        [
+          "--import",
+          "tsx",
+          "bench/top-frames.ts",
+          r.profile.file,
+          String(top),
+          "--skip-ms",
+          String(Math.round(r.profile.skipMs)),
+        ],
+        { encoding: "utf8", maxBuffer: 16 * 1024 * 1024 },
+      ),
     );
   }
 }

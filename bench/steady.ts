@@ -31,6 +31,7 @@ import {
   printIdleRows,
   printMemoryRows,
   printOneConnRows,
+  printProfiles,
   ofExpress,
   printRateRows,
   printVerdicts,
@@ -228,6 +229,7 @@ async function main(): Promise<void> {
       workspaceRows,
     );
   }
+  printProfiles(rateRows);
   printVerdicts(verdicts);
 }
 
