@@ -19,23 +19,21 @@ import { startSlackStandIn } from "../dev/slack-standin/server.js";
 import { redisServerInstalled } from "../dev/local-redis.js";
 import { startOwnRedis } from "./steady-apps.js";
 import { inTurn, type AppTarget, type SteadyContext } from "./steady-context.js";
-import { atLeast, atMost, within, type Verdict } from "./steady-figures.js";
+import type { Verdict } from "./steady-figures.js";
 import { FAULT_429_EVERY, FAULT_500_EVERY, rateRow, type RateFigures } from "./steady-rate.js";
 import { idleRow, type IdleFigures } from "./steady-idle.js";
 import { memoryRow, type MemoryFigures } from "./steady-memory.js";
 import { oneConnRow, type OneConnFigures } from "./steady-oneconn.js";
+import { verdictsOf } from "./steady-verdicts.js";
 import { TRAFFICKED, TRICKLE_EVERY_MS, workspacesRow, type WorkspacesFigures } from "./steady-workspaces.js";
 import {
-  idleCosts,
   printCommandsByName,
   printIdleRows,
   printMemoryRows,
   printOneConnRows,
   printProfiles,
-  ofExpress,
   printRateRows,
   printVerdicts,
-  rateCosts,
 } from "./steady-report.js";
 import { DEFAULT_MIX, describeMix, parseMix } from "./steady-traffic.js";
 
@@ -176,27 +174,17 @@ async function main(): Promise<void> {
     rmSync(spool, { recursive: true, force: true });
   }
 
-  const mine = (r: { target: string }) => r.target === targets[0]?.name;
-  for (const r of rateRows.filter(mine)) {
-    if (r.row.startsWith("steady") && r.rate === RATE)
-      verdicts.push(
-        atMost(
-          `${r.row}: CPU per delivery, app + Redis over the floor ≤ 2.0 ms`,
-          rateCosts(r).together,
-          2.0,
-          "ms",
-        ),
-      );
-    if (r.row.startsWith("API faults"))
-      verdicts.push(
-        atMost(
-          `${r.row}: CPU per delivery, app + Redis over the floor ≤ 2.5 ms`,
-          rateCosts(r).together,
-          2.5,
-          "ms",
-        ),
-      );
-  }
+  verdicts.push(
+    ...verdictsOf({
+      target: targets[0]?.name ?? "",
+      rate: RATE,
+      rateRows,
+      idleRows,
+      memoryRows,
+      oneConnRows,
+      workspaceRows,
+    }),
+  );
 
   console.log(
     `\nbench:steady — ${cpus().length} cores (${cpus()[0]?.model ?? "?"}), same run, the order of the apps alternating`,

@@ -60,7 +60,9 @@ for (const x of p.nodes) {
     ? mapOf(f.url)?.findEntry(f.lineNumber, f.columnNumber ?? 0)
     : undefined;
   if (entry?.originalSource) {
-    x.callFrame = { ...f, url: entry.originalSource, lineNumber: entry.originalLine ?? f.lineNumber };
+    // Sources are relative to the map (`../../zod/...` from node_modules/.cache/DIR/): made whole.
+    const url = new URL(entry.originalSource, f.url.startsWith("file://") ? f.url : `file://${f.url}`).href;
+    x.callFrame = { ...f, url, lineNumber: entry.originalLine ?? f.lineNumber };
   }
 }
 const byId = new Map(p.nodes.map((x) => [x.id, x]));
