@@ -19,7 +19,11 @@ export interface SteadyContext {
   slack: SlackStandIn;
   /** A bare redis-server with no client: what Redis costs doing nothing. */
   floor: OwnRedis;
-  group: EmulatedGroup;
+  /**
+   * A new chat group in the emulator: each app started follows one of its own, so that every
+   * app's listing lookups read a group of the same size, whatever ran before it.
+   */
+  freshGroup(): EmulatedGroup;
   mix: Mix;
   warmupSeconds: number;
   log: (s: string) => void;
@@ -29,17 +33,21 @@ let channels = 0;
 /** A channel of its own for each app started, so each one's cards are counted apart. */
 export const nextChannel = (): string => `C0STEADY${String(++channels).padStart(3, "0")}`;
 
+/** An app started by `startFollowing`, with the group its channel follows. */
+export type FollowingApp = RunningApp & { group: EmulatedGroup };
+
 /**
- * Starts `t` on a fresh Redis with `channel` following the group, the per-channel throttle off
- * (`channelGapMs: 0`: Slack's pace is not what is measured).
+ * Starts `t` on a fresh Redis with `channel` following a fresh group, the per-channel throttle
+ * off (`channelGapMs: 0`: Slack's pace is not what is measured).
  */
-export function startFollowing(
+export async function startFollowing(
   ctx: SteadyContext,
   t: AppTarget,
   channel: string,
   o: { profileDir?: string | undefined } = {},
-): Promise<RunningApp> {
-  return startApp(ctx.world, {
+): Promise<FollowingApp> {
+  const group = ctx.freshGroup();
+  const app = await startApp(ctx.world, {
     name: t.name,
     dir: t.dir,
     nodeFlags: t.nodeFlags,
@@ -48,11 +56,12 @@ export function startFollowing(
     seed: (redis, prefix) =>
       follow(redis, prefix, {
         channel,
-        groupId: ctx.group._id,
-        groupName: ctx.group.name,
-        communityId: ctx.group.community,
+        groupId: group._id,
+        groupName: group.name,
+        communityId: group.community,
       }),
   });
+  return { ...app, group };
 }
 
 /** The order of the targets in the `n`th row: reversed every other row. */

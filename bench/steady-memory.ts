@@ -75,7 +75,7 @@ export async function memoryRow(ctx: SteadyContext, t: AppTarget, cards: number)
     const used0 = await usedMemory(redis);
     const keys0 = await keyBytes(redis, app.prefix);
     ctx.log(`${t.name}: bytes kept: ${cards} new threads, 20 in flight`);
-    const traffic = new SteadyTraffic(ctx.emulator.store, ctx.group, { created: 1, updated: 0, messages: 0 });
+    const traffic = new SteadyTraffic(ctx.emulator.store, app.group, { created: 1, updated: 0, messages: 0 });
     await sendAtOnce({ url: app.url, n: cards, inFlight: 20, next: () => traffic.next() });
     const posted = () => ctx.slack.messages(channel).length;
     await settle(redis, app.prefix, () => posted() >= cards);

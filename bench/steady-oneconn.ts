@@ -31,7 +31,8 @@ export async function oneConnRow(
   o: { seconds: number; turn: number },
 ): Promise<OneConnFigures[]> {
   const autocannon = await loadAutocannon();
-  const traffic = new SteadyTraffic(ctx.emulator.store, ctx.group, ctx.mix);
+  // Express's deliveries are of a group of its own; each app's, of the group it follows.
+  let traffic = new SteadyTraffic(ctx.emulator.store, ctx.freshGroup(), ctx.mix);
   const requests = (url: string) => [
     {
       setupRequest: (r: AutocannonRequest): AutocannonRequest => ({
@@ -76,6 +77,7 @@ export async function oneConnRow(
     }
     const channel = nextChannel();
     const app = await startFollowing(ctx, t, channel);
+    traffic = new SteadyTraffic(ctx.emulator.store, app.group, ctx.mix);
     try {
       const before = traffic.counts.created;
       const posted = () => ctx.slack.messages(channel).length;

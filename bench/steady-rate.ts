@@ -50,7 +50,7 @@ export async function rateRow(
   const channel = nextChannel();
   const profileDir = o.profileDir ? join(o.profileDir, t.dir ? "before" : "after") : undefined;
   const app = await startFollowing(ctx, t, channel, { profileDir });
-  const traffic = new SteadyTraffic(ctx.emulator.store, ctx.group, ctx.mix);
+  const traffic = new SteadyTraffic(ctx.emulator.store, app.group, ctx.mix);
   const cards = () => slack.messages(channel).length;
   const ofChannel = (method: string) => slack.posts(method).filter((c) => c.args.channel === channel).length;
   let result: RateFigures;

@@ -15,6 +15,7 @@ import { follow, startApp } from "./steady-apps.js";
 import type { AppTarget, SteadyContext } from "./steady-context.js";
 import { measureIdle, type IdleFigures } from "./steady-idle.js";
 import { SteadyTraffic } from "./steady-traffic.js";
+import type { EmulatedGroup } from "../dev/emulator/types.js";
 
 /** Workspaces that receive traffic (all of them when fewer). */
 export const TRAFFICKED = 10;
@@ -40,6 +41,7 @@ async function seedWorkspaces(
   redis: Redis,
   prefix: string,
   n: number,
+  group: EmulatedGroup,
 ): Promise<{ id: string; secret: string }[]> {
   const sealer = new Sealer(Buffer.from(ENCRYPTION_KEY, "hex"));
   const installs = new RedisInstallationStore(redis, installKeys(prefix), sealer);
@@ -56,9 +58,9 @@ async function seedWorkspaces(
     if (i < TRAFFICKED) {
       await follow(redis, workspacePrefix(prefix, id), {
         channel: `C0WS${String(i).padStart(5, "0")}`,
-        groupId: ctx.group._id,
-        groupName: ctx.group.name,
-        communityId: ctx.group.community,
+        groupId: group._id,
+        groupName: group.name,
+        communityId: group.community,
       });
       out.push({ id, secret });
     }
@@ -67,8 +69,13 @@ async function seedWorkspaces(
 }
 
 /** One delivery every TRICKLE_EVERY_MS, to each of the trafficked workspaces in turn. */
-function trickle(ctx: SteadyContext, origin: string, to: { secret: string }[]): { stop(): number } {
-  const traffic = to.map(() => new SteadyTraffic(ctx.emulator.store, ctx.group, ctx.mix));
+function trickle(
+  ctx: SteadyContext,
+  origin: string,
+  to: { secret: string }[],
+  group: EmulatedGroup,
+): { stop(): number } {
+  const traffic = to.map(() => new SteadyTraffic(ctx.emulator.store, group, ctx.mix));
   let i = 0;
   let sent = 0;
   const timer = setInterval(() => {
@@ -108,6 +115,7 @@ export async function workspacesRow(
   const out: WorkspacesFigures[] = [];
   for (const n of o.counts) {
     let trafficked: { secret: string }[] = [];
+    const group = ctx.freshGroup();
     ctx.log(`${t.name}: ${n} workspace(s) installed and connected`);
     const app = await startApp(ctx.world, {
       name: t.name,
@@ -116,11 +124,11 @@ export async function workspacesRow(
       tuning: { channelGapMs: 0 },
       env: OAUTH_ENV,
       seed: async (redis, prefix) => {
-        trafficked = await seedWorkspaces(ctx, redis, prefix, n);
+        trafficked = await seedWorkspaces(ctx, redis, prefix, n, group);
       },
     });
     try {
-      const flow = trickle(ctx, new URL(app.url).origin, trafficked);
+      const flow = trickle(ctx, new URL(app.url).origin, trafficked, group);
       const [figures] = await measureIdle(ctx, [app], {
         seconds: o.seconds,
         settleSeconds: o.settleSeconds,

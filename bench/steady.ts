@@ -101,8 +101,9 @@ async function main(): Promise<void> {
   const slack = await startSlackStandIn();
   const floor = await startOwnRedis();
   const spool = mkdtempSync(join(tmpdir(), "bench-steady-spool-"));
-  const group = emulator.store.group(SEED.groups.support);
-  if (!group) throw new Error("the emulator has no support group");
+  let groups = 0;
+  const freshGroup = () =>
+    emulator.store.addGroup(SEED.communities.primary, { name: `Bench steady ${++groups}` });
   const profileDir = args.profile ? resolve(args.profile) : undefined;
   if (profileDir) mkdirSync(profileDir, { recursive: true });
   const ctx: SteadyContext = {
@@ -116,7 +117,7 @@ async function main(): Promise<void> {
     emulator,
     slack,
     floor,
-    group,
+    freshGroup,
     mix,
     warmupSeconds: Number(args.warmup),
     log,
@@ -190,7 +191,7 @@ async function main(): Promise<void> {
     `\nbench:steady — ${cpus().length} cores (${cpus()[0]?.model ?? "?"}), same run, the order of the apps alternating`,
   );
   console.log(
-    `traffic: one followed group (${group.name}), one channel following it per app; mix ${describeMix(mix)}`,
+    `traffic: each app started follows a chat group of its own (new in the emulator, so every app reads a group of the same size), one channel following it; mix ${describeMix(mix)}`,
   );
   console.log(
     "each app bundled as `npm run build` bundles it, with `npm start`'s flags, on a redis-server of its own; per-channel throttle off (channelGapMs 0: Slack's pace is not measured)",
