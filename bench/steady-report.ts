@@ -156,7 +156,7 @@ export function printProfiles(rows: RateFigures[], top = 15): void {
   for (const r of rows) {
     if (!r.profile) continue;
     console.log(
-      `\nprofile of ${r.target}, ${r.row} (the window only: the first ${fmt(r.profile.skipMs, 0)} ms left out)`,
+      `\nprofile of ${r.target}, ${r.row} (the window only: the first ${fmt(r.profile.skipMs, 0)} ms left out; the profiler adds to that row's CPU)`,
     );
     console.log(
       execFileSync(
