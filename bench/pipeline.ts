@@ -46,6 +46,8 @@ import {
   startFlags,
   stopChild,
 } from "./processes.js";
+import { loadAutocannon, type AutocannonRequest } from "./autocannon.js";
+import { deliveriesLeft, drained } from "./queues.js";
 
 const { values: args } = parseArgs({
   options: {
@@ -93,37 +95,6 @@ const IDLE_SETTLE_MS = 43_000;
 const CHANNEL = "C0BENCHPIPE";
 const log = (s: string) => process.stderr.write(`${s}\n`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** The part of autocannon's API used here (loaded at run time: a dev dependency only benches use). */
-interface AutocannonResult {
-  latency: { p50: number; p99: number; max: number };
-  "2xx": number;
-  non2xx: number;
-  errors: number;
-  duration: number;
-}
-interface AutocannonRequest {
-  method: string;
-  path: string;
-  headers: Record<string, string>;
-  body?: string;
-}
-type Autocannon = (o: {
-  url: string;
-  connections: number;
-  duration: number;
-  requests: { setupRequest: (r: AutocannonRequest) => AutocannonRequest }[];
-}) => Promise<AutocannonResult>;
-
-async function loadAutocannon(): Promise<Autocannon> {
-  const name = "autocannon";
-  try {
-    const mod = (await import(name)) as { default: Autocannon };
-    return mod.default;
-  } catch {
-    throw new Error("autocannon is not installed: npm install (it is a devDependency)");
-  }
-}
 
 let seq = 0;
 /** A distinct valid delivery for a group nobody follows (`--load-type`: thread or message). */
@@ -193,38 +164,6 @@ function rssSampler(pid: number) {
     reset: () => (peak = 0),
     stop: () => clearInterval(timer),
   };
-}
-
-/**
- * Deliveries the app still has to process: the wait and active lists of every deliveries
- * queue (found by their `meta` key, whatever the sharding). Costs 2 Redis commands a queue.
- */
-async function deliveriesLeft(
-  redis: Redis,
-  prefix: string,
-  queues = "*deliveries*",
-): Promise<{ left: number; commands: number }> {
-  // The app's intake first: read upstream before downstream, a delivery on its way is seen.
-  const keys = stateKeys(prefix);
-  const intake = queues === "*deliveries*" ? [keys.intake, keys.intakeMoving] : [];
-  let left = 0;
-  for (const k of intake) left += await redis.llen(k);
-  const metas = await redis.keys(`${prefix}:${queues}:meta`);
-  const bases = metas.map((k) => k.slice(0, -":meta".length));
-  for (const b of bases) left += (await redis.llen(`${b}:wait`)) + (await redis.llen(`${b}:active`));
-  return { left, commands: 1 + intake.length + 2 * bases.length };
-}
-
-/** Waits (at most 2 minutes) until those queues hold no waiting or active job; the commands it sent. */
-async function drained(redis: Redis, prefix: string, queues?: string): Promise<number> {
-  let commands = 0;
-  const deadline = Date.now() + 120_000;
-  for (;;) {
-    const d = await deliveriesLeft(redis, prefix, queues);
-    commands += d.commands;
-    if (d.left === 0 || Date.now() > deadline) return commands;
-    await sleep(100);
-  }
 }
 
 interface Row {

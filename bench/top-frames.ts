@@ -4,13 +4,19 @@
 //
 //   tsx bench/top-frames.ts FILE.cpuprofile [N] [--skip-ms MS]
 //
-// `--skip-ms` leaves out the first MS of the profile (start-up: module loading).
-import { readFileSync } from "node:fs";
+// `--skip-ms` leaves out the first MS of the profile (start-up: module loading), `--until-ms`
+// what comes after MS. A bundled app's frames are mapped to their sources by the bundle's source
+// map (beside it), so the packages bundled into it (zod, Bolt) count as themselves. Last, the
+// share of busy time with a frame of BullMQ, ioredis, zod, the listing parse, JSON, the Slack
+// client, Express/Bolt, pino or undici on the stack (a sample can count for several).
+import { existsSync, readFileSync } from "node:fs";
+import { SourceMap } from "node:module";
+import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 
 interface Node {
   id: number;
-  callFrame: { functionName: string; url: string; lineNumber: number };
+  callFrame: { functionName: string; url: string; lineNumber: number; columnNumber?: number };
   children?: number[];
 }
 interface Profile {
@@ -21,7 +27,7 @@ interface Profile {
 
 const { positionals, values } = parseArgs({
   allowPositionals: true,
-  options: { "skip-ms": { type: "string", default: "0" } },
+  options: { "skip-ms": { type: "string", default: "0" }, "until-ms": { type: "string" } },
 });
 const [file, n = "25"] = positionals;
 if (!file) {
@@ -29,7 +35,36 @@ if (!file) {
   process.exit(2);
 }
 const skipUs = Number(values["skip-ms"]) * 1000;
+const untilUs = values["until-ms"] === undefined ? Infinity : Number(values["until-ms"]) * 1000;
 const p = JSON.parse(readFileSync(file, "utf8")) as Profile;
+
+// Bundled frames: their source by the bundle's source map (`FILE.js.map`), when there is one.
+const maps = new Map<string, SourceMap | undefined>();
+const mapOf = (url: string): SourceMap | undefined => {
+  if (!maps.has(url)) {
+    const path = url.startsWith("file://") ? fileURLToPath(url) : url;
+    const map = `${path}.map`;
+    maps.set(
+      url,
+      path.endsWith(".js") && existsSync(map)
+        ? new SourceMap(JSON.parse(readFileSync(map, "utf8")) as ConstructorParameters<typeof SourceMap>[0])
+        : undefined,
+    );
+  }
+  return maps.get(url);
+};
+for (const x of p.nodes) {
+  const f = x.callFrame;
+  // findEntry answers {} where the map has nothing.
+  const entry: { originalSource?: string; originalLine?: number } | undefined = f.url
+    ? mapOf(f.url)?.findEntry(f.lineNumber, f.columnNumber ?? 0)
+    : undefined;
+  if (entry?.originalSource) {
+    // Sources are relative to the map (`../../zod/...` from node_modules/.cache/DIR/): made whole.
+    const url = new URL(entry.originalSource, f.url.startsWith("file://") ? f.url : `file://${f.url}`).href;
+    x.callFrame = { ...f, url, lineNumber: entry.originalLine ?? f.lineNumber };
+  }
+}
 const byId = new Map(p.nodes.map((x) => [x.id, x]));
 const parent = new Map<number, number>();
 for (const x of p.nodes) for (const c of x.children ?? []) parent.set(c, x.id);
@@ -38,7 +73,7 @@ let clock = 0;
 p.samples.forEach((id, i) => {
   const dt = p.timeDeltas[i] ?? 0;
   clock += dt;
-  if (clock >= skipUs) self.set(id, (self.get(id) ?? 0) + dt);
+  if (clock >= skipUs && clock <= untilUs) self.set(id, (self.get(id) ?? 0) + dt);
 });
 const IDLE = /^\((idle|program|garbage collector)\)$/;
 const total = [...self.values()].reduce((a, b) => a + b, 0);
@@ -124,3 +159,53 @@ console.log(`\ntop ${n} of the app's own functions by total time (share of busy 
 for (const [l, t] of [...totalBy].sort((a, b) => b[1] - a[1]).slice(0, Number(n))) {
   console.log(`${pct(t, busy)}  ${ms(t).padStart(8)}  ${l}`);
 }
+
+/** The parts of the stack issue 38 asks about: a sample counts for each whose frame is on its stack. */
+const GROUPS: [string, (f: Node["callFrame"]) => boolean][] = [
+  ["BullMQ", (f) => /node_modules\/bullmq\//.test(f.url)],
+  [
+    "ioredis",
+    (f) => /node_modules\/(ioredis|@ioredis\/[^/]+|redis-parser|standard-as-callback)\//.test(f.url),
+  ],
+  ["zod", (f) => /node_modules\/zod\//.test(f.url)],
+  [
+    "the listing parse (thread-lookup, the listing's schemas)",
+    (f) =>
+      /src\/(jobs\/thread-lookup|insight\/schemas|insight\/paginate)\.ts/.test(f.url) ||
+      /parsePage/.test(f.functionName),
+  ],
+  [
+    "JSON (parse, stringify)",
+    (f) => (!f.url && /^(parse|stringify)$/.test(f.functionName)) || /safe-stable-stringify/.test(f.url),
+  ],
+  [
+    "@slack/web-api, axios",
+    (f) => /node_modules\/(@slack\/web-api|axios|form-data|follow-redirects)\//.test(f.url),
+  ],
+  [
+    "express, Bolt",
+    (f) =>
+      /node_modules\/(express|router|body-parser|raw-body|finalhandler|path-to-regexp|@slack\/bolt)\//.test(
+        f.url,
+      ),
+  ],
+  [
+    "pino",
+    (f) => /node_modules\/(pino|sonic-boom|thread-stream|pino-std-serializers|fast-redact)\//.test(f.url),
+  ],
+  ["undici", (f) => /node_modules\/undici\//.test(f.url)],
+  ["the app's own code", (f) => isApp(f.url)],
+];
+const groupBy = new Map<string, number>();
+for (const [id, t] of self) {
+  if (byId.get(id)?.callFrame.functionName === "(idle)") continue;
+  const hit = new Set<string>();
+  for (let cur: number | undefined = id; cur !== undefined; cur = parent.get(cur)) {
+    const f = byId.get(cur)?.callFrame;
+    if (f) for (const [name, test] of GROUPS) if (test(f)) hit.add(name);
+  }
+  for (const name of hit) groupBy.set(name, (groupBy.get(name) ?? 0) + t);
+}
+console.log(`\nshare of busy time with a frame of it on the stack (a sample can count for several)`);
+for (const [name] of GROUPS)
+  console.log(`${pct(groupBy.get(name) ?? 0, busy)}  ${ms(groupBy.get(name) ?? 0).padStart(8)}  ${name}`);

@@ -64,11 +64,18 @@ export interface SlackStandIn {
    * "upload" for upload URLs or "response_url" for response URLs.
    */
   fail: {
-    /** HTTP 429 with Retry-After and body {ok:false,error:"ratelimited"}; only for that workspace's token when `team` is given. */
-    rateLimit(method: string, o: { count: number; retryAfterSeconds: number; team?: string }): void;
+    /**
+     * HTTP 429 with Retry-After and body {ok:false,error:"ratelimited"}; only for that workspace's
+     * token when `team` is given. `every`: only 1 in `every` of the calls (a share), `count` times.
+     */
+    rateLimit(
+      method: string,
+      o: { count: number; retryAfterSeconds: number; team?: string; every?: number },
+    ): void;
     /** HTTP 200 {ok:false,error:code}; only for that channel when given; `count` default: until cleared. */
     error(method: string, code: string, o?: { channel?: string; count?: number }): void;
-    serverError(method: string, o: { count: number; status?: number }): void;
+    /** HTTP `status` (default 500); `every`: only 1 in `every` of the calls (a share), `count` times. */
+    serverError(method: string, o: { count: number; status?: number; every?: number }): void;
     /** Never answers (until the client gives up, `dropHung` or the stand-in closes). */
     hang(method: string, o: { count: number }): void;
     /** Drops the connection of every call left hanging: the client sees a network error. */
@@ -270,7 +277,9 @@ export async function startSlackStandIn(opts: SlackStandInOptions = {}): Promise
         r.remaining > 0 &&
         (r.method === method || (r.method === "*" && method !== "upload" && method !== "response_url")) &&
         (r.kind !== "error" || r.channel === undefined || r.channel === channel) &&
-        (r.kind !== "rateLimit" || r.team === undefined || r.team === team),
+        (r.kind !== "rateLimit" || r.team === undefined || r.team === team) &&
+        // A share: this rule's own count of the calls it matched decides (1 in `every`).
+        (r.every === undefined || (r.seen = (r.seen ?? 0) + 1) % r.every === 0),
     );
     if (rule) rule.remaining -= 1;
     return rule;
@@ -522,6 +531,7 @@ export async function startSlackStandIn(opts: SlackStandInOptions = {}): Promise
           remaining: o.count,
           retryAfterSeconds: o.retryAfterSeconds,
           ...(o.team !== undefined ? { team: o.team } : {}),
+          ...(o.every !== undefined ? { every: o.every } : {}),
         }),
       error: (method, code, o = {}) =>
         addRule({
@@ -532,7 +542,13 @@ export async function startSlackStandIn(opts: SlackStandInOptions = {}): Promise
           ...(o.channel !== undefined ? { channel: o.channel } : {}),
         }),
       serverError: (method, o) =>
-        addRule({ kind: "serverError", method, remaining: o.count, status: o.status ?? 500 }),
+        addRule({
+          kind: "serverError",
+          method,
+          remaining: o.count,
+          status: o.status ?? 500,
+          ...(o.every !== undefined ? { every: o.every } : {}),
+        }),
       hang: (method, o) => addRule({ kind: "hang", method, remaining: o.count }),
       dropHung,
       clear: () => {

@@ -58,8 +58,16 @@ export interface UploadedFile {
   threadTs?: string;
 }
 
-export type FailureRule =
-  | { kind: "rateLimit"; method: string; remaining: number; retryAfterSeconds: number; team?: string }
-  | { kind: "error"; method: string; remaining: number; code: string; channel?: string }
-  | { kind: "serverError"; method: string; remaining: number; status: number }
-  | { kind: "hang"; method: string; remaining: number };
+/**
+ * `every`: the rule answers only every Nth call it matches (a share of the calls, e.g. 1 in 10),
+ * `seen` counting them; without it, every matching call until `remaining` runs out.
+ */
+type Share = { every?: number; seen?: number };
+
+export type FailureRule = Share &
+  (
+    | { kind: "rateLimit"; method: string; remaining: number; retryAfterSeconds: number; team?: string }
+    | { kind: "error"; method: string; remaining: number; code: string; channel?: string }
+    | { kind: "serverError"; method: string; remaining: number; status: number }
+    | { kind: "hang"; method: string; remaining: number }
+  );
