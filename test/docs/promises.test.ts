@@ -19,11 +19,6 @@ const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as {
   scripts: Record<string, string>;
 };
 
-/**
- * Scripts another branch of the same issue is adding (issue 34: `bench:steady`), named already
- * by the page that will hold their figures. Take one out of this list once it is on main.
- */
-const SCRIPTS_BEING_WRITTEN = new Set(["bench:steady"]);
 
 /** The first column of a Markdown table's rows, as the backticked names it holds. */
 function firstColumnNames(md: string): string[] {
@@ -47,7 +42,7 @@ function section(md: string, heading: string): string {
 describe("the docs' promises", () => {
   it.each(docPages())("%s names only npm scripts that exist", (page) => {
     const named = [...readPage(page).matchAll(/npm run ([a-z][\w:-]*)/g)].map((m) => m[1] ?? "");
-    expect(named.filter((s) => !(s in pkg.scripts) && !SCRIPTS_BEING_WRITTEN.has(s))).toEqual([]);
+    expect(named.filter((s) => !(s in pkg.scripts))).toEqual([]);
   });
 
   it("lists every bot scope of the manifests in the README, and no other", () => {
