@@ -19,7 +19,6 @@ const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as {
   scripts: Record<string, string>;
 };
 
-
 /** The first column of a Markdown table's rows, as the backticked names it holds. */
 function firstColumnNames(md: string): string[] {
   return md
