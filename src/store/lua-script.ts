@@ -10,6 +10,8 @@ type Arg = string | number | Buffer;
  */
 export interface LuaScript {
   run(redis: RedisClient, numKeys: number, ...keysAndArgs: Arg[]): Promise<unknown>;
+  /** The same, with bulk replies as Buffers (binary values). */
+  runBuffer(redis: RedisClient, numKeys: number, ...keysAndArgs: Arg[]): Promise<unknown>;
 }
 
 export function luaScript(lua: string): LuaScript {
@@ -22,6 +24,14 @@ export function luaScript(lua: string): LuaScript {
         .catch((err: unknown) =>
           err instanceof Error && err.message.startsWith("NOSCRIPT")
             ? redis.eval(lua, numKeys, ...keysAndArgs)
+            : Promise.reject(err),
+        ),
+    runBuffer: (redis, numKeys, ...keysAndArgs) =>
+      redis
+        .callBuffer("EVALSHA", sha, numKeys, ...keysAndArgs)
+        .catch((err: unknown) =>
+          err instanceof Error && err.message.startsWith("NOSCRIPT")
+            ? redis.callBuffer("EVAL", lua, numKeys, ...keysAndArgs)
             : Promise.reject(err),
         ),
   };
