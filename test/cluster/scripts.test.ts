@@ -35,6 +35,7 @@ import {
   startTestCluster,
   type LocalRedisCluster,
 } from "../helpers/redis-cluster.js";
+import { readMarker } from "../../src/intake/receipts.js";
 
 /*
  * Every Lua script, MULTI and multi-key pipeline of the app, run through the stores that own
@@ -192,7 +193,7 @@ describe.runIf(clusterAvailable)("every script and transaction of the app on a R
     expect(queues.deliveries.shards()).toHaveLength(4);
     expect(await queues.deliveries.getJobCounts("waiting")).toEqual({ waiting: 1 });
     const health = new DeliveryHealthStore(redis, keys);
-    expect(await redis.get(keys.dedupe(deliveryId))).toBe("2026-11-20T10:00:00.000Z receipt-1");
+    expect(await readMarker(redis, keys, deliveryId)).toBe("2026-11-20T10:00:00.000Z receipt-1");
     expect(await health.deliveryCounts()).toEqual({ "chatthread-crud": 2, invalid: 1 });
     expect((await health.deadLetterCounts()).total).toBe(1);
     expect(errors.splice(0)).toEqual([]);
