@@ -113,6 +113,19 @@ describe("card refs in one hash per channel and period", () => {
     for (const [c, t, r] of cases) expect(await refs.get(c, t)).toEqual(r);
   });
 
+  it("reads back on an auto-pipelined connection (the app's), binary values intact", async () => {
+    const piped = createRedis(testRedisUrl(), "shared", silentLogger, { enableAutoPipelining: true });
+    try {
+      const store = new MessageRefStore(piped, keys, { legacy });
+      await Promise.all([store.setIfNewer("C1", THREAD, ref()), store.setIfNewer("C2", THREAD, ref())]);
+      const [a, b] = await Promise.all([store.get("C1", THREAD), store.get("C2", THREAD)]);
+      expect(a).toEqual(ref());
+      expect(b).toEqual(ref());
+    } finally {
+      piped.disconnect();
+    }
+  });
+
   it("compare-and-set: an older or equal version never overwrites, the posting mark is cleared either way", async () => {
     await refs.setIfNewer("C1", THREAD, ref({ enrichedAtMs: NOW, hasSentiment: false, ts: "A" }));
     await refs.markPosting("C1", THREAD, new Date(NOW));
