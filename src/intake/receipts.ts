@@ -34,7 +34,7 @@ export interface Receipt {
 
 /*
  * De-duplication markers (issue 38): one hash per day and shard (keys.ts `dedupeDay`), field =
- * the delivery id's bytes after its two shard digits, value = "<second of the day it was
+ * the delivery id's 16 bytes, value = "<second of the day it was
  * recorded> <marker>", the marker compact (`compactMarker`) and "!" once its dead letter is
  * kept. A marker is live for 7 days from its recording, as the one-key markers before were (SET
  * EX): looked up in the same shard of today and the 7 days before, the oldest day counting only
@@ -127,16 +127,17 @@ if j <= ${BUCKETS} then return {'c', string.sub(v, sp + 1)} end
 return {'l', v}
 `);
 
-/** Where a delivery's marker goes: its shard (first two hex digits of the id) and its field. */
+/** Where a delivery's marker goes: its shard (the first 6 bits of the id, 64 shards) and its field. */
 function markerPlace(deliveryId: string): { shard: string; field: Buffer } {
   if (/^[0-9a-f]{32}$/.test(deliveryId)) {
-    return { shard: deliveryId.slice(0, 2), field: Buffer.from(deliveryId.slice(2), "hex") };
+    const field = Buffer.from(deliveryId, "hex");
+    return { shard: String((field[0] ?? 0) >> 2), field };
   }
   // Not an id of deliveryIdOf (32 hex digits): a shard from its hash, the id as text, never
-  // 15 bytes long (the length of the others).
-  const shard = createHash("sha256").update(deliveryId).digest("hex").slice(0, 2);
+  // 16 bytes long (the length of the others).
+  const shard = String((createHash("sha256").update(deliveryId).digest()[0] ?? 0) >> 2);
   const text = `~${deliveryId}`;
-  return { shard, field: Buffer.from(Buffer.byteLength(text) === 15 ? `${text}~` : text) };
+  return { shard, field: Buffer.from(Buffer.byteLength(text) === 16 ? `${text}~` : text) };
 }
 
 /** The clock's day, second of the day, and when today's bucket expires (unix seconds). */

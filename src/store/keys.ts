@@ -102,8 +102,8 @@ export function stateKeys(prefix: string, o: { cluster?: boolean } = {}) {
     cardIndex: (shard: number, period: number) => `${s}:card-index:${tag(`ci${shard}`)}:${period}`,
     // family `health`
     /**
-     * The de-duplication markers recorded on one day (days since the epoch, UTC), in one of 256
-     * shards by delivery id (its first two hex digits): a hash, the rest of the id -> the marker
+     * The de-duplication markers recorded on one day (days since the epoch, UTC), in one of 64
+     * shards by delivery id (its first 6 bits): a hash, the id's bytes -> the marker
      * (intake/receipts.ts). A lookup reads the same shard of the 8 days that cover 7 days.
      */
     dedupeDay: (day: number, shard: string) => `${s}:${tag("health")}:seen:${day}:${shard}`,

@@ -245,7 +245,7 @@ describe.runIf(clusterAvailable)("every script and transaction of the app on a R
         keys.deliveryCounts,
         keys.lastThreadDeliveryByCommunity,
         keys.intake,
-        ...["00", "7f", "ff"].flatMap((shard) => Array.from({ length: 8 }, (_, i) => keys.dedupeDay(20_000 - i, shard))),
+        ...["0", "31", "63"].flatMap((shard) => Array.from({ length: 8 }, (_, i) => keys.dedupeDay(20_000 - i, shard))),
         keys.dedupe(deliveryId),
       ],
     ];

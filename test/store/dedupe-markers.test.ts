@@ -112,8 +112,8 @@ describe("de-duplication markers in day buckets", () => {
       true,
     );
     const buckets = await redis.keys(`${prefix}:state:health:seen:*`);
-    expect(buckets.length).toBeLessThanOrEqual(256);
-    expect(buckets.length).toBeGreaterThan(100);
+    expect(buckets.length).toBeLessThanOrEqual(64);
+    expect(buckets.length).toBeGreaterThan(40);
     for (const k of buckets.slice(0, 5)) expect(await redis.object("ENCODING", k)).toBe("listpack");
   });
 });
