@@ -93,7 +93,9 @@ async function measure(redis: Redis, prefix: string, write: () => Promise<void>)
   const before = await used();
   await write();
   const after = await used();
-  const byFamily = new Map<string, { keys: number; bytes: number }>(FAMILIES.map(([f]) => [f, { keys: 0, bytes: 0 }]));
+  const byFamily = new Map<string, { keys: number; bytes: number }>(
+    FAMILIES.map(([f]) => [f, { keys: 0, bytes: 0 }]),
+  );
   let cursor = "0";
   do {
     const [next, keys] = await redis.scan(cursor, "MATCH", `${prefix}:*`, "COUNT", 1000);
@@ -117,8 +119,28 @@ async function writeBefore(redis: Redis, prefix: string, cards: Posted[]): Promi
     const threadId = c.card.digest.threadId;
     const ref = k.messageRef(c.channelId, threadId);
     const pipe = redis.pipeline();
-    pipe.set(k.dedupe(deliveryId), markerOf({ receivedAt: new Date(c.at - 1_000).toISOString(), receipt: `r${i}` }), "EX", 7 * 86_400, "NX");
-    pipe.hset(ref, "version", String(digestVersion(c.enrichedAtMs, true)), "ts", c.ts, "enrichedAtMs", String(c.enrichedAtMs), "hasSentiment", "1", "groupId", c.card.digest.groupId, "card", JSON.stringify(c.card));
+    pipe.set(
+      k.dedupe(deliveryId),
+      markerOf({ receivedAt: new Date(c.at - 1_000).toISOString(), receipt: `r${i}` }),
+      "EX",
+      7 * 86_400,
+      "NX",
+    );
+    pipe.hset(
+      ref,
+      "version",
+      String(digestVersion(c.enrichedAtMs, true)),
+      "ts",
+      c.ts,
+      "enrichedAtMs",
+      String(c.enrichedAtMs),
+      "hasSentiment",
+      "1",
+      "groupId",
+      c.card.digest.groupId,
+      "card",
+      JSON.stringify(c.card),
+    );
     pipe.pexpire(ref, 180 * DAY);
     pipe.zadd(k.threadCards(threadId), "NX", c.at, c.channelId);
     pipe.pexpire(k.threadCards(threadId), 180 * DAY);
@@ -170,13 +192,19 @@ async function main(): Promise<void> {
       if (!own) await dropPrefix(url, prefix);
     }
     const fmt = (n: number) => n.toFixed(0).padStart(7);
-    rows.push(`${N} cards over ${DAYS} day(s) in ${CHANNELS} channels (${own ? "a throwaway redis-server, its defaults" : url})`);
-    rows.push(`${"bytes per card".padEnd(30)}${"before".padStart(7)}${"after".padStart(7)}   keys before -> after`);
+    rows.push(
+      `${N} cards over ${DAYS} day(s) in ${CHANNELS} channels (${own ? "a throwaway redis-server, its defaults" : url})`,
+    );
+    rows.push(
+      `${"bytes per card".padEnd(30)}${"before".padStart(7)}${"after".padStart(7)}   keys before -> after`,
+    );
     for (const [family] of [...FAMILIES, ["other"]] as const) {
       const b = results.before?.byFamily.get(family) ?? { keys: 0, bytes: 0 };
       const a = results.after?.byFamily.get(family) ?? { keys: 0, bytes: 0 };
       if (b.keys + a.keys === 0) continue;
-      rows.push(`${`MEMORY USAGE, ${family}`.padEnd(30)}${fmt(b.bytes / N)}${fmt(a.bytes / N)}   ${b.keys} -> ${a.keys}`);
+      rows.push(
+        `${`MEMORY USAGE, ${family}`.padEnd(30)}${fmt(b.bytes / N)}${fmt(a.bytes / N)}   ${b.keys} -> ${a.keys}`,
+      );
     }
     const sum = (r: (typeof results)[string] | undefined) =>
       [...(r?.byFamily.values() ?? [])].reduce((s, f) => s + f.bytes, 0) / N;

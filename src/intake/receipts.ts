@@ -151,7 +151,11 @@ function clockOf(nowMs: number): { day: number; second: number; expiresAt: numbe
 }
 
 /** The keys a delivery's marker may be under: today's bucket first, 7 days back, then the old key. */
-function markerKeys(keys: Pick<StateKeys, "dedupe" | "dedupeDay">, deliveryId: string, day: number): string[] {
+function markerKeys(
+  keys: Pick<StateKeys, "dedupe" | "dedupeDay">,
+  deliveryId: string,
+  day: number,
+): string[] {
   const { shard } = markerPlace(deliveryId);
   const out: string[] = [];
   for (let i = 0; i < BUCKETS; i++) out.push(keys.dedupeDay(day - i, shard));

@@ -1,6 +1,31 @@
 import { deflateRawSync, inflateRawSync } from "node:zlib";
 import type { ThreadDigest } from "../domain/thread-digest.js";
-import type { MessageRef, StoredCard } from "./message-refs.js";
+
+/**
+ * What a card shows, kept with its ref: a button press or a counts update re-renders the card
+ * from it, and the next re-enrichment compares against it ("what changed").
+ */
+export interface StoredCard {
+  digest: ThreadDigest;
+  /** The "what changed" parts of the last re-enrichment edit (empty on a first post). */
+  change: string[];
+  /** The thread left this channel's filters; the card still follows it (rule 10). */
+  noLongerMatches: boolean;
+  /** When counts were last read from the listing (chatmessage-crud), if ever. */
+  countsAtMs?: number;
+}
+
+/** Where a thread's digest lives in one channel, and which enrichment it shows. */
+export interface MessageRef {
+  ts: string;
+  /** `payload.timestamp` of the enrichment shown, in ms since the epoch. */
+  enrichedAtMs: number;
+  /** Whether the shown digest already carries a sentiment (a later edit may add it). */
+  hasSentiment: boolean;
+  groupId: string;
+  /** Absent on refs written before cards were kept, or when the stored JSON is unreadable. */
+  card?: StoredCard;
+}
 
 /*
  * The compact form of a card ref (issue 38: at most 600 bytes of Redis per posted card). A ref
@@ -40,7 +65,12 @@ const DEFLATED = 0x7a; // 'z'
 /** Small windows: a card is a few hundred bytes, and a small stream is cheaper to set up. */
 const DEFLATE = { windowBits: 10, memLevel: 2, level: 6 } as const;
 
-export function encodeCard(card: StoredCard, threadId: string, groupId: string, enrichedAtMs: number): Buffer {
+export function encodeCard(
+  card: StoredCard,
+  threadId: string,
+  groupId: string,
+  enrichedAtMs: number,
+): Buffer {
   const d = card.digest;
   const enrichedAt = new Date(enrichedAtMs).toISOString() === d.enrichedAt ? 0 : packTime(d.enrichedAt);
   const json = JSON.stringify([

@@ -1,34 +1,17 @@
-import type { ThreadDigest } from "../domain/thread-digest.js";
-import { decodeRef, encodeCard, escapePart, idField, refHead } from "./card-codec.js";
+import {
+  decodeRef,
+  encodeCard,
+  escapePart,
+  idField,
+  refHead,
+  type MessageRef,
+  type StoredCard,
+} from "./card-codec.js";
 import type { StateKeys } from "./keys.js";
 import { luaScript } from "./lua-script.js";
 import type { RedisClient as Redis } from "./redis.js";
 
-/**
- * What a card shows, kept with its ref: a button press or a counts update re-renders the card
- * from it, and the next re-enrichment compares against it ("what changed").
- */
-export interface StoredCard {
-  digest: ThreadDigest;
-  /** The "what changed" parts of the last re-enrichment edit (empty on a first post). */
-  change: string[];
-  /** The thread left this channel's filters; the card still follows it (rule 10). */
-  noLongerMatches: boolean;
-  /** When counts were last read from the listing (chatmessage-crud), if ever. */
-  countsAtMs?: number;
-}
-
-/** Where a thread's digest lives in one channel, and which enrichment it shows. */
-export interface MessageRef {
-  ts: string;
-  /** `payload.timestamp` of the enrichment shown, in ms since the epoch. */
-  enrichedAtMs: number;
-  /** Whether the shown digest already carries a sentiment (a later edit may add it). */
-  hasSentiment: boolean;
-  groupId: string;
-  /** Absent on refs written before cards were kept, or when the stored JSON is unreadable. */
-  card?: StoredCard;
-}
+export type { MessageRef, StoredCard } from "./card-codec.js";
 
 /** A card of the layout before issue 38 (JSON); undefined when unreadable. */
 export function parseLegacyCard(raw: string | undefined): StoredCard | undefined {
@@ -333,7 +316,9 @@ export class MessageRefStore {
   /** The channels that show a card of the thread, the first posted first. */
   async channelsOf(threadId: string): Promise<string[]> {
     const [entry, older] = await Promise.all([
-      LOOKUP.run(this.redis, PERIODS, ...this.indexKeys(threadId), idField(threadId)) as Promise<string | null>,
+      LOOKUP.run(this.redis, PERIODS, ...this.indexKeys(threadId), idField(threadId)) as Promise<
+        string | null
+      >,
       this.legacy.mayRemain ? this.legacyChannels(threadId) : [],
     ]);
     const first = new Map<string, number>();
@@ -341,9 +326,7 @@ export class MessageRefStore {
       const had = first.get(c.channelId);
       if (had === undefined || c.at < had) first.set(c.channelId, c.at);
     }
-    return [...first]
-      .sort(([a, ta], [b, tb]) => ta - tb || (a < b ? -1 : a > b ? 1 : 0))
-      .map(([c]) => c);
+    return [...first].sort(([a, ta], [b, tb]) => ta - tb || (a < b ? -1 : a > b ? 1 : 0)).map(([c]) => c);
   }
 
   async postingSince(channelId: string, threadId: string): Promise<number | undefined> {

@@ -212,9 +212,9 @@ describe.runIf(clusterAvailable)("every script and transaction of the app on a R
     await step("refs.markPosting", () => refs.markPosting("C1", "t1", new Date()));
     expect(await step("refs.postingSince", () => refs.postingSince("C1", "t1"))).toBeTypeOf("number");
     // The compare-and-set clears the mark in the same script (the channel's slot).
-    expect(await step("refs.setIfNewer again", () => refs.setIfNewer("C1", "t1", { ...ref, enrichedAtMs: 2_000 }))).toBe(
-      true,
-    );
+    expect(
+      await step("refs.setIfNewer again", () => refs.setIfNewer("C1", "t1", { ...ref, enrichedAtMs: 2_000 })),
+    ).toBe(true);
     expect(await step("refs.postingSince", () => refs.postingSince("C1", "t1"))).toBeUndefined();
     expect((await step("refs.get", () => refs.get("C1", "t1")))?.card?.digest.title).toBe("T");
     await step("refs.noteChannel", () => refs.noteChannel("C2", "t1", new Date(2_000)));
@@ -236,7 +236,11 @@ describe.runIf(clusterAvailable)("every script and transaction of the app on a R
     const p = periodOf(Date.now());
     const families = [
       // SET_IF_NEWER, SET_CARD, LOOKUP: the channel's periods and its posting marks.
-      [...Array.from({ length: PERIODS }, (_, i) => keys.refs("C1", p - i)), keys.posting("C1", "t1"), keys.posting("C1", "t2")],
+      [
+        ...Array.from({ length: PERIODS }, (_, i) => keys.refs("C1", p - i)),
+        keys.posting("C1", "t1"),
+        keys.posting("C1", "t2"),
+      ],
       // NOTE_CHANNELS: one shard's periods.
       Array.from({ length: PERIODS }, (_, i) => keys.cardIndex(indexShard("t1"), p - i)),
       // RECORD_RECEIPTS, MARK_KEPT, READ_MARKER: the health hashes, any delivery's buckets, the old markers.
@@ -245,7 +249,9 @@ describe.runIf(clusterAvailable)("every script and transaction of the app on a R
         keys.deliveryCounts,
         keys.lastThreadDeliveryByCommunity,
         keys.intake,
-        ...["0", "31", "63"].flatMap((shard) => Array.from({ length: 8 }, (_, i) => keys.dedupeDay(20_000 - i, shard))),
+        ...["0", "31", "63"].flatMap((shard) =>
+          Array.from({ length: 8 }, (_, i) => keys.dedupeDay(20_000 - i, shard)),
+        ),
         keys.dedupe(deliveryId),
       ],
     ];
@@ -261,15 +267,34 @@ describe.runIf(clusterAvailable)("every script and transaction of the app on a R
   it("card refs of the layout before are read, edited and migrated on the cluster", async () => {
     const refs = new MessageRefStore(redis, keys);
     const old = keys.messageRef("C7", "t7");
-    await redis.hset(old, "version", "2001", "ts", "7.0001", "enrichedAtMs", "1000", "hasSentiment", "1", "groupId", "g1");
+    await redis.hset(
+      old,
+      "version",
+      "2001",
+      "ts",
+      "7.0001",
+      "enrichedAtMs",
+      "1000",
+      "hasSentiment",
+      "1",
+      "groupId",
+      "g1",
+    );
     await redis.hset(keys.messageRef("C8", "t8"), "ts", "8.0001", "groupId", "g1");
     await redis.zadd(keys.threadCards("t7"), 5, "C7");
     await redis.set(keys.legacyPosting("C9", "t9"), "123");
-    expect(await step("refs.get (old)", () => refs.get("C7", "t7"))).toMatchObject({ ts: "7.0001", hasSentiment: true });
+    expect(await step("refs.get (old)", () => refs.get("C7", "t7"))).toMatchObject({
+      ts: "7.0001",
+      hasSentiment: true,
+    });
     expect(await step("refs.postingSince (old)", () => refs.postingSince("C9", "t9"))).toBe(123);
     expect(
       await step("refs.setCard (old)", () =>
-        refs.setCard("C7", "t7", "7.0001", { digest: digest("t7", "Seven"), change: [], noLongerMatches: false }),
+        refs.setCard("C7", "t7", "7.0001", {
+          digest: digest("t7", "Seven"),
+          change: [],
+          noLongerMatches: false,
+        }),
       ),
     ).toBe(true);
     expect(await redis.exists(old)).toBe(0);

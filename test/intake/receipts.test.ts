@@ -45,9 +45,9 @@ describe("recordReceipts", () => {
     const first = receipt(THREAD, "2026-11-20T10:00:00.000Z", "r1");
     expect(await record(first)).toEqual([true]);
     expect(await readMarker(redis, book.keys, first.c.deliveryId)).toBe("2026-11-20T10:00:00.000Z r1");
-    expect(
-      await readMarker(redis, book.keys, first.c.deliveryId, Date.now() + 7 * 86_400_000 - 60_000),
-    ).toBe("2026-11-20T10:00:00.000Z r1");
+    expect(await readMarker(redis, book.keys, first.c.deliveryId, Date.now() + 7 * 86_400_000 - 60_000)).toBe(
+      "2026-11-20T10:00:00.000Z r1",
+    );
     // Its batch taken again, or its spooled copy: the same receipt.
     expect(await record(first)).toEqual([true]);
     // The same delivery received again: a repeat, even in the same millisecond.
@@ -102,9 +102,9 @@ describe("recordReceipts", () => {
     expect(await count(metrics, "dead_letter", "other")).toBe(1);
     expect(await book.health.deliveryCounts()).toEqual({ invalid: 1 });
     // The marker keeps its 7 days.
-    expect(
-      await readMarker(redis, book.keys, bad.c.deliveryId, Date.now() + 7 * 86_400_000 - 60_000),
-    ).toBe("2026-11-20T10:00:00.000Z r1 kept");
+    expect(await readMarker(redis, book.keys, bad.c.deliveryId, Date.now() + 7 * 86_400_000 - 60_000)).toBe(
+      "2026-11-20T10:00:00.000Z r1 kept",
+    );
   });
 
   it("a process that died between keeping a dead letter and marking its receipt leaves no second one to the next", async () => {

@@ -89,7 +89,7 @@ describe("card refs in one hash per channel and period", () => {
       {
         threadId: "not-hex thread",
         groupId: "another group",
-        title: "Ünïcode — 🚀 \"quotes\" , @ % and a\nnewline",
+        title: 'Ünïcode — 🚀 "quotes" , @ % and a\nnewline',
         summary: undefined,
         sentiment: undefined,
         keywords: [],
@@ -131,10 +131,12 @@ describe("card refs in one hash per channel and period", () => {
     await refs.markPosting("C1", THREAD, new Date(NOW));
     expect(await refs.setIfNewer("C1", THREAD, ref({ enrichedAtMs: NOW - 1, ts: "OLD" }))).toBe(false);
     expect(await refs.postingSince("C1", THREAD)).toBeUndefined();
-    expect(await refs.setIfNewer("C1", THREAD, ref({ enrichedAtMs: NOW, hasSentiment: false, ts: "SAME" }))).toBe(
-      false,
+    expect(
+      await refs.setIfNewer("C1", THREAD, ref({ enrichedAtMs: NOW, hasSentiment: false, ts: "SAME" })),
+    ).toBe(false);
+    expect(await refs.setIfNewer("C1", THREAD, ref({ enrichedAtMs: NOW, hasSentiment: true, ts: "B" }))).toBe(
+      true,
     );
-    expect(await refs.setIfNewer("C1", THREAD, ref({ enrichedAtMs: NOW, hasSentiment: true, ts: "B" }))).toBe(true);
     expect(await refs.get("C1", THREAD)).toMatchObject({ ts: "B", enrichedAtMs: NOW, hasSentiment: true });
     // Without a card, a newer write keeps the card stored.
     await refs.setIfNewer("C1", THREAD, ref({ enrichedAtMs: NOW + 1, ts: "C", card: undefined }));
@@ -238,7 +240,9 @@ describe("card refs in one hash per channel and period", () => {
       expect(await refs.get("C1", THREAD)).toEqual(ref());
       expect(await refs.channelsOf(THREAD)).toEqual(["C1"]);
       // An older enrichment still loses against the old ref.
-      expect(await refs.setIfNewer("C1", THREAD, ref({ enrichedAtMs: NOW - 2 * DAY, ts: "old" }))).toBe(false);
+      expect(await refs.setIfNewer("C1", THREAD, ref({ enrichedAtMs: NOW - 2 * DAY, ts: "old" }))).toBe(
+        false,
+      );
       expect(await redis.exists(keys.messageRef("C1", THREAD))).toBe(0);
       // A button's counts edit, then a re-enrichment.
       expect(await refs.setCard("C1", THREAD, "1741197731.000100", card({ messageCount: 8 }))).toBe(true);
@@ -262,7 +266,8 @@ describe("card refs in one hash per channel and period", () => {
 
     it("the start migration moves every old ref and index, keeps their expiry, and stops the old reads", async () => {
       const other = stateKeys(`${prefix}:w:T0WS`);
-      for (let i = 0; i < 30; i++) await writeOld(`C${i % 3}`, `t${i}`, ref({ ts: `1.${i}` }), (100 + i) * DAY);
+      for (let i = 0; i < 30; i++)
+        await writeOld(`C${i % 3}`, `t${i}`, ref({ ts: `1.${i}` }), (100 + i) * DAY);
       await redis.hset(other.messageRef("C1", "tw"), "ts", "9.1", "groupId", "g"); // no version: before cards
       await redis.zadd(keys.threadCards("t1"), 0, "C1", NOW, "C5");
       const result = await migrateCardRefs(redis, prefix, silentLogger, legacy, { now: () => clock });
@@ -270,14 +275,20 @@ describe("card refs in one hash per channel and period", () => {
       expect(legacy.mayRemain).toBe(false);
       expect(await redis.keys(`${prefix}:*state:ref:*`)).toEqual([]);
       expect(await redis.keys(`${prefix}:*state:thread-cards:*`)).toEqual([]);
-      for (let i = 0; i < 30; i++) expect(await refs.get(`C${i % 3}`, `t${i}`)).toEqual(ref({ ts: `1.${i}` }));
+      for (let i = 0; i < 30; i++)
+        expect(await refs.get(`C${i % 3}`, `t${i}`)).toEqual(ref({ ts: `1.${i}` }));
       expect(await refs.channelsOf("t1")).toEqual(["C1", "C5"]);
       const ws = new MessageRefStore(redis, other, { legacy });
-      expect(await ws.get("C1", "tw")).toEqual({ ts: "9.1", enrichedAtMs: 0, hasSentiment: false, groupId: "g" });
+      expect(await ws.get("C1", "tw")).toEqual({
+        ts: "9.1",
+        enrichedAtMs: 0,
+        hasSentiment: false,
+        groupId: "g",
+      });
       // A ref with 100 days left went to the period of its last write (80 days ago).
-      expect(await redis.hexists(keys.refs("C0", periodOf(NOW - 80 * DAY)), Buffer.from("t0\xff", "latin1"))).toBe(
-        1,
-      );
+      expect(
+        await redis.hexists(keys.refs("C0", periodOf(NOW - 80 * DAY)), Buffer.from("t0\xff", "latin1")),
+      ).toBe(1);
       expect(await migrateCardRefs(redis, prefix, silentLogger, { mayRemain: true })).toEqual({
         ran: false,
         reason: "done",

@@ -40,8 +40,9 @@ describe("de-duplication markers in day buckets", () => {
     return { book, metrics, record, at: (ms: number) => (clock = ms), prefix };
   };
   const count = async (metrics: Metrics, outcome: string, type = "chatthread-crud") =>
-    (await metrics.deliveries.get()).values.find((v) => v.labels.outcome === outcome && v.labels.type === type)
-      ?.value ?? 0;
+    (await metrics.deliveries.get()).values.find(
+      (v) => v.labels.outcome === outcome && v.labels.type === type,
+    )?.value ?? 0;
 
   it("a repeat is caught on every day of the next 7, and goes on once 7 days have passed", async () => {
     const { book, metrics, record, at } = setUp();
@@ -64,7 +65,9 @@ describe("de-duplication markers in day buckets", () => {
     // 7 days after it was recorded: gone, a receipt goes on as a first one.
     at(t0 + 7 * DAY + 1_000);
     expect(await readMarker(redis, book.keys, first.c.deliveryId, t0 + 7 * DAY + 1_000)).toBeNull();
-    expect(await repeatCheck(redis, book.keys, () => t0 + 7 * DAY + 1_000)(first.c.deliveryId, "x")).toBe(false);
+    expect(await repeatCheck(redis, book.keys, () => t0 + 7 * DAY + 1_000)(first.c.deliveryId, "x")).toBe(
+      false,
+    );
     const again = receipt(THREAD, new Date(t0 + 7 * DAY + 1_000).toISOString(), "r9");
     expect(await record(again)).toEqual([true]);
     expect(await count(metrics, "queued")).toBe(2);
@@ -80,7 +83,9 @@ describe("de-duplication markers in day buckets", () => {
     const bad = receipt("{not json", new Date(t0).toISOString(), "r1");
     expect(await record(bad)).toEqual([false]); // 1: kept as a dead letter
     at(t0 + 3 * DAY);
-    expect(await readMarker(redis, book.keys, bad.c.deliveryId, t0 + 3 * DAY)).toBe(`${bad.receivedAt} r1 kept`);
+    expect(await readMarker(redis, book.keys, bad.c.deliveryId, t0 + 3 * DAY)).toBe(
+      `${bad.receivedAt} r1 kept`,
+    );
     expect(await record(bad)).toEqual([false]); // 3: its dead letter is kept already
     expect(await record(receipt("{not json", new Date(t0 + 3 * DAY).toISOString(), "r2"))).toEqual([false]); // 0
     expect((await book.health.deadLetterCounts()).total).toBe(1);
@@ -107,10 +112,12 @@ describe("de-duplication markers in day buckets", () => {
 
   it("markers of one day share a few hashes (listpack-sized for a few thousand deliveries a day)", async () => {
     const { record, prefix } = setUp();
-    const bodies = Array.from({ length: 300 }, (_, i) => THREAD.replace('"threadId"', `"n${i}":1,"threadId"`));
-    expect((await record(...bodies.map((b, i) => receipt(b, new Date().toISOString(), `r${i}`)))).every(Boolean)).toBe(
-      true,
+    const bodies = Array.from({ length: 300 }, (_, i) =>
+      THREAD.replace('"threadId"', `"n${i}":1,"threadId"`),
     );
+    expect(
+      (await record(...bodies.map((b, i) => receipt(b, new Date().toISOString(), `r${i}`)))).every(Boolean),
+    ).toBe(true);
     const buckets = await redis.keys(`${prefix}:state:health:seen:*`);
     expect(buckets.length).toBeLessThanOrEqual(64);
     expect(buckets.length).toBeGreaterThan(40);
