@@ -14,6 +14,7 @@ import { OpsNotifier } from "../ops/ops-notifier.js";
 import { createSlackApi, type SlackApi } from "../slack/client.js";
 import { installKeys, stateKeys, type StateKeys } from "../store/keys.js";
 import { createRedis, isCluster } from "../store/redis.js";
+import type { LegacyRefs } from "../store/message-refs.js";
 import { RedisRestarts } from "../store/redis-restarts.js";
 import { OverdueJobs } from "../jobs/overdue-jobs.js";
 import type { RedisClient as Redis } from "../store/redis.js";
@@ -49,6 +50,8 @@ export interface Services {
   overdue: OverdueJobs;
   /** What a Redis restart may have lost (the digest path looks in Slack for it). */
   restarts: RedisRestarts;
+  /** Whether card refs of the layout before issue 38 may remain (cleared by the start migration). */
+  legacyRefs: LegacyRefs;
   /** The env token's Slack client (the single workspace's). */
   slack: SlackApi;
   tuning: RuntimeTuning;
@@ -123,6 +126,7 @@ export function buildServices(config: Config, logger: Logger, tuning: RuntimeTun
       tuning.overdueAfterMs ? { boundMs: tuning.overdueAfterMs } : {},
     ),
     restarts: new RedisRestarts({ redis, queues: () => queues.all() }),
+    legacyRefs: { mayRemain: true },
     insight: {
       client,
       lookup: new ThreadLookup(client, { cacheMs: tuning.lookupCacheMs }),

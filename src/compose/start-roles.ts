@@ -3,6 +3,7 @@ import type { Worker } from "bullmq";
 import { createIntakePump } from "../intake/create-pump.js";
 import type { WorkerHealth } from "../jobs/worker-health.js";
 import { debugOnFailure } from "../log.js";
+import { migrateCardRefs } from "../store/migrate-card-refs.js";
 import { migrateThreadTriage } from "../store/migrate-thread-triage.js";
 import { startProcessWatch } from "../ops/health-watch.js";
 import type { SlackAppParts } from "../slack/app.js";
@@ -32,7 +33,7 @@ type Role = "web" | "worker" | "scheduler";
 
 /**
  * Starts the roles `config.role` asks for, once the state is in the layout this version reads
- * (migrate-thread-triage.ts): the features' workers of those roles (through the
+ * (migrate-thread-triage.ts, migrate-card-refs.ts): the features' workers of those roles (through the
  * one worker factory), the intake pump (worker), the scheduler's repeating work, then the web
  * role once readiness can see every worker started here, and the process's health watch.
  */
@@ -41,6 +42,11 @@ export async function startRoles(s: Services, o: FeatureOptions = {}): Promise<R
   // Before any role reads or writes triage: per-channel marks become the thread's (issue 35).
   await migrateThreadTriage(s.redis, config.redis.prefix, logger).catch((err: unknown) =>
     logger.warn({ err }, "could not migrate triage to threads; the next start tries again"),
+  );
+  // Then card refs and the thread index move to their compact layout (issue 38); until it is
+  // done, the stores read the old keys too.
+  await migrateCardRefs(s.redis, config.redis.prefix, logger, s.legacyRefs).catch((err: unknown) =>
+    logger.warn({ err }, "could not migrate card refs; old ones are still read, the next start tries again"),
   );
   const d = deploymentOf(s, o);
   const runs = (r: Role) => config.role === "all" || config.role === r;

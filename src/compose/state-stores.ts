@@ -7,7 +7,7 @@ import type { WorkspaceQueues } from "../workspaces/workspace-queues.js";
 import { ChannelThrottle } from "../slack/outbound/channel-throttle.js";
 import { DeliveryHealthStore } from "../store/delivery-health.js";
 import type { StateKeys } from "../store/keys.js";
-import { MessageRefStore } from "../store/message-refs.js";
+import { MessageRefStore, type LegacyRefs } from "../store/message-refs.js";
 import { PendingReplies } from "../store/pending-replies.js";
 import type { RedisClient } from "../store/redis.js";
 import { SubscriptionStore } from "../store/subscriptions.js";
@@ -28,6 +28,8 @@ export function stateStores(o: {
   queues: Pick<WorkspaceQueues, "weekly" | "digest">;
   defaultTimezone: string;
   channelGapMs?: number | undefined;
+  /** Shared by every workspace's refs: cleared once the start migration has moved the old ones. */
+  legacyRefs?: LegacyRefs;
 }) {
   const { redis, keys, queues } = o;
   const subscriptions = new SubscriptionStore(redis, keys);
@@ -37,7 +39,7 @@ export function stateStores(o: {
     (await schedules.get(channelId))?.timeZone ?? o.defaultTimezone;
   return {
     subscriptions,
-    refs: new MessageRefStore(redis, keys),
+    refs: new MessageRefStore(redis, keys, o.legacyRefs ? { legacy: o.legacyRefs } : {}),
     triage: new TriageStore(redis, keys),
     replies: new PendingReplies(redis, keys),
     /** Threads held back by a channel's thresholds alone, counted again as they grow. */

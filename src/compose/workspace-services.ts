@@ -78,6 +78,7 @@ function ownState(base: Services, keys: StateKeys, queues: WorkspaceQueues, slac
       queues,
       defaultTimezone: base.config.weekly.defaultTimezone,
       channelGapMs: base.tuning.channelGapMs,
+      legacyRefs: base.legacyRefs,
     }),
     slack,
     sender: createSlackSender(slack, new MethodHold(redis, keys)),

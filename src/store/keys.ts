@@ -7,11 +7,15 @@
  * spreads over the masters by its whole name. On a cluster the tag is written `{...}`; on one
  * Redis the same text goes without braces, so a single-Redis deployment keeps its key names.
  * - `sub`: every subscription key (one MULTI writes the group's and the channel's side);
- * - `health`: last delivery times, counts, the de-duplication markers and the intake list (the
- *   receiver's one script marks a whole batch and appends it); `dead-letters`: the list and its
- *   counts;
- * - `<channel>:<thread>`: a thread's message ref and its posting marker; the replies waiting to
- *   go under its card and the messages ever queued there (one script writes both);
+ * - `health`: last delivery times, counts, the de-duplication markers (day buckets, and the
+ *   older one-key markers) and the intake list (the pump's one script marks a whole batch);
+ *   `dead-letters`: the list and its counts;
+ * - `<channel>`: a channel's card refs (one hash per 30-day period) and its posting marks (one
+ *   script records a ref, moves it out of an earlier period and clears the mark);
+ * - `<channel>:<thread>`: the replies waiting to go under a card and the messages ever queued
+ *   there (one script writes both); the refs of the layout before issue 38;
+ * - `ci<n>`: one shard of the per-thread index of channels showing a card (one hash per
+ *   30-day period; one script moves an entry to the current period);
  * - `<group>`: a group's daily activity counters (read in one pipeline);
  * - `reconcile`: every baseline, the list of baselines and the reconciler's status;
  * - `alerts`: every channel's alert settings and the set of channels that have some;
@@ -20,8 +24,13 @@
  * - `watch`: every person's watches, the set of watchers and the id counter (one script adds a
  *   watch under the limit);
  * - no tag (one key at a time): locks, channel slots, method holds, alerts, schedules, weekly runs,
- *   a thread's triage, followers and cards, watch DMs, pending watch matches, reminders, the
+ *   a thread's triage and followers, watch DMs, pending watch matches, reminders, the
  *   assistant's conversations and time zones.
+ *
+ * Memory per posted card (issue 38; docs/scaling.md "Redis memory per card"): refs, dedupe
+ * markers and the thread index are fields of shared hashes (per channel and 30-day period, per
+ * day and shard, per shard and period), not keys of their own: about 470 bytes a card in all
+ * (370 + 56 + 40, bench/card-bytes.ts) against 1,660 with one key each.
  */
 export function stateKeys(prefix: string, o: { cluster?: boolean } = {}) {
   const s = `${prefix}:state`;
@@ -32,9 +41,24 @@ export function stateKeys(prefix: string, o: { cluster?: boolean } = {}) {
     subsByChannel: (channelId: string) => `${s}:${tag("sub")}:c:${channelId}`,
     subscribedGroups: `${s}:${tag("sub")}:groups`,
     subscribedChannels: `${s}:${tag("sub")}:channels`,
+    // family `<channel>`
+    /**
+     * A channel's card refs written in one 30-day period (`period`: days since the epoch / 30):
+     * a hash, thread -> the ref and its card, compact (store/card-codec.ts). Read back over the
+     * 7 periods that can still hold a live ref; expires 180 days after its period ends.
+     */
+    refs: (channelId: string, period: number) => `${s}:refs:${tag(channelId)}:${period}`,
+    /** A post about to be sent (message-refs.ts `markPosting`): in its channel's slot, cleared with the ref. */
+    posting: (channelId: string, threadId: string) => `${s}:posting:${tag(channelId)}:${threadId}`,
     // family `<channel>:<thread>`
+    /**
+     * The layout before issue 38: one hash per card ref (version, ts, enrichedAtMs, hasSentiment,
+     * groupId, card JSON). Still read when a ref is not found in `refs`, and folded into it when
+     * written, until the start migration (migrate-card-refs.ts) has moved every one.
+     */
     messageRef: (channelId: string, threadId: string) => `${s}:ref:${tag(`${channelId}:${threadId}`)}`,
-    posting: (channelId: string, threadId: string) => `${s}:posting:${tag(`${channelId}:${threadId}`)}`,
+    /** The posting mark's name before issue 38 (cluster only; one Redis keeps the same name). */
+    legacyPosting: (channelId: string, threadId: string) => `${s}:posting:${tag(`${channelId}:${threadId}`)}`,
     /** New messages waiting to go as one reply under a card (`--replies on`): a list. */
     pendingReplies: (channelId: string, threadId: string) =>
       `${s}:replies:${tag(`${channelId}:${threadId}`)}`,
@@ -50,7 +74,10 @@ export function stateKeys(prefix: string, o: { cluster?: boolean } = {}) {
     threadTriage: (threadId: string) => `${s}:thread-triage:${threadId}`,
     /** Who follows one thread (one DM per re-enrichment, however many channels show it): a set of user ids. */
     threadFollowers: (threadId: string) => `${s}:thread-followers:${threadId}`,
-    /** The channels that show a card of one thread: a sorted set, channel -> when its card was first posted. */
+    /**
+     * The layout before issue 38 of the channels that show a card of one thread: a sorted set,
+     * channel -> when its card was first posted. Folded into `cardIndex` (message-refs.ts).
+     */
     threadCards: (threadId: string) => `${s}:thread-cards:${threadId}`,
     /** Set once the followers of a thread were sent their DM of one re-enrichment (SET NX). */
     followersTold: (threadId: string, enrichedAtMs: number) =>
@@ -71,7 +98,20 @@ export function stateKeys(prefix: string, o: { cluster?: boolean } = {}) {
     channelSlot: (channelId: string) => `${s}:slot:${channelId}`,
     /** A Slack method held after its 429 (every channel of the workspace waits): until, in ms. */
     slackHold: (method: string) => `${s}:slack-hold:${method}`,
+    // family `ci<n>`
+    /**
+     * The channels that show a card of each thread, for threads whose index entry was written in
+     * one 30-day period, in one of 64 shards by thread: a hash, thread -> "channel@time,...".
+     */
+    cardIndex: (shard: number, period: number) => `${s}:card-index:${tag(`ci${shard}`)}:${period}`,
     // family `health`
+    /**
+     * The de-duplication markers recorded on one day (days since the epoch, UTC), in one of 64
+     * shards by delivery id (its first 6 bits): a hash, the id's bytes -> the marker
+     * (intake/receipts.ts). A lookup reads the same shard of the 8 days that cover 7 days.
+     */
+    dedupeDay: (day: number, shard: string) => `${s}:${tag("health")}:seen:${day}:${shard}`,
+    /** The marker's key before issue 38 (one string each, 7 days): still read until they expire. */
     dedupe: (deliveryId: string) =>
       o.cluster ? `${s}:{health}:dedupe:${deliveryId}` : `${s}:dedupe:${deliveryId}`,
     lastDelivery: `${s}:${tag("health")}:last-delivery`,

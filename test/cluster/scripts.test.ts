@@ -16,7 +16,8 @@ import { ChannelThrottle } from "../../src/slack/outbound/channel-throttle.js";
 import { DeliveryHealthStore } from "../../src/store/delivery-health.js";
 import { installKeys, stateKeys } from "../../src/store/keys.js";
 import { tryLock } from "../../src/store/lock.js";
-import { MessageRefStore } from "../../src/store/message-refs.js";
+import { indexShard, MessageRefStore, PERIODS, periodOf } from "../../src/store/message-refs.js";
+import { migrateCardRefs } from "../../src/store/migrate-card-refs.js";
 import { PendingReplies } from "../../src/store/pending-replies.js";
 import { createRedis, type RedisClient } from "../../src/store/redis.js";
 import { SubscriptionStore } from "../../src/store/subscriptions.js";
@@ -35,6 +36,7 @@ import {
   startTestCluster,
   type LocalRedisCluster,
 } from "../helpers/redis-cluster.js";
+import { readMarker } from "../../src/intake/receipts.js";
 
 /*
  * Every Lua script, MULTI and multi-key pipeline of the app, run through the stores that own
@@ -192,7 +194,7 @@ describe.runIf(clusterAvailable)("every script and transaction of the app on a R
     expect(queues.deliveries.shards()).toHaveLength(4);
     expect(await queues.deliveries.getJobCounts("waiting")).toEqual({ waiting: 1 });
     const health = new DeliveryHealthStore(redis, keys);
-    expect(await redis.get(keys.dedupe(deliveryId))).toBe("2026-11-20T10:00:00.000Z receipt-1");
+    expect(await readMarker(redis, keys, deliveryId)).toBe("2026-11-20T10:00:00.000Z receipt-1");
     expect(await health.deliveryCounts()).toEqual({ "chatthread-crud": 2, invalid: 1 });
     expect((await health.deadLetterCounts()).total).toBe(1);
     expect(errors.splice(0)).toEqual([]);
@@ -209,6 +211,15 @@ describe.runIf(clusterAvailable)("every script and transaction of the app on a R
     ).toBe(true);
     await step("refs.markPosting", () => refs.markPosting("C1", "t1", new Date()));
     expect(await step("refs.postingSince", () => refs.postingSince("C1", "t1"))).toBeTypeOf("number");
+    // The compare-and-set clears the mark in the same script (the channel's slot).
+    expect(
+      await step("refs.setIfNewer again", () => refs.setIfNewer("C1", "t1", { ...ref, enrichedAtMs: 2_000 })),
+    ).toBe(true);
+    expect(await step("refs.postingSince", () => refs.postingSince("C1", "t1"))).toBeUndefined();
+    expect((await step("refs.get", () => refs.get("C1", "t1")))?.card?.digest.title).toBe("T");
+    await step("refs.noteChannel", () => refs.noteChannel("C2", "t1", new Date(2_000)));
+    await step("refs.noteChannel", () => refs.noteChannel("C1", "t1", new Date(1_000)));
+    expect(await step("refs.channelsOf", () => refs.channelsOf("t1"))).toEqual(["C1", "C2"]);
     const release = await step("tryLock", () => tryLock(redis, keys.lock("digest:C1:t1"), 5_000));
     expect(release).toBeTypeOf("function");
     await step("lock release", async () => release?.());
@@ -217,6 +228,85 @@ describe.runIf(clusterAvailable)("every script and transaction of the app on a R
     expect(await step("throttle.reserve", () => throttle.reserve("C1", now))).toBe(now);
     expect(await step("throttle.reserve", () => throttle.reserve("C1", now))).toBe(now + 1_000);
     await step("throttle.pushBack", () => throttle.pushBack("C1", now + 10_000, now));
+    expect(errors.splice(0)).toEqual([]);
+  });
+
+  it("every multi-key script's keys of card refs, the thread index and the dedupe markers share a slot", async () => {
+    const slot = async (k: string) => Number(await redis.call("CLUSTER", "KEYSLOT", k));
+    const p = periodOf(Date.now());
+    const families = [
+      // SET_IF_NEWER, SET_CARD, LOOKUP: the channel's periods and its posting marks.
+      [
+        ...Array.from({ length: PERIODS }, (_, i) => keys.refs("C1", p - i)),
+        keys.posting("C1", "t1"),
+        keys.posting("C1", "t2"),
+      ],
+      // NOTE_CHANNELS: one shard's periods.
+      Array.from({ length: PERIODS }, (_, i) => keys.cardIndex(indexShard("t1"), p - i)),
+      // RECORD_RECEIPTS, MARK_KEPT, READ_MARKER: the health hashes, any delivery's buckets, the old markers.
+      [
+        keys.lastDelivery,
+        keys.deliveryCounts,
+        keys.lastThreadDeliveryByCommunity,
+        keys.intake,
+        ...["0", "31", "63"].flatMap((shard) =>
+          Array.from({ length: 8 }, (_, i) => keys.dedupeDay(20_000 - i, shard)),
+        ),
+        keys.dedupe(deliveryId),
+      ],
+    ];
+    for (const family of families) expect(new Set(await Promise.all(family.map(slot))).size).toBe(1);
+    // Channels and index shards spread over the masters.
+    const spread = await Promise.all([
+      ...["C1", "C2", "C3", "C4", "C5", "C6"].map((c) => slot(keys.refs(c, p))),
+      ...[0, 1, 2, 3, 4, 5].map((n) => slot(keys.cardIndex(n, p))),
+    ]);
+    expect(new Set(spread).size).toBeGreaterThan(6);
+  });
+
+  it("card refs of the layout before are read, edited and migrated on the cluster", async () => {
+    const refs = new MessageRefStore(redis, keys);
+    const old = keys.messageRef("C7", "t7");
+    await redis.hset(
+      old,
+      "version",
+      "2001",
+      "ts",
+      "7.0001",
+      "enrichedAtMs",
+      "1000",
+      "hasSentiment",
+      "1",
+      "groupId",
+      "g1",
+    );
+    await redis.hset(keys.messageRef("C8", "t8"), "ts", "8.0001", "groupId", "g1");
+    await redis.zadd(keys.threadCards("t7"), 5, "C7");
+    await redis.set(keys.legacyPosting("C9", "t9"), "123");
+    expect(await step("refs.get (old)", () => refs.get("C7", "t7"))).toMatchObject({
+      ts: "7.0001",
+      hasSentiment: true,
+    });
+    expect(await step("refs.postingSince (old)", () => refs.postingSince("C9", "t9"))).toBe(123);
+    expect(
+      await step("refs.setCard (old)", () =>
+        refs.setCard("C7", "t7", "7.0001", {
+          digest: digest("t7", "Seven"),
+          change: [],
+          noLongerMatches: false,
+        }),
+      ),
+    ).toBe(true);
+    expect(await redis.exists(old)).toBe(0);
+    expect(await step("refs.channelsOf (old)", () => refs.channelsOf("t7"))).toEqual(["C7"]);
+    const legacy = { mayRemain: true };
+    const result = await step("migrateCardRefs", () => migrateCardRefs(redis, prefix, silentLogger, legacy));
+    expect(result).toMatchObject({ ran: true, counts: { refs: 1, indexes: 1 } });
+    expect(legacy.mayRemain).toBe(false);
+    const after = new MessageRefStore(redis, keys, { legacy });
+    expect((await after.get("C7", "t7"))?.card?.digest.title).toBe("Seven");
+    expect(await after.get("C8", "t8")).toMatchObject({ ts: "8.0001" });
+    expect(await after.channelsOf("t7")).toEqual(["C7"]);
     expect(errors.splice(0)).toEqual([]);
   });
 

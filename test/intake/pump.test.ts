@@ -12,7 +12,7 @@ import { createMetrics } from "../../src/metrics.js";
 import { stateKeys, workspacePrefix } from "../../src/store/keys.js";
 import { SubscriptionStore } from "../../src/store/subscriptions.js";
 import { createRedis } from "../../src/store/redis.js";
-import { recordReceipts } from "../../src/intake/receipts.js";
+import { readMarker, recordReceipts } from "../../src/intake/receipts.js";
 import { classifyDelivery } from "../../src/intake/classify-delivery.js";
 import { formatIntakeEntry } from "../../src/intake/entry.js";
 import { workspaceDeliveries } from "../../src/workspaces/workspace-queues.js";
@@ -498,7 +498,7 @@ describe("the intake pump", () => {
         event: JSON.parse(thread(1)) as unknown,
         deduplicated: true,
       });
-      expect(await redis.get(keys.dedupe(idOf(thread(1))))).toBe(`${at(1)} r1`);
+      expect(await readMarker(redis, keys, idOf(thread(1)))).toBe(`${at(1)} r1`);
       const health = receiptBooks(redis, prefix)(undefined).health;
       expect((await health.deadLetters()).map((l) => [l.reason, l.body, l.at])).toEqual([
         ["invalid_json", "{not json", at(2)],

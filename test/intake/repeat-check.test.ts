@@ -13,7 +13,7 @@ import { createRedis } from "../../src/store/redis.js";
 import { SubscriptionStore } from "../../src/store/subscriptions.js";
 import { classifyDelivery } from "../../src/intake/classify-delivery.js";
 import { createReceiver } from "../../src/webhooks/create-receiver.js";
-import { repeatCheck } from "../../src/intake/receipts.js";
+import { readMarker, repeatCheck } from "../../src/intake/receipts.js";
 import { Spool } from "../../src/webhooks/spool.js";
 import { openIntake, type Intake } from "../helpers/intake.js";
 import { dropPrefix, testRedisUrl, uniquePrefix } from "../helpers/redis.js";
@@ -78,7 +78,7 @@ describe("repeats: dropped by the intake pump, and by the first step of jobs que
     expect(await intake.single(first.deliveryId)).toBeUndefined();
     expect(await intake.waiting()).toEqual([]);
     // The repeat left the marker to the first receipt (its time, then its id).
-    expect((await redis.get(r.keys.dedupe(first.deliveryId)))?.split(" ")[0]).toBe(
+    expect((await readMarker(redis, r.keys, first.deliveryId))?.split(" ")[0]).toBe(
       "2026-11-20T10:00:00.000Z",
     );
     // A job an older version queued for this repeat is told so by its first step.

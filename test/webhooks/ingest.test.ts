@@ -17,6 +17,7 @@ import { freePort } from "../helpers/global-redis.js";
 import { openIntake, type Intake } from "../helpers/intake.js";
 import { dropPrefix, testRedisUrl, uniquePrefix } from "../helpers/redis.js";
 import { startOwnRedis, type OwnRedis } from "../helpers/redis-server.js";
+import { readMarker } from "../../src/intake/receipts.js";
 
 const fixture = (name: string): string =>
   readFileSync(new URL(`../fixtures/webhooks/${name}.json`, import.meta.url), "utf8");
@@ -92,7 +93,7 @@ describe("DeliveryIngest with Redis up", () => {
     expect(await deliveriesMetric(metrics, "chatthread-crud", "queued")).toBe(0);
     // The acknowledgement adds no job, sets no marker and parses nothing: one entry, as received.
     expect(await intake.deliveries.getJobCounts("waiting")).toEqual({ waiting: 0 });
-    expect(await redis.exists(r.keys.dedupe(idOf(THREAD)))).toBe(0);
+    expect(await readMarker(redis, r.keys, idOf(THREAD))).toBeNull();
     expect(await intake.entries()).toEqual([
       {
         kind: "received",
@@ -105,10 +106,11 @@ describe("DeliveryIngest with Redis up", () => {
     expect(await intake.drain()).toBe(1);
     expect(await intake.entries()).toEqual([]);
     // The receipt: a 7-day marker holding the receipt time and id.
-    expect(await redis.get(r.keys.dedupe(idOf(THREAD)))).toMatch(/^2025-03-05T18:02:12\.000Z [0-9a-z]+$/);
-    const ttl = await redis.ttl(r.keys.dedupe(idOf(THREAD)));
-    expect(ttl).toBeGreaterThan(7 * 86_400 - 60);
-    expect(ttl).toBeLessThanOrEqual(7 * 86_400);
+    expect(await readMarker(redis, r.keys, idOf(THREAD))).toMatch(/^2025-03-05T18:02:12\.000Z [0-9a-z]+$/);
+    // Live for 7 days from its recording, and no longer.
+    const marker = await readMarker(redis, r.keys, idOf(THREAD));
+    expect(await readMarker(redis, r.keys, idOf(THREAD), Date.now() + 7 * 86_400_000 - 60_000)).toBe(marker);
+    expect(await readMarker(redis, r.keys, idOf(THREAD), Date.now() + 7 * 86_400_000 + 1_000)).toBeNull();
     const job = await intake.single(idOf(THREAD));
     expect(job?.name).toBe("chatthread-crud");
     expect(job?.data).toMatchObject({
@@ -170,7 +172,7 @@ describe("DeliveryIngest with Redis up", () => {
     expect(await deliveriesMetric(metrics, "chatthread-crud", "duplicate")).toBe(2);
     expect(await intake.deliveries.getJobCounts("waiting")).toEqual({ waiting: 1 });
     expect((await intake.single(idOf(THREAD)))?.data.receivedAt).toBe(at.toISOString());
-    expect(await redis.get(r.keys.dedupe(idOf(THREAD)))).toBe(`${at.toISOString()} ${receipt ?? ""}`);
+    expect(await readMarker(redis, r.keys, idOf(THREAD))).toBe(`${at.toISOString()} ${receipt ?? ""}`);
     // The copy of a receipt counted already is not counted again; the repeats are.
     expect(await r.health.deliveryCounts()).toEqual({ "chatthread-crud": 3 });
   });
@@ -197,7 +199,7 @@ describe("DeliveryIngest with Redis up", () => {
     expect((await intake.waiting()).map((d) => d.deliveryId)).toEqual([idOf(THREAD), idOf(MESSAGE)]);
     // The marker holds the first receipt; the second, of the same millisecond, is not taken for
     // a copy of it (its receipt id differs): a repeat, counted, never queued.
-    expect(await redis.get(r.keys.dedupe(idOf(THREAD)))).toBe(`${at.toISOString()} ${receipts[0] ?? ""}`);
+    expect(await readMarker(redis, r.keys, idOf(THREAD))).toBe(`${at.toISOString()} ${receipts[0] ?? ""}`);
     expect(await deliveriesMetric(metrics, "chatthread-crud", "queued")).toBe(1);
     expect(await deliveriesMetric(metrics, "chatthread-crud", "duplicate")).toBe(1);
     expect(await r.health.deliveryCounts()).toEqual({ "chatthread-crud": 2, "chatmessage-crud": 1 });
@@ -255,8 +257,8 @@ describe("DeliveryIngest with Redis up", () => {
       expect(await deliveriesMetric(metrics, "chatthread-crud", "queued")).toBe(2);
       expect(await deliveriesMetric(metrics, "chatthread-crud", "duplicate")).toBe(0);
       const book = receiptBooks(redis, prefix)(ws);
-      expect(await redis.get(book.keys.dedupe(idOf(MESSAGE)))).toBe("2025-03-05T18:03:00.000Z spooled1");
-      expect(await redis.get(r.keys.dedupe(idOf(MESSAGE)))).toBeNull();
+      expect(await readMarker(redis, book.keys, idOf(MESSAGE))).toBe("2025-03-05T18:03:00.000Z spooled1");
+      expect(await readMarker(redis, r.keys, idOf(MESSAGE))).toBeNull();
       expect(await book.health.deliveryCounts()).toEqual({ "chatthread-crud": 1, "chatmessage-crud": 1 });
       expect(await r.health.deliveryCounts()).toEqual({ "chatthread-crud": 1 });
     } finally {
@@ -293,7 +295,7 @@ describe("DeliveryIngest with Redis up", () => {
     ]);
     expect(await intake.drain()).toBe(3);
     expect((await intake.waiting()).map((d) => [d.deliveryId, d.receivedAt])).toEqual([[c.deliveryId, at]]);
-    expect(await redis.get(r.keys.dedupe(c.deliveryId))).toBe(at);
+    expect(await readMarker(redis, r.keys, c.deliveryId)).toBe(at);
     expect(await deliveriesMetric(metrics, "chatthread-crud", "duplicate")).toBe(1);
     // The copy was counted by the older receiver's script; the repeat is counted now.
     expect(await r.health.deliveryCounts()).toEqual({ "chatthread-crud": 1 });
@@ -495,7 +497,7 @@ describe("DeliveryIngest when Redis is down, then back", () => {
     expect(await intake.drain()).toBe(1);
     expect(await intake.waiting()).toHaveLength(3);
     expect(await deliveriesMetric(metrics, "chatthread-crud", "duplicate")).toBe(2);
-    expect(await live.exists(keys.dedupe(threadId))).toBe(1);
+    expect(await readMarker(live, keys, threadId)).not.toBeNull();
   });
 
   it("once the spool is empty, deliveries go straight to Redis", async () => {
@@ -568,7 +570,7 @@ describe("DeliveryIngest when Redis answers too late", () => {
       expect(new Set(receipts).size).toBe(1);
       expect(await patientIntake.drain()).toBe(2);
       // The marker holds the receipt both entries carry; it was counted once.
-      expect(await admin.get(p.keys.dedupe(idOf(MESSAGE)))).toBe(receipts[0]);
+      expect(await readMarker(admin, p.keys, idOf(MESSAGE))).toBe(receipts[0]);
       expect(await p.health.deliveryCounts()).toEqual({ "chatmessage-crud": 1 });
       expect(await patientIntake.deliveries.getJobCounts("waiting")).toEqual({ waiting: 1 });
       expect((await patientIntake.deliveries.getJob(idOf(MESSAGE)))?.name).toBe("chatmessage-crud");

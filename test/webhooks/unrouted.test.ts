@@ -16,6 +16,7 @@ import { Spool, type SpooledDelivery } from "../../src/webhooks/spool.js";
 import { UnroutedDeliveries, type UnroutedDeps, type WebhookIngest } from "../../src/webhooks/unrouted.js";
 import { openIntake, type Intake } from "../helpers/intake.js";
 import { dropPrefix, testRedisUrl, uniquePrefix } from "../helpers/redis.js";
+import { readMarker } from "../../src/intake/receipts.js";
 
 const hash = (s: string) => createHash("sha256").update(s).digest("hex");
 const dirs: string[] = [];
@@ -222,10 +223,10 @@ describe("deliveries kept unrouted, routed into their workspace's intake", () =>
       expect(await deliveriesMetric(metrics, "chatthread-crud", "queued")).toBe(1);
       expect(await deliveriesMetric(metrics, "chatthread-crud", "duplicate")).toBe(3);
       const book = receiptBooks(redis, prefix)(WS);
-      expect(await redis.get(book.keys.dedupe(idOf(THREAD)))).toBe(
+      expect(await readMarker(redis, book.keys, idOf(THREAD))).toBe(
         `${at.toISOString()} ${receipts[0] || ""}`,
       );
-      expect(await redis.exists(stateKeys(prefix).dedupe(idOf(THREAD)))).toBe(0);
+      expect(await readMarker(redis, stateKeys(prefix), idOf(THREAD))).toBeNull();
       expect(await receiptBooks(redis, prefix)(undefined).health.deliveryCounts()).toEqual({});
     } finally {
       u.close();

@@ -131,9 +131,9 @@ describe.each(backends)(
         [A.channel, A.id],
         [B.channel, B.id],
       ]);
-      // Each workspace's message refs are its own (recorded just after the post).
+      // Each workspace's message refs are its own (recorded just after the post; one hash per channel and period).
       const refs = async (ws: Ws) =>
-        (await keys(`${workspacePrefix(h.config.redis.prefix, ws.id)}:state:ref:*`)).join();
+        (await keys(`${workspacePrefix(h.config.redis.prefix, ws.id)}:state:refs:*`)).join();
       await expect.poll(() => refs(A), { timeout: 5_000 }).toContain(A.channel);
       await expect.poll(() => refs(B), { timeout: 5_000 }).toContain(B.channel);
       expect(await refs(A)).not.toContain(B.channel);
