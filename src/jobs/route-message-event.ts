@@ -9,7 +9,7 @@ import { jobId, type AddOptions, type Producer, type RefreshJob, type SlackJob }
 
 export interface MessageRouteDeps {
   subscriptions: Pick<SubscriptionStore, "forGroup">;
-  refs: Pick<MessageRefStore, "get">;
+  refs: Pick<MessageRefStore, "has">;
   replies: Pick<PendingReplies, "push">;
   /** A getter, not the queue: see `healingQueue`. */
   slackQueue: () => Producer<SlackJob>;
@@ -76,7 +76,7 @@ export async function routeMessageEvent(
   const batch = windowed(now, deps.repliesBatchMs ?? DEFAULT_REPLIES_BATCH_MS);
   for (const sub of subs) {
     const channel = sub.channelId;
-    if (!(await deps.refs.get(channel, threadId))) continue;
+    if (!(await deps.refs.has(channel, threadId))) continue;
     result.counts++;
     await addOncePerWindow(
       deps,

@@ -82,6 +82,14 @@ end
 return false
 `);
 
+// Whether the field is in any of the periods' hashes (KEYS); ARGV[1]: the field.
+const FOUND = luaScript(`
+for i = 1, #KEYS do
+  if redis.call('HEXISTS', KEYS[i], ARGV[1]) == 1 then return 1 end
+end
+return 0
+`);
+
 // Compare-and-set: writes only when the new version is newer than the stored one, so an
 // older re-enrichment that finishes late can never overwrite a newer one. Either way the
 // posting mark (the last key, same slot) is done with: the message it guarded is recorded.
@@ -214,6 +222,16 @@ export class MessageRefStore {
     )) as Buffer | null;
     if (value) return decodeRef(value, threadId);
     return this.legacy.mayRemain ? this.getLegacy(channelId, threadId) : undefined;
+  }
+
+  /**
+   * Whether the channel shows a card of the thread: what a message delivery asks of every
+   * channel following its group, without reading (and inflating) the card.
+   */
+  async has(channelId: string, threadId: string): Promise<boolean> {
+    const found = await FOUND.run(this.redis, PERIODS, ...this.refKeys(channelId), idField(threadId));
+    if (found === 1) return true;
+    return this.legacy.mayRemain ? (await this.getLegacy(channelId, threadId)) !== undefined : false;
   }
 
   /** Replaces what the card at `ts` shows (counts, after a button); false when the ref moved on. */

@@ -1,7 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { AskedThisWindow } from "../../src/jobs/asked-this-window.js";
 import type { MessageEvent } from "../../src/insight/schemas.js";
-import type { MessageRef } from "../../src/store/message-refs.js";
 import { routeMessageEvent, type MessageRouteDeps } from "../../src/jobs/route-message-event.js";
 import type { Subscription } from "../../src/domain/subscription.js";
 
@@ -41,7 +40,6 @@ describe("routeMessageEvent asks for a card's windowed jobs once a window", () =
     createdAt: "2026-11-01T00:00:00.000Z",
     delivery: { replies: true },
   };
-  const ref: MessageRef = { ts: "1.2", enrichedAtMs: 1, hasSentiment: true, groupId: "g1" };
   const message = (n: number): MessageEvent => ({
     webhookType: "chatmessage-crud",
     actionType: "created",
@@ -60,7 +58,7 @@ describe("routeMessageEvent asks for a card's windowed jobs once a window", () =
     let now = 1_000;
     const deps: MessageRouteDeps = {
       subscriptions: { forGroup: async () => [sub] },
-      refs: { get: async () => ref },
+      refs: { has: async () => true },
       replies: { push: async () => true },
       slackQueue: () => ({
         add: async (_name, _data, opts) => {
@@ -85,7 +83,7 @@ describe("routeMessageEvent asks for a card's windowed jobs once a window", () =
     let calls = 0;
     const deps: MessageRouteDeps = {
       subscriptions: { forGroup: async () => [{ ...sub, delivery: {} }] },
-      refs: { get: async () => ref },
+      refs: { has: async () => true },
       replies: { push: async () => true },
       slackQueue: () => ({
         add: async () => {

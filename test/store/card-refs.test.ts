@@ -113,6 +113,17 @@ describe("card refs in one hash per channel and period", () => {
     for (const [c, t, r] of cases) expect(await refs.get(c, t)).toEqual(r);
   });
 
+  it("has: a channel's card of the thread is known without reading it, in any period", async () => {
+    expect(await refs.has("C1", THREAD)).toBe(false);
+    await refs.setIfNewer("C1", THREAD, ref());
+    expect(await refs.has("C1", THREAD)).toBe(true);
+    expect(await refs.has("C2", THREAD)).toBe(false);
+    expect(await refs.has("C1", "6650c0de0300000000100999")).toBe(false);
+    // Four periods on, the ref is still where it was written.
+    clock = NOW + 4 * PERIOD_MS;
+    expect(await refs.has("C1", THREAD)).toBe(true);
+  });
+
   it("reads back on an auto-pipelined connection (the app's), binary values intact", async () => {
     const piped = createRedis(testRedisUrl(), "shared", silentLogger, { enableAutoPipelining: true });
     try {
@@ -238,6 +249,7 @@ describe("card refs in one hash per channel and period", () => {
       await redis.zadd(keys.threadCards(THREAD), NOW - 10 * DAY, "C1");
       await redis.set(keys.legacyPosting("C9", THREAD), String(NOW));
       expect(await refs.get("C1", THREAD)).toEqual(ref());
+      expect(await refs.has("C1", THREAD)).toBe(true);
       expect(await refs.channelsOf(THREAD)).toEqual(["C1"]);
       // An older enrichment still loses against the old ref.
       expect(await refs.setIfNewer("C1", THREAD, ref({ enrichedAtMs: NOW - 2 * DAY, ts: "old" }))).toBe(
