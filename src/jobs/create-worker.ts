@@ -2,7 +2,7 @@ import { hostname } from "node:os";
 import { Worker, type Processor, type Queue, type WorkerOptions } from "bullmq";
 import type { Logger } from "../log.js";
 import type { Metrics } from "../metrics.js";
-import { createRedis, withTimeout, type RedisClient, type RedisTarget } from "../store/redis.js";
+import { createRedis, isCluster, withTimeout, type RedisClient, type RedisTarget } from "../store/redis.js";
 import { WorkerHealth } from "./worker-health.js";
 
 /** Knobs tests turn; production uses BullMQ's defaults. */
@@ -55,12 +55,13 @@ async function closeWorker(worker: Worker, logger: Logger, graceMs = 10_000): Pr
 
 /**
  * How long an idle worker's blocking fetch waits before it looks again (seconds), when no
- * delayed job waits: a job added wakes it at once (BullMQ's marker). BullMQ's own 10 s cap
- * applies while delayed jobs wait, and is kept: it bounds how long a worker waits on a marker a
- * failover or a restart lost, or on a frozen node, before it looks again (issue 33's matrix).
- * 5 s (BullMQ's default) doubled: half the idle looks of the queues that are mostly empty.
+ * delayed job waits: a job added wakes it at once (BullMQ's marker), so this only spaces the
+ * idle looks. On one Redis a lost marker comes only with a restart, which breaks the blocking
+ * call at once: 30 s. On a cluster a frozen master holds the call silently until it times out:
+ * 10 s there, which bounds how long a shard's worker waits on it (issue 33's matrix). While
+ * delayed jobs wait, BullMQ's own 10 s cap applies either way.
  */
-export const IDLE_LOOK_SECONDS = 10;
+export const IDLE_LOOK_SECONDS = { single: 30, cluster: 10 } as const;
 
 /**
  * The one way a queue's worker is made: over `connection` (a `blocking`-kind one, which BullMQ
@@ -72,7 +73,7 @@ function createWorker(spec: WorkerSpec, ctx: WorkerContext, connection: RedisCli
   const { logger, metrics, tuning = {} } = ctx;
   const worker = new Worker(spec.queue, spec.processor, {
     connection,
-    drainDelay: IDLE_LOOK_SECONDS,
+    drainDelay: isCluster(connection) ? IDLE_LOOK_SECONDS.cluster : IDLE_LOOK_SECONDS.single,
     prefix: ctx.prefix,
     // Who processed a job (BullMQ keeps it with the job: the admin page, tests).
     name: `${hostname()}:${process.pid}`,
