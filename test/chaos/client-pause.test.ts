@@ -1,36 +1,19 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Redis } from "ioredis";
-import { SEED } from "../../dev/emulator/index.js";
-import { startHarness, TEST_CHANNEL, type Harness } from "../helpers/app-harness.js";
-import { startOwnRedis, type OwnRedis } from "../helpers/redis-server.js";
-import { follow } from "../reconcile/support.js";
-import { faultRow, spooledAcks, type FlowTarget } from "./flow.js";
-
-const OTHER_CHANNEL = "C0CHAOSTWO";
+import type { Redis } from "ioredis";
+import type { Harness } from "../helpers/app-harness.js";
+import { faultRow, spooledAcks, startChaosRig, type ChaosRig, type FlowTarget } from "./flow.js";
 
 describe("chaos: Redis clients paused (CLIENT PAUSE) longer than the acknowledgement's budget", () => {
-  let redis: OwnRedis;
+  let rig: ChaosRig;
   let admin: Redis;
   let h: Harness;
-  const targets: FlowTarget[] = [
-    { groupId: SEED.groups.support, channel: TEST_CHANNEL },
-    { groupId: SEED.groups.contributors, channel: OTHER_CHANNEL },
-  ];
+  let targets: FlowTarget[];
   beforeAll(async () => {
-    redis = await startOwnRedis();
-    admin = new Redis(redis.url);
-    h = await startHarness({
-      redisUrl: redis.url,
-      env: { RECONCILE_INTERVAL: "3" },
-      emulator: { webhookTimeoutMs: 10_000 },
-      tuning: { healthWatchMs: 500 },
-    });
-    for (const t of targets) await follow(h, t.groupId, t.channel);
+    rig = await startChaosRig();
+    ({ admin, h, targets } = rig);
   });
   afterAll(async () => {
-    admin?.disconnect();
-    await h?.stop();
-    await redis?.close();
+    await rig?.stop();
   });
 
   it("acknowledges every delivery within 10 s (spooled), and posts everything once after", async () => {

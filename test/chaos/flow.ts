@@ -1,6 +1,15 @@
+import { Redis } from "ioredis";
 import { request } from "undici";
-import { messageText, OPS_CHANNEL, type Harness } from "../helpers/app-harness.js";
-import { digestsOf, waitUntil } from "../reconcile/support.js";
+import { SEED } from "../../dev/emulator/index.js";
+import {
+  messageText,
+  OPS_CHANNEL,
+  startHarness,
+  TEST_CHANNEL,
+  type Harness,
+} from "../helpers/app-harness.js";
+import { startOwnRedis, type OwnRedis } from "../helpers/redis-server.js";
+import { digestsOf, follow, waitUntil } from "../reconcile/support.js";
 
 /** Where the flow's threads live and which channel follows that group. */
 export interface FlowTarget {
@@ -15,6 +24,46 @@ export interface FlowThread {
   n: number;
   /** The latest enrichment's revision: the digest must show it in the end. */
   rev: number;
+}
+
+/** A chaos row's rig: an app on a Redis of its own, an admin connection to that Redis, two channels following two groups. */
+export interface ChaosRig {
+  redis: OwnRedis;
+  admin: Redis;
+  h: Harness;
+  targets: FlowTarget[];
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts the rig the Redis fault rows share: the reconciler every 3 s, the emulator's webhook
+ * timeout 10 s (the acknowledgement's budget), the health watch every 0.5 s.
+ */
+export async function startChaosRig(): Promise<ChaosRig> {
+  const redis = await startOwnRedis();
+  const admin = new Redis(redis.url);
+  const h = await startHarness({
+    redisUrl: redis.url,
+    env: { RECONCILE_INTERVAL: "3" },
+    emulator: { webhookTimeoutMs: 10_000 },
+    tuning: { healthWatchMs: 500 },
+  });
+  const targets: FlowTarget[] = [
+    { groupId: SEED.groups.support, channel: TEST_CHANNEL },
+    { groupId: SEED.groups.contributors, channel: "C0CHAOSTWO" },
+  ];
+  for (const t of targets) await follow(h, t.groupId, t.channel);
+  return {
+    redis,
+    admin,
+    h,
+    targets,
+    stop: async () => {
+      admin.disconnect();
+      await h.stop();
+      await redis.close();
+    },
+  };
 }
 
 const SENTIMENTS = ["positive", "negative", "neutral", "mixed"];

@@ -1,41 +1,25 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Redis } from "ioredis";
-import { SEED } from "../../dev/emulator/index.js";
-import { startHarness, TEST_CHANNEL, type Harness } from "../helpers/app-harness.js";
-import { startOwnRedis, type OwnRedis } from "../helpers/redis-server.js";
-import { follow, opsMessages } from "../reconcile/support.js";
-import { faultRow, spooledAcks, type FlowTarget } from "./flow.js";
-
-const OTHER_CHANNEL = "C0CHAOSTWO";
+import type { Redis } from "ioredis";
+import type { Harness } from "../helpers/app-harness.js";
+import { opsMessages } from "../reconcile/support.js";
+import { faultRow, spooledAcks, startChaosRig, type ChaosRig, type FlowTarget } from "./flow.js";
 
 // Redis at maxmemory with noeviction (what BullMQ needs) refuses every write with "OOM command
 // not allowed": the receiver spools and answers 2xx, the workers cannot fetch (readiness says
 // so), the ops channel hears of it straight from Slack's API (Redis cannot queue the alert), and
 // everything is posted once when memory is freed.
 describe("chaos: Redis at maxmemory (OOM command not allowed) while digests flow", () => {
-  let redis: OwnRedis;
+  let rig: ChaosRig;
   let admin: Redis;
   let h: Harness;
-  const targets: FlowTarget[] = [
-    { groupId: SEED.groups.support, channel: TEST_CHANNEL },
-    { groupId: SEED.groups.contributors, channel: OTHER_CHANNEL },
-  ];
+  let targets: FlowTarget[];
   beforeAll(async () => {
-    redis = await startOwnRedis();
-    admin = new Redis(redis.url);
-    h = await startHarness({
-      redisUrl: redis.url,
-      env: { RECONCILE_INTERVAL: "3" },
-      emulator: { webhookTimeoutMs: 10_000 },
-      tuning: { healthWatchMs: 500 },
-    });
-    for (const t of targets) await follow(h, t.groupId, t.channel);
+    rig = await startChaosRig();
+    ({ admin, h, targets } = rig);
   });
   afterAll(async () => {
-    await admin?.config("SET", "maxmemory", "0").catch(() => undefined);
-    admin?.disconnect();
-    await h?.stop();
-    await redis?.close();
+    await rig?.admin.config("SET", "maxmemory", "0").catch(() => undefined);
+    await rig?.stop();
   });
 
   it("acknowledges every delivery (spooled), tells the ops channel, and posts everything once when memory is freed", async () => {
