@@ -203,7 +203,11 @@ function groupRefsOf(residual: string): GroupRef[] {
   }
   const implicit = leads.filter((l) => /^(?:in|from)\b/i.test(l[0])).slice(-2);
   for (const lead of implicit) {
-    add(residual.slice(lead.index + lead[0].length), false, lead.index, residual.length);
+    const from = lead.index + lead[0].length;
+    add(residual.slice(from), false, lead.index, residual.length);
+    // "… in Saturday Rides, what happened": a name ends at a comma or a colon.
+    const stop = /[,;:]/.exec(residual.slice(from));
+    if (stop) add(residual.slice(from, from + stop.index), false, lead.index, from + stop.index + 1);
   }
   return out;
 }

@@ -154,6 +154,18 @@ describe("understandQuestion: each kind of question, read without guessing", () 
     );
   });
 
+  it("a group named before a comma or a colon: the name alone is read too, after the whole tail", () => {
+    expect(read("in Saturday Rides, what happened this month?").groupRefs).toEqual([
+      { ref: "Saturday Rides, what happened", explicit: false },
+      { ref: "Saturday Rides", explicit: false },
+    ]);
+    expect(read("pricing complaints in Lumen DB Support: anything new?").groupRefs[1]).toEqual({
+      ref: "Lumen DB Support",
+      explicit: false,
+      topic: "pricing",
+    });
+  });
+
   it("every example question the app shows is read, none refused", () => {
     for (const q of EXAMPLE_QUESTIONS) expect(understandQuestion(q, NY).ok, q).toBe(true);
   });
