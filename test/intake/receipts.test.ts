@@ -1,24 +1,14 @@
-import { readFileSync } from "node:fs";
 import { afterAll, describe, expect, it } from "vitest";
 import { receiptBooks } from "../../src/intake/receipt-books.js";
 import { markerOf, readMarker, type Receipt, recordReceipts } from "../../src/intake/receipts.js";
 import { silentLogger } from "../../src/log.js";
 import { createMetrics, type Metrics } from "../../src/metrics.js";
 import { createRedis } from "../../src/store/redis.js";
-import { classifyDelivery } from "../../src/intake/classify-delivery.js";
 import { dropPrefix, testRedisUrl, uniquePrefix } from "../helpers/redis.js";
+import { receiptOf, webhookFixture } from "../helpers/webhook-fixtures.js";
 
-const fixture = (name: string): string =>
-  readFileSync(new URL(`../fixtures/webhooks/${name}.json`, import.meta.url), "utf8");
-const THREAD = fixture("chatthread-created");
-const MESSAGE = fixture("chatmessage-created");
-
-const receipt = (body: string, receivedAt: string, id?: string): Receipt => ({
-  c: classifyDelivery(body),
-  receivedAt,
-  ...(id ? { receipt: id } : {}),
-  body,
-});
+const THREAD = webhookFixture("chatthread-created");
+const MESSAGE = webhookFixture("chatmessage-created");
 
 describe("recordReceipts", () => {
   const redis = createRedis(testRedisUrl(), "shared", silentLogger);
@@ -42,7 +32,7 @@ describe("recordReceipts", () => {
 
   it("a first receipt goes on; the same receipt again goes on uncounted; another receipt of it is a repeat", async () => {
     const { book, metrics, record } = setUp();
-    const first = receipt(THREAD, "2026-11-20T10:00:00.000Z", "r1");
+    const first = receiptOf(THREAD, "2026-11-20T10:00:00.000Z", "r1");
     expect(await record(first)).toEqual([true]);
     expect(await readMarker(redis, book.keys, first.c.deliveryId)).toBe("2026-11-20T10:00:00.000Z r1");
     expect(await readMarker(redis, book.keys, first.c.deliveryId, Date.now() + 7 * 86_400_000 - 60_000)).toBe(
@@ -53,8 +43,8 @@ describe("recordReceipts", () => {
     // The same delivery received again: a repeat, even in the same millisecond.
     expect(
       await record(
-        receipt(THREAD, "2026-11-20T10:00:00.000Z", "r2"),
-        receipt(THREAD, "2026-11-21T09:00:00.000Z", "r3"),
+        receiptOf(THREAD, "2026-11-20T10:00:00.000Z", "r2"),
+        receiptOf(THREAD, "2026-11-21T09:00:00.000Z", "r3"),
       ),
     ).toEqual([false, false]);
     expect(await count(metrics, "queued")).toBe(1);
@@ -68,26 +58,26 @@ describe("recordReceipts", () => {
     const { record } = setUp();
     expect(
       await record(
-        receipt(THREAD, "2026-11-20T10:00:00.000Z", "r1"),
-        receipt(MESSAGE, "2026-11-20T10:00:01.000Z", "r2"),
-        receipt(THREAD, "2026-11-20T10:00:02.000Z", "r3"),
+        receiptOf(THREAD, "2026-11-20T10:00:00.000Z", "r1"),
+        receiptOf(MESSAGE, "2026-11-20T10:00:01.000Z", "r2"),
+        receiptOf(THREAD, "2026-11-20T10:00:02.000Z", "r3"),
       ),
     ).toEqual([true, true, false]);
   });
 
   it("a receipt spooled before receipts had ids matches a marker of its time alone", async () => {
     const { book, record } = setUp();
-    const old = receipt(THREAD, "2026-11-20T10:00:00.000Z");
+    const old = receiptOf(THREAD, "2026-11-20T10:00:00.000Z");
     expect(markerOf(old)).toBe("2026-11-20T10:00:00.000Z");
     // The marker an older receiver set at its acknowledgement.
     await redis.set(book.keys.dedupe(old.c.deliveryId), "2026-11-20T10:00:00.000Z");
     expect(await record(old)).toEqual([true]);
-    expect(await record(receipt(THREAD, "2026-11-20T10:00:00.000Z", "r9"))).toEqual([false]);
+    expect(await record(receiptOf(THREAD, "2026-11-20T10:00:00.000Z", "r9"))).toEqual([false]);
   });
 
   it("an invalid delivery's dead letter is kept once per receipt: its copy in the batch, its batch again, its spooled copy later", async () => {
     const { book, metrics, record } = setUp();
-    const bad = receipt("{not json", "2026-11-20T10:00:00.000Z", "r1");
+    const bad = receiptOf("{not json", "2026-11-20T10:00:00.000Z", "r1");
     // The receipt and its spooled copy in one batch.
     expect(await record(bad, bad)).toEqual([false, false]);
     expect(await readMarker(redis, book.keys, bad.c.deliveryId)).toBe("2026-11-20T10:00:00.000Z r1 kept");
@@ -109,7 +99,7 @@ describe("recordReceipts", () => {
 
   it("a process that died between keeping a dead letter and marking its receipt leaves no second one to the next", async () => {
     const { book, metrics, record } = setUp();
-    const bad = receipt("{not json", "2026-11-20T10:00:00.000Z", "r1");
+    const bad = receiptOf("{not json", "2026-11-20T10:00:00.000Z", "r1");
     // What the stopped process did: its receipt recorded (the marker, not yet "kept") and its
     // dead letter kept, as recordReceipts does it; then it died before the marker said so.
     await redis.set(book.keys.dedupe(bad.c.deliveryId), markerOf(bad), "EX", 7 * 86_400);
@@ -137,13 +127,13 @@ describe("recordReceipts", () => {
 
   it("keeps the newest time per type and per community: a replayed spool never turns them back", async () => {
     const { book, record } = setUp();
-    await record(receipt(THREAD, "2026-11-20T10:00:00.000Z", "r1"));
+    await record(receiptOf(THREAD, "2026-11-20T10:00:00.000Z", "r1"));
     const other = THREAD.replace("65f1c0a2e4b0a1d2c3b4a001", "65f1c0a2e4b0a1d2c3b4a002").replace(
       "65f1c0a2e4b0a1d2c3f10a3c",
       "65f1c0a2e4b0a1d2c3f10a3d",
     );
-    await record(receipt(other, "2026-11-19T00:00:00.000Z", "r2")); // older, another community
-    await record(receipt(fixture("chatthread-updated"), "2026-11-18T00:00:00.000Z", "r3")); // older
+    await record(receiptOf(other, "2026-11-19T00:00:00.000Z", "r2")); // older, another community
+    await record(receiptOf(webhookFixture("chatthread-updated"), "2026-11-18T00:00:00.000Z", "r3")); // older
     expect(await book.health.lastThreadDeliveries()).toEqual({
       "65f1c0a2e4b0a1d2c3b4a001": "2026-11-20T10:00:00.000Z",
       "65f1c0a2e4b0a1d2c3b4a002": "2026-11-19T00:00:00.000Z",
@@ -153,10 +143,10 @@ describe("recordReceipts", () => {
 
   it("an invalid delivery is kept as a dead letter on its first receipt, never goes on, and a repeat keeps nothing more", async () => {
     const { book, metrics, record } = setUp();
-    const bad = receipt("{not json", "2026-11-20T10:00:00.000Z", "r1");
-    const unknown = receipt(fixture("unknown-type"), "2026-11-20T10:00:01.000Z", "r2");
+    const bad = receiptOf("{not json", "2026-11-20T10:00:00.000Z", "r1");
+    const unknown = receiptOf(webhookFixture("unknown-type"), "2026-11-20T10:00:01.000Z", "r2");
     expect(await record(bad, unknown)).toEqual([false, false]);
-    expect(await record(receipt("{not json", "2026-11-20T11:00:00.000Z", "r3"))).toEqual([false]);
+    expect(await record(receiptOf("{not json", "2026-11-20T11:00:00.000Z", "r3"))).toEqual([false]);
     const letters = await book.health.deadLetters(10);
     expect(letters.map((l) => [l.reason, l.at, l.deliveryId])).toEqual([
       ["unknown_type", "2026-11-20T10:00:01.000Z", unknown.c.deliveryId],

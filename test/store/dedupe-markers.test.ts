@@ -1,12 +1,11 @@
-import { readFileSync } from "node:fs";
 import { afterAll, describe, expect, it } from "vitest";
-import { classifyDelivery } from "../../src/intake/classify-delivery.js";
 import { receiptBooks } from "../../src/intake/receipt-books.js";
 import { readMarker, recordReceipts, repeatCheck, type Receipt } from "../../src/intake/receipts.js";
 import { silentLogger } from "../../src/log.js";
 import { createMetrics, type Metrics } from "../../src/metrics.js";
 import { createRedis } from "../../src/store/redis.js";
 import { dropPrefix, testRedisUrl, uniquePrefix } from "../helpers/redis.js";
+import { receiptOf, webhookFixture } from "../helpers/webhook-fixtures.js";
 
 /*
  * De-duplication markers in one hash per day and shard (issue 38): live exactly 7 days from
@@ -14,13 +13,7 @@ import { dropPrefix, testRedisUrl, uniquePrefix } from "../helpers/redis.js";
  */
 
 const DAY = 86_400_000;
-const THREAD = readFileSync(new URL("../fixtures/webhooks/chatthread-created.json", import.meta.url), "utf8");
-const receipt = (body: string, receivedAt: string, id?: string): Receipt => ({
-  c: classifyDelivery(body),
-  receivedAt,
-  ...(id ? { receipt: id } : {}),
-  body,
-});
+const THREAD = webhookFixture("chatthread-created");
 
 describe("de-duplication markers in day buckets", () => {
   const redis = createRedis(testRedisUrl(), "shared", silentLogger);
@@ -49,11 +42,13 @@ describe("de-duplication markers in day buckets", () => {
     // Late in a day: the marker's bucket is the oldest of the 8 read a week later.
     const t0 = Math.floor(Date.now() / DAY) * DAY - 7 * DAY + 20 * 3_600_000;
     at(t0);
-    const first = receipt(THREAD, new Date(t0).toISOString(), "r1");
+    const first = receiptOf(THREAD, new Date(t0).toISOString(), "r1");
     expect(await record(first)).toEqual([true]);
     for (const later of [1, 2 * 3_600_000, DAY, 3 * DAY, 6 * DAY + 23 * 3_600_000, 7 * DAY - 1_000]) {
       at(t0 + later);
-      expect(await record(receipt(THREAD, new Date(t0 + later).toISOString(), `r${later}`))).toEqual([false]);
+      expect(await record(receiptOf(THREAD, new Date(t0 + later).toISOString(), `r${later}`))).toEqual([
+        false,
+      ]);
       // The same receipt again (its batch taken again, its spooled copy) still goes on.
       expect(await record(first)).toEqual([true]);
     }
@@ -68,7 +63,7 @@ describe("de-duplication markers in day buckets", () => {
     expect(await repeatCheck(redis, book.keys, () => t0 + 7 * DAY + 1_000)(first.c.deliveryId, "x")).toBe(
       false,
     );
-    const again = receipt(THREAD, new Date(t0 + 7 * DAY + 1_000).toISOString(), "r9");
+    const again = receiptOf(THREAD, new Date(t0 + 7 * DAY + 1_000).toISOString(), "r9");
     expect(await record(again)).toEqual([true]);
     expect(await count(metrics, "queued")).toBe(2);
     expect(await readMarker(redis, book.keys, first.c.deliveryId, t0 + 7 * DAY + 1_000)).toBe(
@@ -80,30 +75,30 @@ describe("de-duplication markers in day buckets", () => {
     const { book, metrics, record, at } = setUp();
     const t0 = Date.now() - 5 * DAY;
     at(t0);
-    const bad = receipt("{not json", new Date(t0).toISOString(), "r1");
+    const bad = receiptOf("{not json", new Date(t0).toISOString(), "r1");
     expect(await record(bad)).toEqual([false]); // 1: kept as a dead letter
     at(t0 + 3 * DAY);
     expect(await readMarker(redis, book.keys, bad.c.deliveryId, t0 + 3 * DAY)).toBe(
       `${bad.receivedAt} r1 kept`,
     );
     expect(await record(bad)).toEqual([false]); // 3: its dead letter is kept already
-    expect(await record(receipt("{not json", new Date(t0 + 3 * DAY).toISOString(), "r2"))).toEqual([false]); // 0
+    expect(await record(receiptOf("{not json", new Date(t0 + 3 * DAY).toISOString(), "r2"))).toEqual([false]); // 0
     expect((await book.health.deadLetterCounts()).total).toBe(1);
     expect(await count(metrics, "dead_letter", "other")).toBe(1);
   });
 
   it("a marker the receiver wrote before the upgrade (one key, 7 days) is still found", async () => {
     const { book, record } = setUp();
-    const old = receipt(THREAD, "2026-11-20T10:00:00.000Z", "r1");
+    const old = receiptOf(THREAD, "2026-11-20T10:00:00.000Z", "r1");
     await redis.set(book.keys.dedupe(old.c.deliveryId), "2026-11-20T10:00:00.000Z r1", "EX", 3 * 86_400);
     expect(await record(old)).toEqual([true]); // 2: the same receipt
-    expect(await record(receipt(THREAD, "2026-11-21T10:00:00.000Z", "r2"))).toEqual([false]); // 0
+    expect(await record(receiptOf(THREAD, "2026-11-21T10:00:00.000Z", "r2"))).toEqual([false]); // 0
     expect(await readMarker(redis, book.keys, old.c.deliveryId)).toBe("2026-11-20T10:00:00.000Z r1");
   });
 
   it("a time that is not a canonical ISO time, and an id that is not ours, read back as written", async () => {
     const { book, record } = setUp();
-    const odd = { ...receipt(THREAD, "2026-11-20 10:00! Z", "r1") };
+    const odd = { ...receiptOf(THREAD, "2026-11-20 10:00! Z", "r1") };
     odd.c = { ...odd.c, deliveryId: "not-a-hex-id" } as Receipt["c"];
     expect(await record(odd)).toEqual([true]);
     expect(await readMarker(redis, book.keys, "not-a-hex-id")).toBe("2026-11-20 10:00! Z r1");
@@ -116,7 +111,7 @@ describe("de-duplication markers in day buckets", () => {
       THREAD.replace('"threadId"', `"n${i}":1,"threadId"`),
     );
     expect(
-      (await record(...bodies.map((b, i) => receipt(b, new Date().toISOString(), `r${i}`)))).every(Boolean),
+      (await record(...bodies.map((b, i) => receiptOf(b, new Date().toISOString(), `r${i}`)))).every(Boolean),
     ).toBe(true);
     const buckets = await redis.keys(`${prefix}:state:health:seen:*`);
     expect(buckets.length).toBeLessThanOrEqual(64);

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Redis } from "ioredis";
@@ -18,12 +18,10 @@ import { openIntake, type Intake } from "../helpers/intake.js";
 import { dropPrefix, testRedisUrl, uniquePrefix } from "../helpers/redis.js";
 import { startOwnRedis, type OwnRedis } from "../helpers/redis-server.js";
 import { readMarker } from "../../src/intake/receipts.js";
+import { webhookFixture } from "../helpers/webhook-fixtures.js";
 
-const fixture = (name: string): string =>
-  readFileSync(new URL(`../fixtures/webhooks/${name}.json`, import.meta.url), "utf8");
-
-const THREAD = fixture("chatthread-created");
-const MESSAGE = fixture("chatmessage-created");
+const THREAD = webhookFixture("chatthread-created");
+const MESSAGE = webhookFixture("chatmessage-created");
 
 /** insight_relay_* counter or gauge value for exactly these labels, read from the registry. */
 async function metricValue(
@@ -303,7 +301,7 @@ describe("DeliveryIngest with Redis up", () => {
 
   it("invalid deliveries are kept as dead letters, once, and never queued", async () => {
     await r.ingest.ingest("{not json", new Date("2025-03-05T18:05:00.000Z"));
-    await r.ingest.ingest(fixture("unknown-type"));
+    await r.ingest.ingest(webhookFixture("unknown-type"));
     // Kept by the pump, not at the acknowledgement.
     expect(await r.health.deadLetterCounts()).toMatchObject({ total: 0 });
     expect(await intake.drain()).toBe(2);
@@ -343,7 +341,7 @@ describe("DeliveryIngest with Redis up", () => {
   it("records the last delivery time per type, and counts deliveries (repeats included)", async () => {
     await r.ingest.ingest(THREAD, new Date("2025-03-05T18:02:12.000Z"));
     await r.ingest.ingest(MESSAGE, new Date("2025-03-05T18:03:00.000Z"));
-    await r.ingest.ingest(fixture("chatthread-updated"), new Date("2025-03-06T09:42:00.000Z"));
+    await r.ingest.ingest(webhookFixture("chatthread-updated"), new Date("2025-03-06T09:42:00.000Z"));
     await r.ingest.ingest(THREAD, new Date("2025-03-06T09:43:00.000Z")); // a repeat
     await r.ingest.ingest("garbage", new Date("2025-03-06T10:00:00.000Z"));
     expect(await r.health.lastDeliveries()).toEqual({});
@@ -370,7 +368,7 @@ describe("DeliveryIngest with Redis up", () => {
     await r.ingest.ingest(THREAD, new Date("2025-03-06T09:43:00.000Z"));
     await r.ingest.ingest(other, new Date("2025-03-06T09:44:00.000Z"));
     await r.ingest.ingest(MESSAGE, new Date("2025-03-06T09:50:00.000Z")); // messages prove nothing of threads
-    await r.ingest.ingest(fixture("chatthread-updated"), new Date("2025-03-05T00:00:00.000Z")); // older
+    await r.ingest.ingest(webhookFixture("chatthread-updated"), new Date("2025-03-05T00:00:00.000Z")); // older
     expect(await intake.drain()).toBe(4);
     expect(await r.health.lastThreadDeliveries()).toEqual({
       "65f1c0a2e4b0a1d2c3b4a001": "2025-03-06T09:43:00.000Z",
@@ -443,7 +441,7 @@ describe("DeliveryIngest when Redis is down, then back", () => {
     down.ingest.close();
     up = receiver(live, prefix, spool, metrics);
     expect(up.recorder.available).toBe(true);
-    const later = await up.ingest.ingest(fixture("chatthread-updated"));
+    const later = await up.ingest.ingest(webhookFixture("chatthread-updated"));
     expect(later.outcome).toBe("spooled");
     expect(await spool.sizeOnDisk()).toBe(5);
   });
@@ -462,7 +460,7 @@ describe("DeliveryIngest when Redis is down, then back", () => {
       MESSAGE,
       THREAD,
       "{not json",
-      fixture("chatthread-updated"),
+      webhookFixture("chatthread-updated"),
     ]);
     // All five reach the intake in arrival order; the pump drops the repeat and keeps the dead letter.
     expect(await intake.drain()).toBe(5);
@@ -503,7 +501,7 @@ describe("DeliveryIngest when Redis is down, then back", () => {
   it("once the spool is empty, deliveries go straight to Redis", async () => {
     const u = up;
     if (!u) throw new Error("previous test did not run");
-    const body = fixture("chatmessage-updated");
+    const body = webhookFixture("chatmessage-updated");
     const res = await u.ingest.ingest(body);
     expect(res.outcome).toBe("recorded");
     expect(await spool.sizeOnDisk()).toBe(0);

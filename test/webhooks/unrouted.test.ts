@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Redis } from "ioredis";
@@ -17,6 +17,7 @@ import { UnroutedDeliveries, type UnroutedDeps, type WebhookIngest } from "../..
 import { openIntake, type Intake } from "../helpers/intake.js";
 import { dropPrefix, testRedisUrl, uniquePrefix } from "../helpers/redis.js";
 import { readMarker } from "../../src/intake/receipts.js";
+import { webhookFixture } from "../helpers/webhook-fixtures.js";
 
 const hash = (s: string) => createHash("sha256").update(s).digest("hex");
 const dirs: string[] = [];
@@ -136,10 +137,8 @@ describe("deliveries kept unrouted while Redis is down", () => {
   });
 });
 
-const fixture = (name: string): string =>
-  readFileSync(new URL(`../fixtures/webhooks/${name}.json`, import.meta.url), "utf8");
-const THREAD = fixture("chatthread-created");
-const MESSAGE = fixture("chatmessage-created");
+const THREAD = webhookFixture("chatthread-created");
+const MESSAGE = webhookFixture("chatmessage-created");
 const idOf = (body: string) => classifyDelivery(body).deliveryId;
 
 // Routed deliveries go through the workspace's ingest like any other: in the deployment's
