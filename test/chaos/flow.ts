@@ -370,12 +370,20 @@ export async function faultRow(
   targets: FlowTarget[],
   name: string,
   fault: () => Promise<unknown>,
-  o: { perSecond?: number; leadMs?: number; tailMs?: number; settleMs?: number; sentiment?: boolean } = {},
+  o: {
+    perSecond?: number;
+    leadMs?: number;
+    tailMs?: number;
+    settleMs?: number;
+    sentiment?: boolean;
+    /** How often /readyz is asked (default 250 ms). */
+    readyzEveryMs?: number;
+  } = {},
 ): Promise<FaultRow> {
   const flow = new DigestFlow(h, targets);
   const before = h.emulator.webhooks.deliveries().length;
   const opsBefore = h.slack.messages(OPS_CHANNEL).length;
-  const readiness = new ReadinessWatch(h.baseUrl);
+  const readiness = new ReadinessWatch(h.baseUrl, o.readyzEveryMs);
   flow.start(o.perSecond ?? 4);
   await new Promise((r) => setTimeout(r, o.leadMs ?? 2_000));
   const faultAt = Date.now();
