@@ -1,4 +1,5 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+import { capturingEventLoopHistogram, sampleWhileBusy } from "./event-loop-sampling.js";
 
 /**
  * Every metric of the app, on one registry per process (tests create their own, so parallel
@@ -6,15 +7,19 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom
  */
 export function createMetrics(opts: { defaultMetrics?: boolean } = {}) {
   const registry = new Registry();
-  if (opts.defaultMetrics)
-    collectDefaultMetrics({
-      register: registry,
-      prefix: "insight_relay_",
-      // The event-loop lag histogram samples on a timer: prom-client's 10 ms woke an idle process
-      // a hundred times a second, most of its idle CPU (bench:steady's idle row). Once a second
-      // still shows any lag that matters to a scrape.
-      eventLoopMonitoringPrecision: 1_000,
-    });
+  if (opts.defaultMetrics) {
+    const histogram = capturingEventLoopHistogram(() =>
+      collectDefaultMetrics({
+        register: registry,
+        prefix: "insight_relay_",
+        // The event-loop lag histogram samples on a timer: prom-client's 10 ms woke an idle
+        // process a hundred times a second (bench:steady's idle row). Once a second still shows
+        // any lag that matters to a scrape, and only while the process works.
+        eventLoopMonitoringPrecision: 1_000,
+      }),
+    );
+    if (histogram) sampleWhileBusy(histogram);
+  }
   const r = [registry];
   return {
     registry,

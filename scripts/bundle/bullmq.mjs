@@ -5,4 +5,5 @@
 // imports that is not here fails the build; types still come from `bullmq` itself.
 export { Queue } from "bullmq/dist/cjs/classes/queue.js";
 export { Worker } from "bullmq/dist/cjs/classes/worker.js";
+export { LockManager } from "bullmq/dist/cjs/classes/lock-manager.js";
 export { DelayedError, UnrecoverableError } from "bullmq/dist/cjs/classes/errors/index.js";

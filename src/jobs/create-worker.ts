@@ -1,9 +1,10 @@
 import { hostname } from "node:os";
-import { Worker, type Processor, type Queue, type WorkerOptions } from "bullmq";
+import type { Processor, Queue, Worker, WorkerOptions } from "bullmq";
 import type { Logger } from "../log.js";
 import type { Metrics } from "../metrics.js";
 import { createRedis, isCluster, withTimeout, type RedisClient, type RedisTarget } from "../store/redis.js";
 import { WorkerHealth } from "./worker-health.js";
+import { QuietWorker } from "./lock-renewal.js";
 
 /** Knobs tests turn; production uses BullMQ's defaults. */
 export interface WorkerTuning {
@@ -71,7 +72,7 @@ export const IDLE_LOOK_SECONDS = { single: 30, cluster: 10 } as const;
  */
 function createWorker(spec: WorkerSpec, ctx: WorkerContext, connection: RedisClient): Worker {
   const { logger, metrics, tuning = {} } = ctx;
-  const worker = new Worker(spec.queue, spec.processor, {
+  const worker = new QuietWorker(spec.queue, spec.processor, {
     connection,
     drainDelay: isCluster(connection) ? IDLE_LOOK_SECONDS.cluster : IDLE_LOOK_SECONDS.single,
     prefix: ctx.prefix,

@@ -309,19 +309,20 @@ export interface ProcessWatchParts {
 export function startProcessWatch(p: ProcessWatchParts): () => Promise<void> {
   return startHealthWatch(
     {
-      sample: async () => ({
-        workers: p.workers ? await p.workers.probe() : undefined,
-        redisAnswers: await withTimeout(p.redis.ping(), 900, "Redis").then(
-          () => true,
-          () => false,
-        ),
-        spool: p.spool ? await p.spool.sizeOnDisk() : undefined,
-        intake: await withTimeout(intakeHead(p.redis, p.keys), 900, "Redis").catch(() => undefined),
-        overdue: p.overdue
-          ? await withTimeout(p.overdue.look(), 900, "Redis").catch(() => undefined)
-          : undefined,
-        atMs: Date.now(),
-      }),
+      // Every read at once: one round of replies (an idle process wakes once a look, not ten times).
+      sample: async () => {
+        const [workers, redisAnswers, spool, intake, overdue] = await Promise.all([
+          p.workers?.probe(),
+          withTimeout(p.redis.ping(), 900, "Redis").then(
+            () => true,
+            () => false,
+          ),
+          p.spool?.sizeOnDisk(),
+          withTimeout(intakeHead(p.redis, p.keys), 900, "Redis").catch(() => undefined),
+          p.overdue ? withTimeout(p.overdue.look(), 900, "Redis").catch(() => undefined) : undefined,
+        ]);
+        return { workers, redisAnswers, spool, intake, overdue, atMs: Date.now() };
+      },
       ops: p.ops,
       logger: p.logger,
       ...(p.intakeStalledMs ? { intakeStalledMs: p.intakeStalledMs } : {}),

@@ -1,0 +1,55 @@
+import perfHooks, { performance, type IntervalHistogram } from "node:perf_hooks";
+
+/** How often the process looks at whether it is working. */
+export const LOOK_EVERY_MS = 15_000;
+/** Busier than this share of the time: the event-loop delay is sampled. */
+export const BUSY_UTILIZATION = 0.002;
+
+/**
+ * Runs `register` (prom-client's `collectDefaultMetrics`) and returns the event-loop delay
+ * histogram it enables, if any. prom-client keeps it to itself, and its timer wakes the process
+ * at every tick of its precision, busy or not: the largest part of an idle process's CPU.
+ */
+export function capturingEventLoopHistogram(register: () => void): IntervalHistogram | undefined {
+  const original = perfHooks.monitorEventLoopDelay;
+  let captured: IntervalHistogram | undefined;
+  perfHooks.monitorEventLoopDelay = (o) => (captured = original(o));
+  try {
+    register();
+  } finally {
+    perfHooks.monitorEventLoopDelay = original;
+  }
+  return captured;
+}
+
+/** Whether the delay should be sampled, given the event loop's utilization since the last look. */
+export const worthSampling = (utilization: number): boolean => utilization > BUSY_UTILIZATION;
+
+/** The event loop's utilization (0-1) since the last call: free to read, it wakes nothing. */
+export function utilizationSinceLastLook(): () => number {
+  let last = performance.eventLoopUtilization();
+  return () => {
+    const now = performance.eventLoopUtilization();
+    const spell = performance.eventLoopUtilization(now, last);
+    last = now;
+    return spell.utilization;
+  };
+}
+
+/**
+ * Samples the event-loop delay only while the process works: an idle loop has no delay to
+ * show, and each sample wakes it. A look every 15 s at the loop's utilization switches
+ * sampling on or off, so a busy spell is sampled from its first 15 s on.
+ */
+export function sampleWhileBusy(
+  histogram: Pick<IntervalHistogram, "enable" | "disable">,
+  o: { everyMs?: number; utilization?: () => number } = {},
+): () => void {
+  const utilization = o.utilization ?? utilizationSinceLastLook();
+  const timer = setInterval(() => {
+    if (worthSampling(utilization())) histogram.enable();
+    else histogram.disable();
+  }, o.everyMs ?? LOOK_EVERY_MS);
+  timer.unref();
+  return () => clearInterval(timer);
+}

@@ -1,0 +1,126 @@
+import type { Job, LockManagerWorkerContext } from "bullmq";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { startWorkers, type StartedWorkers } from "../../src/jobs/create-worker.js";
+import { QUEUE_NAMES } from "../../src/jobs/job-types.js";
+import { LockRenewalWhileWorking } from "../../src/jobs/lock-renewal.js";
+import { createQueues, type Queues } from "../../src/jobs/queue-registry.js";
+import { createLogger } from "../../src/log.js";
+import { createMetrics } from "../../src/metrics.js";
+import { createRedis } from "../../src/store/redis.js";
+import { dropPrefix, testRedisUrl, uniquePrefix } from "../helpers/redis.js";
+
+describe("lock renewal while working (a dummy worker context)", () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  function manager() {
+    const extended: string[][] = [];
+    const context: LockManagerWorkerContext = {
+      name: "q",
+      extendJobLocks: async (ids) => {
+        extended.push(ids);
+        return [];
+      },
+      emit: () => true,
+      trace: (_k, _o, _d, callback) => callback(),
+    };
+    const m = new LockRenewalWhileWorking(context, {
+      lockRenewTime: 10_000,
+      lockDuration: 20_000,
+      workerId: "w",
+    });
+    return { m, extended };
+  }
+
+  it("sets no timer while it holds no job, renews a held job's lock every half renew time, and stops after", async () => {
+    vi.useFakeTimers();
+    const { m, extended } = manager();
+    m.start();
+    expect(m.isRunning()).toBe(false);
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(extended).toEqual([]);
+
+    m.trackJob("job-1", "token-1", Date.now());
+    expect(m.isRunning()).toBe(true);
+    await vi.advanceTimersByTimeAsync(5_000); // held 5 s: not yet past half the renew time
+    expect(extended).toEqual([]);
+    await vi.advanceTimersByTimeAsync(5_000); // held 10 s
+    expect(extended).toEqual([["job-1"]]);
+
+    m.untrackJob("job-1");
+    await vi.advanceTimersByTimeAsync(5_000); // the tick after finds nothing: no next one
+    expect(m.isRunning()).toBe(false);
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(extended).toEqual([["job-1"]]);
+
+    m.trackJob("job-2", "token-2", Date.now());
+    expect(m.isRunning()).toBe(true);
+    await m.close();
+    expect(m.isRunning()).toBe(false);
+  });
+
+  it("does nothing before the worker starts it", () => {
+    const { m } = manager();
+    m.trackJob("job-1", "token-1", Date.now());
+    expect(m.isRunning()).toBe(false);
+  });
+});
+
+describe("a worker's job that runs longer than its lock (real Redis and BullMQ)", () => {
+  const prefix = uniquePrefix("lock-renewal");
+  const logger = createLogger({ level: "silent" });
+  const redis = createRedis(testRedisUrl(), "shared", logger);
+  let queues: Queues;
+  let started: StartedWorkers;
+  let runs = 0;
+
+  beforeAll(() => {
+    queues = createQueues(redis, prefix);
+    started = startWorkers(
+      [
+        {
+          queue: QUEUE_NAMES.weekly,
+          concurrency: 1,
+          processor: async (job: Job) => {
+            runs++;
+            await new Promise((r) => setTimeout(r, 3_000));
+            return job.id;
+          },
+        },
+      ],
+      // A lock of 1 s, looked at for stalled jobs every 300 ms: a lock not renewed is lost at once.
+      {
+        redisUrl: testRedisUrl(),
+        prefix,
+        logger,
+        metrics: createMetrics(),
+        tuning: { lockDurationMs: 1_000, stalledIntervalMs: 300 },
+      },
+      (name) => queues.byName(name),
+    );
+  });
+  afterAll(async () => {
+    await started?.close();
+    await queues?.close();
+    redis.disconnect();
+    await dropPrefix(prefix);
+  });
+
+  it("keeps its lock, runs once and completes", async () => {
+    const [worker] = started.workers;
+    const stalled: string[] = [];
+    worker?.on("stalled", (id) => stalled.push(id));
+    const done = new Promise<string | undefined>((resolve) =>
+      worker?.on("completed", (job) => resolve(job.id)),
+    );
+    await queues.weekly.add(
+      "w",
+      { channelId: "C1", trigger: "now", timeZone: "UTC" },
+      { jobId: "weekly-long" },
+    );
+    expect(await done).toBe("weekly-long");
+    expect(stalled).toEqual([]);
+    expect(runs).toBe(1);
+  }, 15_000);
+});

@@ -1,0 +1,48 @@
+import { collectDefaultMetrics, Registry } from "prom-client";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import {
+  BUSY_UTILIZATION,
+  capturingEventLoopHistogram,
+  LOOK_EVERY_MS,
+  sampleWhileBusy,
+  worthSampling,
+} from "../../src/event-loop-sampling.js";
+
+describe("event-loop delay sampled while the process works", () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it("switches the histogram on for a busy spell and off for an idle one, at each look", async () => {
+    vi.useFakeTimers();
+    const calls: string[] = [];
+    const spells = [0, 0.3, 0.05, 0.0001];
+    const stop = sampleWhileBusy(
+      { enable: () => (calls.push("on"), true), disable: () => (calls.push("off"), true) },
+      { utilization: () => spells.shift() ?? 0 },
+    );
+    await vi.advanceTimersByTimeAsync(LOOK_EVERY_MS * 4);
+    expect(calls).toEqual(["off", "on", "on", "off"]);
+    stop();
+    await vi.advanceTimersByTimeAsync(LOOK_EVERY_MS * 4);
+    expect(calls).toHaveLength(4);
+  });
+
+  it("counts a loop busy a fifth of a percent of the time as idle", () => {
+    expect(worthSampling(BUSY_UTILIZATION)).toBe(false);
+    expect(worthSampling(0.01)).toBe(true);
+  });
+
+  it("gets hold of the histogram prom-client enables, and its metrics still come out", async () => {
+    const registry = new Registry();
+    const histogram = capturingEventLoopHistogram(() =>
+      collectDefaultMetrics({ register: registry, prefix: "t_", eventLoopMonitoringPrecision: 20 }),
+    );
+    expect(histogram).toBeDefined();
+    await new Promise((r) => setTimeout(r, 100));
+    expect(histogram?.count ?? 0).toBeGreaterThan(0);
+    histogram?.disable();
+    const text = await registry.metrics();
+    expect(text).toContain("t_nodejs_eventloop_lag_p99_seconds");
+  });
+});
