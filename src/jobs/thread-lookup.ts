@@ -5,6 +5,14 @@ import type { Thread } from "../insight/schemas.js";
 /** Groups whose newest pages are kept at most (a few hundred threads each, more during a burst). */
 const MAX_GROUPS = 100;
 const PAGE_SIZE = 100;
+/**
+ * The first read of a walk for a thread that has just changed (an enrichment, a new message):
+ * it is at or near the top of the listing, newest activity first, and most walks end there. A
+ * fifth of a page is a fifth of the parsing (bench:steady's profile at 100 deliveries a second:
+ * the listing's download and parse were a quarter of the busy time); a walk that must go on
+ * reads full pages from the first.
+ */
+const FIRST_READ_OF_A_CHANGE = 20;
 /** The deepest a burst may take one walk of a group's listing (5,000 threads). */
 const MAX_BURST_PAGES = 50;
 /** Lookups of a group within this window (and the one before) make its burst... */
@@ -26,6 +34,7 @@ interface GroupSnapshot {
   /** When its first page was asked for: it cannot show anything that happened later. */
   fetchedAt: number;
   byId: Map<string, Thread>;
+  /** Full pages read (0 after a first read of a change alone). */
   pagesRead: number;
   exhausted: boolean;
 }
@@ -77,7 +86,9 @@ export class ThreadLookup {
     // A listing asked for before the enrichment happened cannot show it.
     const usable = (s: GroupSnapshot) => this.now() - s.fetchedAt <= this.cacheMs && s.fetchedAt >= notBefore;
     if (opts.fresh || !snap || !usable(snap)) {
-      snap = await this.firstPage(groupId, notBefore, opts.fresh === true);
+      // Asked about a change (fresh, or enriched at a known time): the thread is near the top.
+      const change = opts.fresh === true || opts.notBeforeMs !== undefined;
+      snap = await this.firstPage(groupId, notBefore, opts.fresh === true, change);
     }
     while (!snap.byId.has(threadId) && !snap.exhausted && snap.pagesRead < limit) {
       const pages = snap.pagesRead < this.maxPages ? 1 : Math.min(PAGES_AT_ONCE, limit - snap.pagesRead);
@@ -115,9 +126,14 @@ export class ThreadLookup {
    * A first page asked for at or after `notBefore`: the walk in flight when it qualifies,
    * else the next walk, queued behind the one in flight and shared by all who wait for it.
    */
-  private firstPage(groupId: string, notBefore: number, fresh: boolean): Promise<GroupSnapshot> {
+  private firstPage(
+    groupId: string,
+    notBefore: number,
+    fresh: boolean,
+    change: boolean,
+  ): Promise<GroupSnapshot> {
     const current = this.walking.get(groupId);
-    if (!current) return this.startWalk(groupId);
+    if (!current) return this.startWalk(groupId, change);
     if (!fresh && current.askedAt >= notBefore) return current.p;
     let next = this.queued.get(groupId);
     if (!next) {
@@ -125,16 +141,16 @@ export class ThreadLookup {
         .catch(() => undefined)
         .then(() => {
           this.queued.delete(groupId);
-          return this.startWalk(groupId);
+          return this.startWalk(groupId, change);
         });
       this.queued.set(groupId, next);
     }
     return next;
   }
 
-  private startWalk(groupId: string): Promise<GroupSnapshot> {
+  private startWalk(groupId: string, change: boolean): Promise<GroupSnapshot> {
     const askedAt = this.now();
-    const p = this.read(groupId, undefined);
+    const p = this.read(groupId, undefined, change ? FIRST_READ_OF_A_CHANGE : PAGE_SIZE);
     const entry = { askedAt, p };
     this.walking.set(groupId, entry);
     const done = () => {
@@ -144,8 +160,14 @@ export class ThreadLookup {
     return p;
   }
 
-  private read(groupId: string, extend: GroupSnapshot | undefined, pages = 1): Promise<GroupSnapshot> {
+  /**
+   * A walk's first read (`extend` undefined: page 1 of `size`), or `size` more full pages of
+   * it after those it has read.
+   */
+  private read(groupId: string, extend: GroupSnapshot | undefined, size: number): Promise<GroupSnapshot> {
     const first = (extend?.pagesRead ?? 0) + 1;
+    const pages = extend ? size : 1;
+    const limit = extend ? PAGE_SIZE : size;
     // Pages of one walk are shared; a newer walk reads its own.
     const key = extend
       ? `${groupId}#${extend.fetchedAt}#${first}+${pages}`
@@ -159,7 +181,7 @@ export class ThreadLookup {
       this.requests += pages;
       const answers = await Promise.all(
         numbers.map((page) =>
-          this.client.listThreads(groupId, { page, limit: PAGE_SIZE, sort: "desc", range: "allTime" }),
+          this.client.listThreads(groupId, { page, limit, sort: "desc", range: "allTime" }),
         ),
       );
       const snap: GroupSnapshot = extend
@@ -168,8 +190,8 @@ export class ThreadLookup {
       for (const [i, res] of answers.entries()) {
         if (snap.exhausted) break;
         for (const t of res.data) snap.byId.set(t.id, t);
-        snap.pagesRead = first + i;
-        snap.exhausted = isLastPage(res, first + i, PAGE_SIZE);
+        if (limit === PAGE_SIZE) snap.pagesRead = first + i;
+        snap.exhausted = isLastPage(res, first + i, limit);
       }
       // A newer walk's pages are never replaced by an older walk's.
       const kept = this.snapshots.get(groupId);

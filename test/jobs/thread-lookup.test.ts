@@ -149,6 +149,21 @@ describe("ThreadLookup against the emulator", () => {
     expect(lookup.requests).toBe(2);
   });
 
+  it("a lookup of a change reads the top 20 first, and full pages from the first after them", async () => {
+    const lookup = new ThreadLookup(client, { cacheMs: 60_000, now: () => 1_000_000 });
+    const top = bigThreads[3];
+    const below = bigThreads[60];
+    if (!top || !below) throw new Error("missing fixture thread");
+    expect((await lookup.find(big, top.id, { notBeforeMs: 999_000 }))?.id).toBe(top.id);
+    expect(listingRequests().map((r) => [r.query.page, r.query.limit])).toEqual([["1", "20"]]);
+    expect((await lookup.find(big, below.id, { fresh: true }))?.id).toBe(below.id);
+    expect(listingRequests().map((r) => [r.query.page, r.query.limit])).toEqual([
+      ["1", "20"],
+      ["1", "20"],
+      ["1", "100"],
+    ]);
+  });
+
   it("a thread on page 2 is found by reading one page further", async () => {
     const lookup = new ThreadLookup(client);
     const onPage2 = bigThreads[150];
