@@ -13,13 +13,30 @@ export const BUSY_UTILIZATION = 0.002;
 export function capturingEventLoopHistogram(register: () => void): IntervalHistogram | undefined {
   const original = perfHooks.monitorEventLoopDelay;
   let captured: IntervalHistogram | undefined;
-  perfHooks.monitorEventLoopDelay = (o) => (captured = original(o));
+  perfHooks.monitorEventLoopDelay = (o) => {
+    captured = original(o);
+    return zeroWhenEmpty(captured);
+  };
   try {
     register();
   } finally {
     perfHooks.monitorEventLoopDelay = original;
   }
   return captured;
+}
+
+/**
+ * The histogram as prom-client reads it at a scrape: with no sample since the last one (sampling
+ * off while idle), Node's min is 2^63 ns and its mean NaN; an idle loop has no delay, so 0.
+ */
+function zeroWhenEmpty(h: IntervalHistogram): IntervalHistogram {
+  return new Proxy(h, {
+    get(target, prop) {
+      if (target.count === 0 && (prop === "min" || prop === "mean" || prop === "stddev")) return 0;
+      const value: unknown = Reflect.get(target, prop, target);
+      return typeof value === "function" ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+    },
+  });
 }
 
 /** Whether the delay should be sampled, given the event loop's utilization since the last look. */

@@ -44,5 +44,9 @@ describe("event-loop delay sampled while the process works", () => {
     histogram?.disable();
     const text = await registry.metrics();
     expect(text).toContain("t_nodejs_eventloop_lag_p99_seconds");
+    // Sampling off (idle) between two scrapes: no sample, and the gauges say 0, not 2^63 ns.
+    const idle = await registry.metrics();
+    expect(idle).toMatch(/^t_nodejs_eventloop_lag_min_seconds 0$/m);
+    expect(idle).toMatch(/^t_nodejs_eventloop_lag_mean_seconds 0$/m);
   });
 });
