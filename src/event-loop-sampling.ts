@@ -30,13 +30,13 @@ export function capturingEventLoopHistogram(register: () => void): IntervalHisto
  * off while idle), Node's min is 2^63 ns and its mean NaN; an idle loop has no delay, so 0.
  */
 function zeroWhenEmpty(h: IntervalHistogram): IntervalHistogram {
-  return new Proxy(h, {
-    get(target, prop) {
-      if (target.count === 0 && (prop === "min" || prop === "mean" || prop === "stddev")) return 0;
-      const value: unknown = Reflect.get(target, prop, target);
-      return typeof value === "function" ? (value as (...a: unknown[]) => unknown).bind(target) : value;
-    },
-  });
+  // Everything else is the histogram's own (its prototype): only these three are read over.
+  const unlessEmpty = (read: () => number) => ({ get: () => (h.count === 0 ? 0 : read()) });
+  return Object.create(h, {
+    min: unlessEmpty(() => h.min),
+    mean: unlessEmpty(() => h.mean),
+    stddev: unlessEmpty(() => h.stddev),
+  }) as IntervalHistogram;
 }
 
 /** Whether the delay should be sampled, given the event loop's utilization since the last look. */
