@@ -1,34 +1,14 @@
 import { afterAll, describe, expect, it } from "vitest";
-import { receiptBooks } from "../../src/intake/receipt-books.js";
-import { markerOf, readMarker, type Receipt, recordReceipts } from "../../src/intake/receipts.js";
-import { silentLogger } from "../../src/log.js";
-import { createMetrics, type Metrics } from "../../src/metrics.js";
-import { createRedis } from "../../src/store/redis.js";
-import { dropPrefix, testRedisUrl, uniquePrefix } from "../helpers/redis.js";
+import { markerOf, readMarker } from "../../src/intake/receipts.js";
+import { receiptsOnTestRedis } from "../helpers/receipt-books.js";
 import { receiptOf, webhookFixture } from "../helpers/webhook-fixtures.js";
 
 const THREAD = webhookFixture("chatthread-created");
 const MESSAGE = webhookFixture("chatmessage-created");
 
 describe("recordReceipts", () => {
-  const redis = createRedis(testRedisUrl(), "shared", silentLogger);
-  const prefixes: string[] = [];
-  afterAll(async () => {
-    redis.disconnect();
-    for (const p of prefixes) await dropPrefix(p);
-  });
-  const setUp = () => {
-    const prefix = uniquePrefix("receipts");
-    prefixes.push(prefix);
-    const book = receiptBooks(redis, prefix)(undefined);
-    const metrics = createMetrics();
-    const record = (...rs: Receipt[]) => recordReceipts(redis, book, rs, { metrics, logger: silentLogger });
-    return { book, metrics, record };
-  };
-  const count = async (metrics: Metrics, outcome: string, type = "chatthread-crud") =>
-    (await metrics.deliveries.get()).values.find(
-      (v) => v.labels.outcome === outcome && v.labels.type === type,
-    )?.value ?? 0;
+  const { redis, setUp, count, close } = receiptsOnTestRedis("receipts");
+  afterAll(close);
 
   it("a first receipt goes on; the same receipt again goes on uncounted; another receipt of it is a repeat", async () => {
     const { book, metrics, record } = setUp();

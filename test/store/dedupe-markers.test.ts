@@ -1,10 +1,6 @@
 import { afterAll, describe, expect, it } from "vitest";
-import { receiptBooks } from "../../src/intake/receipt-books.js";
-import { readMarker, recordReceipts, repeatCheck, type Receipt } from "../../src/intake/receipts.js";
-import { silentLogger } from "../../src/log.js";
-import { createMetrics, type Metrics } from "../../src/metrics.js";
-import { createRedis } from "../../src/store/redis.js";
-import { dropPrefix, testRedisUrl, uniquePrefix } from "../helpers/redis.js";
+import { readMarker, repeatCheck, type Receipt } from "../../src/intake/receipts.js";
+import { receiptsOnTestRedis } from "../helpers/receipt-books.js";
 import { receiptOf, webhookFixture } from "../helpers/webhook-fixtures.js";
 
 /*
@@ -16,26 +12,8 @@ const DAY = 86_400_000;
 const THREAD = webhookFixture("chatthread-created");
 
 describe("de-duplication markers in day buckets", () => {
-  const redis = createRedis(testRedisUrl(), "shared", silentLogger);
-  const prefixes: string[] = [];
-  afterAll(async () => {
-    redis.disconnect();
-    for (const p of prefixes) await dropPrefix(p);
-  });
-  const setUp = () => {
-    const prefix = uniquePrefix("dedupe");
-    prefixes.push(prefix);
-    const book = receiptBooks(redis, prefix)(undefined);
-    const metrics = createMetrics();
-    let clock = Date.now();
-    const record = (...rs: Receipt[]) =>
-      recordReceipts(redis, book, rs, { metrics, logger: silentLogger, now: () => clock });
-    return { book, metrics, record, at: (ms: number) => (clock = ms), prefix };
-  };
-  const count = async (metrics: Metrics, outcome: string, type = "chatthread-crud") =>
-    (await metrics.deliveries.get()).values.find(
-      (v) => v.labels.outcome === outcome && v.labels.type === type,
-    )?.value ?? 0;
+  const { redis, setUp, count, close } = receiptsOnTestRedis("dedupe");
+  afterAll(close);
 
   it("a repeat is caught on every day of the next 7, and goes on once 7 days have passed", async () => {
     const { book, metrics, record, at } = setUp();
