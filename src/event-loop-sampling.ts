@@ -1,6 +1,7 @@
 import perfHooks, { performance, type IntervalHistogram } from "node:perf_hooks";
+import { onTheBeat } from "./on-the-beat.js";
 
-/** How often the process looks at whether it is working. */
+/** How often the process looks at whether it is working (with the health watch: one wake-up). */
 export const LOOK_EVERY_MS = 15_000;
 /** Busier than this share of the time: the event-loop delay is sampled. */
 export const BUSY_UTILIZATION = 0.002;
@@ -63,10 +64,8 @@ export function sampleWhileBusy(
   o: { everyMs?: number; utilization?: () => number } = {},
 ): () => void {
   const utilization = o.utilization ?? utilizationSinceLastLook();
-  const timer = setInterval(() => {
+  return onTheBeat(o.everyMs ?? LOOK_EVERY_MS, () => {
     if (worthSampling(utilization())) histogram.enable();
     else histogram.disable();
-  }, o.everyMs ?? LOOK_EVERY_MS);
-  timer.unref();
-  return () => clearInterval(timer);
+  });
 }

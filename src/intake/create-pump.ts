@@ -1,5 +1,6 @@
 import type { Logger } from "../log.js";
 import type { Metrics } from "../metrics.js";
+import { idleLookSeconds } from "../store/idle-look.js";
 import { stateKeys } from "../store/keys.js";
 import { createRedis, isCluster, type RedisClient, type RedisTarget } from "../store/redis.js";
 import { IntakePump, type IntakeProducer } from "./pump.js";
@@ -29,10 +30,13 @@ export interface IntakePumpOptions {
  * connection of its own, which its `close` disconnects.
  */
 export function createIntakePump(o: IntakePumpOptions): IntakePump {
+  const cluster = isCluster(o.redis);
   return new IntakePump({
     redis: o.redis,
     blocking: "url" in o.blocking ? createRedis(o.blocking, "blocking", o.logger) : o.blocking,
-    keys: stateKeys(o.prefix, { cluster: isCluster(o.redis) }),
+    keys: stateKeys(o.prefix, { cluster }),
+    // As long as an idle worker's: the same bound on a frozen cluster master holding the wait.
+    waitSeconds: idleLookSeconds(o.redis),
     deliveriesFor: o.deliveriesFor,
     receiptsFor: receiptBooks(o.redis, o.prefix),
     ...(o.metrics ? { metrics: o.metrics, unfollowed: o.metrics.unfollowedDeliveries } : {}),

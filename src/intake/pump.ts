@@ -29,7 +29,7 @@ export interface IntakePumpDeps {
   redis: RedisClient;
   /** The pump's own connection for its blocking wait (a `blocking`-kind one: BLMOVE holds it). */
   blocking: RedisClient;
-  keys: Pick<StateKeys, "intake" | "intakeMoving" | "intakeLease">;
+  keys: Pick<StateKeys, "intake" | "intakeMoving" | "intakeLease" | "intakeLeader">;
   deliveriesFor: (workspaceId: string | undefined) => IntakeProducer;
   /** Where the receipts of a workspace's deliveries are recorded (de-duplication, health, dead letters). */
   receiptsFor: (workspaceId: string | undefined) => ReceiptBook;
@@ -45,7 +45,7 @@ export interface IntakePumpDeps {
   logger: Logger;
   /** How long a pump leads without renewing (a killed one's successor waits this long). */
   leaseMs?: number;
-  /** How long one blocking wait for the intake lasts, in seconds. */
+  /** How long one blocking wait for the intake lasts, in seconds (default 30). */
   waitSeconds?: number;
   /** Deliveries moved per batch at most. */
   batch?: number;
@@ -56,19 +56,29 @@ export interface IntakePumpDeps {
 // One step of the leading pump: renew the lease (or take it: then the batch in flight may be
 // another pump's, so nothing is dropped and all of it is queued again), drop the `done` oldest
 // entries of the batch in flight (queued by the last step), fill it up to `n` from the intake's
-// head when it is empty, and return it. Nil when another pump leads. KEYS: lease, intake, batch
-// in flight; ARGV: token, lease ms, done, n. The batch list stays in Redis until its jobs are
-// queued: a pump killed between two steps leaves it to its successor, never loses it. A batch
-// queued again (a failed add, a killed pump) is not filled up first: it makes the same jobs,
-// with the same ids, so the adds that had gone through are no-ops.
+// head when it is empty, and return it. Nil when another pump leads. A lease that lapsed while
+// its leader waited through a quiet spell (it renews only when it steps) is the last leader's
+// to take back; another pump takes it only when something waits to be moved (that leader is
+// then gone, or it would have woken), so quiet spells do not pass the lead around. KEYS: lease,
+// intake, batch in flight, last leader; ARGV: token, lease ms, done, n. The batch list stays in
+// Redis until its jobs are queued: a pump killed between two steps leaves it to its successor,
+// never loses it. A batch queued again (a failed add, a killed pump) is not filled up first: it
+// makes the same jobs, with the same ids, so the adds that had gone through are no-ops.
 const TAKE_BATCH = luaScript(`
 local done = tonumber(ARGV[3])
-if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
-  done = 0
-elseif redis.call('GET', KEYS[1]) == ARGV[1] then
+local holder = redis.call('GET', KEYS[1])
+if holder == ARGV[1] then
   redis.call('PEXPIRE', KEYS[1], ARGV[2])
-else
+elseif holder then
   return false
+else
+  local last = redis.call('GET', KEYS[4])
+  if last and last ~= ARGV[1] and redis.call('LLEN', KEYS[2]) == 0 and redis.call('LLEN', KEYS[3]) == 0 then
+    return false
+  end
+  redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+  redis.call('SET', KEYS[4], ARGV[1])
+  done = 0
 end
 if done > 0 then redis.call('LTRIM', KEYS[3], done, -1) end
 local n = tonumber(ARGV[4])
@@ -82,11 +92,19 @@ return redis.call('LRANGE', KEYS[3], 0, n - 1)
 `);
 
 /**
- * How long a leading pump's lease lasts without a step: a killed leader's successor takes over
- * within this long (a pump that stops gives it up at once). Its idle looks come every third of
- * it: one every 5 s while idle, and a successor's wait after a crash under half a minute.
+ * How long a leading pump's lease lasts without a step: a leader killed while moving
+ * deliveries is succeeded within this long and a standing-by pump's next look (a pump that
+ * stops gives it up at once; one killed while idle is succeeded at the first look that finds a
+ * delivery waiting).
  */
 export const DEFAULT_LEASE_MS = 15_000;
+
+/**
+ * How long an idle pump's blocking wait lasts (seconds) when it is not told: a delivery wakes
+ * it at once, so this only spaces its idle looks. create-pump.ts gives it the workers' idle look
+ * (store/idle-look.ts: 30 s on one Redis, 10 s on a cluster).
+ */
+const DEFAULT_WAIT_SECONDS = 30;
 
 /**
  * How long a woken pump lets deliveries gather before it takes them. A steady trickle (100 a
@@ -100,8 +118,10 @@ export const DEFAULT_LINGER_MS = 100;
 /** How long close() waits for the step in flight, and then for giving up the lease. */
 const CLOSE_WAIT_MS = 2_000;
 
-// A pump that stops leaves the lease at once, so another process need not wait it out.
+// A pump that stops leaves the lease at once, so another process need not wait it out (nor
+// for a delivery: it is no longer the last leader). KEYS: lease, last leader; ARGV: token.
 const RELEASE = luaScript(`
+if redis.call('GET', KEYS[2]) == ARGV[1] then redis.call('DEL', KEYS[2]) end
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
 return 0
 `);
@@ -131,9 +151,8 @@ export class IntakePump {
 
   constructor(private readonly deps: IntakePumpDeps) {
     this.leaseMs = deps.leaseMs ?? DEFAULT_LEASE_MS;
-    // A wait outlasting the lease would lose it on every quiet spell. A delivery wakes the wait
-    // at once: its length only spaces the idle looks (each a BLMOVE and a step of the lease).
-    this.waitSeconds = Math.min(deps.waitSeconds ?? 5, this.leaseMs / 3_000);
+    // A wait may outlast the lease: a leader takes its own lapsed lease back at its next step.
+    this.waitSeconds = deps.waitSeconds ?? DEFAULT_WAIT_SECONDS;
     this.batch = deps.batch ?? 100;
     this.lingerMs = deps.lingerMs ?? DEFAULT_LINGER_MS;
   }
@@ -173,10 +192,11 @@ export class IntakePump {
   private async take(done: number): Promise<string[] | undefined> {
     const r = await TAKE_BATCH.run(
       this.deps.redis,
-      3,
+      4,
       this.deps.keys.intakeLease,
       this.deps.keys.intake,
       this.deps.keys.intakeMoving,
+      this.deps.keys.intakeLeader,
       this.token,
       this.leaseMs,
       done,
@@ -342,7 +362,7 @@ export class IntakePump {
     const step = this.running?.catch(() => undefined);
     await withTimeout(Promise.resolve(step), CLOSE_WAIT_MS, "intake pump step").catch(() => undefined);
     await withTimeout(
-      RELEASE.run(this.deps.redis, 1, this.deps.keys.intakeLease, this.token),
+      RELEASE.run(this.deps.redis, 2, this.deps.keys.intakeLease, this.deps.keys.intakeLeader, this.token),
       CLOSE_WAIT_MS,
       "Redis",
     ).catch(() => undefined);

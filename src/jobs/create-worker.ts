@@ -2,7 +2,8 @@ import { hostname } from "node:os";
 import type { Processor, Queue, Worker, WorkerOptions } from "bullmq";
 import type { Logger } from "../log.js";
 import type { Metrics } from "../metrics.js";
-import { createRedis, isCluster, withTimeout, type RedisClient, type RedisTarget } from "../store/redis.js";
+import { idleLookSeconds } from "../store/idle-look.js";
+import { createRedis, withTimeout, type RedisClient, type RedisTarget } from "../store/redis.js";
 import { WorkerHealth } from "./worker-health.js";
 import { QuietWorker } from "./lock-renewal.js";
 
@@ -55,16 +56,6 @@ async function closeWorker(worker: Worker, logger: Logger, graceMs = 10_000): Pr
 }
 
 /**
- * How long an idle worker's blocking fetch waits before it looks again (seconds), when no
- * delayed job waits: a job added wakes it at once (BullMQ's marker), so this only spaces the
- * idle looks. On one Redis a lost marker comes only with a restart, which breaks the blocking
- * call at once: 30 s. On a cluster a frozen master holds the call silently until it times out:
- * 10 s there, which bounds how long a shard's worker waits on it (issue 33's matrix). While
- * delayed jobs wait, BullMQ's own 10 s cap applies either way.
- */
-export const IDLE_LOOK_SECONDS = { single: 30, cluster: 10 } as const;
-
-/**
  * The one way a queue's worker is made: over `connection` (a `blocking`-kind one, which BullMQ
  * duplicates for the worker's blocking fetch), the prefix, the tuning, a `jobs` count per
  * outcome, and a log line per failed job (job id, attempts, the error with its stack) and per
@@ -74,7 +65,7 @@ function createWorker(spec: WorkerSpec, ctx: WorkerContext, connection: RedisCli
   const { logger, metrics, tuning = {} } = ctx;
   const worker = new QuietWorker(spec.queue, spec.processor, {
     connection,
-    drainDelay: isCluster(connection) ? IDLE_LOOK_SECONDS.cluster : IDLE_LOOK_SECONDS.single,
+    drainDelay: idleLookSeconds(connection),
     prefix: ctx.prefix,
     // Who processed a job (BullMQ keeps it with the job: the admin page, tests).
     name: `${hostname()}:${process.pid}`,

@@ -53,8 +53,18 @@ export class LockRenewalWhileWorking extends LockManager {
   }
 }
 
-/** A BullMQ worker whose lock renewal sleeps while it holds no job (LockRenewalWhileWorking). */
+/**
+ * A BullMQ worker that sleeps while it has nothing to do: its lock renewal runs only while it
+ * holds jobs (LockRenewalWhileWorking), and its blocking fetch waits as long when a delayed job
+ * waits (a scheduler's next run, hours away) as when none does: `drainDelay`
+ * (store/idle-look.ts), where BullMQ caps the former at 10 s, so that two queues that always hold
+ * a scheduled job woke an idle process every 10 s. A job due sooner still wakes it when due.
+ */
 export class QuietWorker extends Worker {
+  override get maximumBlockTimeout(): number {
+    return this.opts.drainDelay ?? super.maximumBlockTimeout;
+  }
+
   protected override createLockManager(): void {
     // What BullMQ's own lock manager is given (the worker itself, whose `trace` BullMQ's types
     // do not line up with): no telemetry is configured here, so a trace is its callback.

@@ -7,6 +7,7 @@ import type { Logger } from "../log.js";
 import { overdueText } from "../slack/render/overdue-text.js";
 import { durationText, plural } from "../slack/render/wording.js";
 import { withTimeout, type RedisClient } from "../store/redis.js";
+import { onTheBeat } from "../on-the-beat.js";
 import type { OpsNotifier } from "./ops-notifier.js";
 
 import { INTAKE_STALLED, JOBS_OVERDUE, SPOOL_GROWING, WORKERS_CANNOT_FETCH } from "./incidents.js";
@@ -273,12 +274,12 @@ export function startHealthWatch(deps: HealthWatchDeps, intervalMs = 15_000): ()
       }
     }
   };
-  const timer = setInterval(() => {
+  // On the beat: with the event-loop sampling's look (also 15 s), one wake-up of an idle process.
+  const stop = onTheBeat(intervalMs, () => {
     running = running.then(tick).catch((err: unknown) => deps.logger.warn({ err }, "health watch failed"));
-  }, intervalMs);
-  timer.unref();
+  });
   return async () => {
-    clearInterval(timer);
+    stop();
     // A look in flight ends within its bounds; shutdown does not wait for more than that.
     await withTimeout(running, STOP_WAIT_MS, "health watch").catch(() => undefined);
   };

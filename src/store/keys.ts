@@ -127,6 +127,8 @@ export function stateKeys(prefix: string, o: { cluster?: boolean } = {}) {
     intakeMoving: `${s}:${tag("health")}:intake-moving`,
     /** Which intake pump leads (one at a time, so deliveries are queued in order): a lease. */
     intakeLease: `${s}:${tag("health")}:intake-pump`,
+    /** The pump that held the lease last (its token): its own lease to take back after a quiet spell. */
+    intakeLeader: `${s}:${tag("health")}:intake-leader`,
     // family `dead-letters`
     deadLetters: `${s}:${tag("dead-letters")}`,
     deadLetterCounts: `${s}:${tag("dead-letters")}:counts`,

@@ -236,6 +236,41 @@ describe("the intake pump", () => {
     expect(await waitingIds(deliveries)).toEqual(["d-1"]);
   });
 
+  it("a lease that lapsed in a quiet spell is its leader's to take back; another pump takes it only when a delivery waits", async () => {
+    const { keys, deliveries, pump, push } = setUp();
+    const a = pump({ leaseMs: 300 });
+    const b = pump({ leaseMs: 300 });
+    expect(await a.drain()).toBe(0);
+    await new Promise((r) => setTimeout(r, 350));
+    expect(await redis.get(keys.intakeLease)).toBeNull();
+    // Nothing waits: b stands by and leaves the lapsed lease alone.
+    expect(await b.drain()).toBeUndefined();
+    expect(await redis.get(keys.intakeLease)).toBeNull();
+    // The leader takes it back at its next step.
+    expect(await a.drain()).toBe(0);
+    expect(await b.drain()).toBeUndefined();
+    // A leader gone quiet for good (killed): the first look that finds a delivery waiting takes over.
+    await new Promise((r) => setTimeout(r, 350));
+    await push({ job: job(1) });
+    expect(await b.drain()).toBe(1);
+    expect(await a.drain()).toBeUndefined();
+    expect(await waitingIds(deliveries)).toEqual(["d-1"]);
+  });
+
+  it("running, its idle wait outlasts its lease, and a delivery after the lease lapsed is queued at once", async () => {
+    const { keys, deliveries, pump, push } = setUp();
+    const p = pump({ leaseMs: 300, waitSeconds: 5 }).start();
+    await new Promise((r) => setTimeout(r, 600));
+    // Waiting, not stepping: the lease lapsed.
+    expect(await redis.get(keys.intakeLease)).toBeNull();
+    const at = Date.now();
+    await push({ job: job(3) });
+    while (!(await deliveries.getJob("d-3")) && Date.now() - at < 5_000)
+      await new Promise((r) => setTimeout(r, 5));
+    expect(Date.now() - at).toBeLessThan(1_000);
+    await p.close();
+  });
+
   it("running, it queues a new entry as soon as it lands, without polling", async () => {
     const ctx = setUp();
     const { deliveries, pump, push } = ctx;

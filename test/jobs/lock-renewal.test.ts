@@ -124,3 +124,50 @@ describe("a worker's job that runs longer than its lock (real Redis and BullMQ)"
     expect(runs).toBe(1);
   }, 15_000);
 });
+
+describe("an idle worker's blocking fetch while a delayed job waits (real Redis and BullMQ)", () => {
+  const prefix = uniquePrefix("idle-look");
+  const logger = createLogger({ level: "silent" });
+  const redis = createRedis(testRedisUrl(), "shared", logger);
+  const monitor = createRedis(testRedisUrl(), "shared", logger);
+  let queues: Queues;
+  let started: StartedWorkers | undefined;
+  afterAll(async () => {
+    await started?.close();
+    await queues?.close();
+    redis.disconnect();
+    monitor.disconnect();
+    await dropPrefix(prefix);
+  });
+
+  it("waits its idle look (30 s on one Redis), not BullMQ's 10 s, and still runs a delayed job when it is due", async () => {
+    queues = createQueues(redis, prefix);
+    const ran: number[] = [];
+    // A scheduler's next run, an hour away: what the alerts and reconcile queues always hold.
+    await queues.weekly.add("w", { channelId: "C1", trigger: "now", timeZone: "UTC" }, { delay: 3_600_000 });
+    const watching = await monitor.monitor();
+    const waits: string[] = [];
+    watching.on("monitor", (_time: string, args: string[]) => {
+      if (args[0]?.toLowerCase() === "bzpopmin" && args[1]?.startsWith(prefix)) waits.push(args[2] ?? "");
+    });
+    started = startWorkers(
+      [{ queue: QUEUE_NAMES.weekly, concurrency: 1, processor: async () => void ran.push(Date.now()) }],
+      { redisUrl: testRedisUrl(), prefix, logger, metrics: createMetrics() },
+      (name) => queues.byName(name),
+    );
+    const at = Date.now();
+    while (waits.length < 2 && Date.now() - at < 5_000) await new Promise((r) => setTimeout(r, 20));
+    // Every wait: the first finds the marker of the delayed job, the next waits for it.
+    expect(waits.length).toBeGreaterThan(0);
+    expect(new Set(waits.map(Number))).toEqual(new Set([30]));
+
+    // A job due in a second wakes it (its marker), and runs when due.
+    const addedAt = Date.now();
+    await queues.weekly.add("w", { channelId: "C2", trigger: "now", timeZone: "UTC" }, { delay: 1_000 });
+    while (ran.length === 0 && Date.now() - addedAt < 5_000) await new Promise((r) => setTimeout(r, 20));
+    expect(ran).toHaveLength(1);
+    expect((ran[0] ?? 0) - addedAt).toBeGreaterThanOrEqual(1_000);
+    expect((ran[0] ?? 0) - addedAt).toBeLessThan(2_500);
+    watching.disconnect();
+  }, 15_000);
+});

@@ -14,7 +14,8 @@ describe("event-loop delay sampled while the process works", () => {
   });
 
   it("switches the histogram on for a busy spell and off for an idle one, at each look", async () => {
-    vi.useFakeTimers();
+    // On a beat of the clock (on-the-beat.ts): started on one, so four looks in four periods.
+    vi.useFakeTimers({ now: 0 });
     const calls: string[] = [];
     const spells = [0, 0.3, 0.05, 0.0001];
     const stop = sampleWhileBusy(
