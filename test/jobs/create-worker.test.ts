@@ -1,27 +1,23 @@
 import type { Job } from "bullmq";
 import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startWorkers, type StartedWorkers } from "../../src/jobs/create-worker.js";
-import { createQueues, type Queues } from "../../src/jobs/queue-registry.js";
+import type { StartedWorkers } from "../../src/jobs/create-worker.js";
 import { QUEUE_NAMES } from "../../src/jobs/job-types.js";
 import { createLogger } from "../../src/log.js";
 import { createMetrics } from "../../src/metrics.js";
-import { createRedis } from "../../src/store/redis.js";
 import { startHarness, type Harness } from "../helpers/app-harness.js";
-import { dropPrefix, testRedisUrl, uniquePrefix } from "../helpers/redis.js";
+import { workersOnTestRedis } from "../helpers/workers.js";
 
 describe("the worker factory", () => {
-  const prefix = uniquePrefix("workers");
   const logLines: string[] = [];
   const logger = createLogger({ level: "warn", destination: { write: (l: string) => logLines.push(l) } });
   const metrics = createMetrics();
-  const redis = createRedis(testRedisUrl(), "shared", logger);
-  let queues: Queues;
+  const w = workersOnTestRedis("workers", logger);
+  const { queues } = w;
   let started: StartedWorkers;
 
   beforeAll(() => {
-    queues = createQueues(redis, prefix);
-    started = startWorkers(
+    started = w.start(
       [
         { queue: QUEUE_NAMES.weekly, concurrency: 1, processor: async (job: Job) => job.data as unknown },
         {
@@ -32,16 +28,10 @@ describe("the worker factory", () => {
           },
         },
       ],
-      { redisUrl: testRedisUrl(), prefix, logger, metrics, tuning: { stalledIntervalMs: 1_000 } },
-      (name) => queues.byName(name),
+      { metrics, tuning: { stalledIntervalMs: 1_000 } },
     );
   });
-  afterAll(async () => {
-    await started?.close();
-    await queues?.close();
-    redis.disconnect();
-    await dropPrefix(prefix);
-  });
+  afterAll(() => w.close());
 
   it("counts every worker's jobs, logs a failure with its job id and stack, and watches every worker", async () => {
     await queues.weekly.add("w", { channelId: "C1", trigger: "now", timeZone: "UTC" }, { jobId: "weekly-1" });
@@ -75,14 +65,13 @@ describe("the worker factory", () => {
 
 describe("closing workers", () => {
   it("a job that never finishes holds close() for the grace period only, and says so in the log", async () => {
-    const prefix = uniquePrefix("workers-close");
     const logLines: string[] = [];
     const logger = createLogger({ level: "warn", destination: { write: (l: string) => logLines.push(l) } });
-    const redis = createRedis(testRedisUrl(), "shared", logger);
-    const queues = createQueues(redis, prefix);
+    const w = workersOnTestRedis("workers-close", logger);
+    const { queues } = w;
     let began = () => undefined as void;
     const active = new Promise<void>((r) => (began = r));
-    const started = startWorkers(
+    const started = w.start(
       [
         {
           queue: QUEUE_NAMES.weekly,
@@ -93,8 +82,7 @@ describe("closing workers", () => {
           },
         },
       ],
-      { redisUrl: testRedisUrl(), prefix, logger, metrics: createMetrics(), tuning: { closeGraceMs: 500 } },
-      (name) => queues.byName(name),
+      { tuning: { closeGraceMs: 500 } },
     );
     try {
       await queues.weekly.add("w", { channelId: "C1", trigger: "now", timeZone: "UTC" });
@@ -107,9 +95,7 @@ describe("closing workers", () => {
         logLines.some((l) => l.includes("worker did not close in time; left to the connection's close")),
       ).toBe(true);
     } finally {
-      await queues.close();
-      redis.disconnect();
-      await dropPrefix(prefix);
+      await w.close();
     }
   });
 });

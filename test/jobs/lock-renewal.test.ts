@@ -1,13 +1,12 @@
 import type { Job, LockManagerWorkerContext } from "bullmq";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { startWorkers, type StartedWorkers } from "../../src/jobs/create-worker.js";
+import type { StartedWorkers } from "../../src/jobs/create-worker.js";
 import { QUEUE_NAMES } from "../../src/jobs/job-types.js";
 import { LockRenewalWhileWorking } from "../../src/jobs/lock-renewal.js";
-import { createQueues, type Queues } from "../../src/jobs/queue-registry.js";
 import { createLogger } from "../../src/log.js";
-import { createMetrics } from "../../src/metrics.js";
 import { createRedis } from "../../src/store/redis.js";
-import { dropPrefix, testRedisUrl, uniquePrefix } from "../helpers/redis.js";
+import { testRedisUrl } from "../helpers/redis.js";
+import { workersOnTestRedis } from "../helpers/workers.js";
 
 describe("lock renewal while working (a dummy worker context)", () => {
   afterEach(() => {
@@ -68,16 +67,13 @@ describe("lock renewal while working (a dummy worker context)", () => {
 });
 
 describe("a worker's job that runs longer than its lock (real Redis and BullMQ)", () => {
-  const prefix = uniquePrefix("lock-renewal");
-  const logger = createLogger({ level: "silent" });
-  const redis = createRedis(testRedisUrl(), "shared", logger);
-  let queues: Queues;
+  const w = workersOnTestRedis("lock-renewal");
+  const { queues } = w;
   let started: StartedWorkers;
   let runs = 0;
 
   beforeAll(() => {
-    queues = createQueues(redis, prefix);
-    started = startWorkers(
+    started = w.start(
       [
         {
           queue: QUEUE_NAMES.weekly,
@@ -90,22 +86,10 @@ describe("a worker's job that runs longer than its lock (real Redis and BullMQ)"
         },
       ],
       // A lock of 1 s, looked at for stalled jobs every 300 ms: a lock not renewed is lost at once.
-      {
-        redisUrl: testRedisUrl(),
-        prefix,
-        logger,
-        metrics: createMetrics(),
-        tuning: { lockDurationMs: 1_000, stalledIntervalMs: 300 },
-      },
-      (name) => queues.byName(name),
+      { tuning: { lockDurationMs: 1_000, stalledIntervalMs: 300 } },
     );
   });
-  afterAll(async () => {
-    await started?.close();
-    await queues?.close();
-    redis.disconnect();
-    await dropPrefix(prefix);
-  });
+  afterAll(() => w.close());
 
   it("keeps its lock, runs once and completes", async () => {
     const [worker] = started.workers;
@@ -126,22 +110,15 @@ describe("a worker's job that runs longer than its lock (real Redis and BullMQ)"
 });
 
 describe("an idle worker's blocking fetch while a delayed job waits (real Redis and BullMQ)", () => {
-  const prefix = uniquePrefix("idle-look");
-  const logger = createLogger({ level: "silent" });
-  const redis = createRedis(testRedisUrl(), "shared", logger);
-  const monitor = createRedis(testRedisUrl(), "shared", logger);
-  let queues: Queues;
-  let started: StartedWorkers | undefined;
+  const w = workersOnTestRedis("idle-look");
+  const { prefix, queues } = w;
+  const monitor = createRedis(testRedisUrl(), "shared", createLogger({ level: "silent" }));
   afterAll(async () => {
-    await started?.close();
-    await queues?.close();
-    redis.disconnect();
+    await w.close();
     monitor.disconnect();
-    await dropPrefix(prefix);
   });
 
   it("waits its idle look (30 s on one Redis), not BullMQ's 10 s, and still runs a delayed job when it is due", async () => {
-    queues = createQueues(redis, prefix);
     const ran: number[] = [];
     // A scheduler's next run, an hour away: what the alerts and reconcile queues always hold.
     await queues.weekly.add("w", { channelId: "C1", trigger: "now", timeZone: "UTC" }, { delay: 3_600_000 });
@@ -150,11 +127,9 @@ describe("an idle worker's blocking fetch while a delayed job waits (real Redis 
     watching.on("monitor", (_time: string, args: string[]) => {
       if (args[0]?.toLowerCase() === "bzpopmin" && args[1]?.startsWith(prefix)) waits.push(args[2] ?? "");
     });
-    started = startWorkers(
-      [{ queue: QUEUE_NAMES.weekly, concurrency: 1, processor: async () => void ran.push(Date.now()) }],
-      { redisUrl: testRedisUrl(), prefix, logger, metrics: createMetrics() },
-      (name) => queues.byName(name),
-    );
+    w.start([
+      { queue: QUEUE_NAMES.weekly, concurrency: 1, processor: async () => void ran.push(Date.now()) },
+    ]);
     const at = Date.now();
     while (waits.length < 2 && Date.now() - at < 5_000) await new Promise((r) => setTimeout(r, 20));
     // Every wait: the first finds the marker of the delayed job, the next waits for it.
