@@ -15,10 +15,7 @@ export function createLogger(opts: {
 }): Logger {
   const secrets = (opts.secrets ?? []).filter((s) => s.length >= 4);
   const scrub = (line: string) => secrets.reduce((acc, s) => acc.split(s).join("[redacted]"), line);
-  // Buffered (4 KiB) so a busy receiver makes a few large writes instead of one per line;
-  // `logger.flush()` (called on shutdown) writes out what is left.
-  const base: DestinationStream & { flush?: (cb?: (err?: Error) => void) => void } =
-    opts.destination ?? pino.destination({ fd: 1, sync: false, minLength: 4096 });
+  const base: FlushableDestination = opts.destination ?? bufferedDestination({ fd: 1 });
   const destination = secrets.length
     ? {
         write: (line: string) => base.write(scrub(line)),
@@ -47,6 +44,44 @@ export function createLogger(opts: {
     },
     destination,
   );
+}
+
+type FlushableDestination = DestinationStream & { flush?: (cb?: (err?: Error) => void) => void };
+
+/** How long a logged line may wait in the buffer before it is written. */
+export const LOG_FLUSH_WITHIN_MS = 1_000;
+
+/**
+ * The logs' destination: buffered (4 KiB) so a busy receiver makes a few large writes instead of
+ * one per line, and written out at most `flushWithinMs` after a line arrives, so a quiet process
+ * does not hold its last lines until 4 KiB more come (or its end). The flush is a one-off timer
+ * started by a line, not a standing interval: a process with nothing to log is never woken.
+ * `logger.flush()` (called on shutdown) writes out what is left.
+ */
+export function bufferedDestination(opts: {
+  fd?: number;
+  dest?: string;
+  flushWithinMs?: number;
+}): FlushableDestination {
+  const boom = pino.destination({ fd: opts.fd, dest: opts.dest, sync: false, minLength: 4096 });
+  const within = opts.flushWithinMs ?? LOG_FLUSH_WITHIN_MS;
+  let timer: NodeJS.Timeout | undefined;
+  return {
+    write: (line: string) => {
+      boom.write(line);
+      timer ??= setTimeout(() => {
+        timer = undefined;
+        // No callback: with one, sonic-boom also fsyncs, which a pipe refuses. A stream that is
+        // still opening or already ended writes its buffer when it opens or not at all.
+        try {
+          boom.flush();
+        } catch {
+          /* nowhere left to say it */
+        }
+      }, within).unref();
+    },
+    flush: (cb) => boom.flush(cb),
+  };
 }
 
 /** A logger that writes nothing, for tests and tools that do not care. */

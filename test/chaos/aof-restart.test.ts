@@ -1,5 +1,5 @@
 import type { ChildProcess } from "node:child_process";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { SEED } from "../../dev/emulator/index.js";
 import { spawnAppProcess, startHarness, TEST_CHANNEL, type Harness } from "../helpers/app-harness.js";
 import { startOwnRedis, type OwnRedis } from "../helpers/redis-server.js";
@@ -66,9 +66,12 @@ describe("chaos: Redis with AOF (everysec) loses its last second and restarts wh
         await startChild("worker");
       },
     );
-    const sent = childLines.filter((l) =>
-      l.includes("reconciler: sending a digest no delivery brought"),
-    ).length;
+    const routed = () =>
+      childLines.filter((l) => l.includes("reconciler: sending a digest no delivery brought")).length;
+    // A child writes a logged line out within a second (log.ts); the digest it routed may be
+    // posted sooner than that.
+    await vi.waitFor(() => expect(routed()).toBeGreaterThan(0), { timeout: 3_000, interval: 100 });
+    const sent = routed();
     console.log(
       `aof row: the last second lost at Redis (${lostBytes} bytes of the AOF); the reconciler routed ${sent} threads that no delivery explained`,
     );
