@@ -1,12 +1,12 @@
 // bench:slack — CPU and wall time of one chat.postMessage with a card's blocks, through Slack's
-// WebClient against as one JSON POST over undici (src/slack/json-call.ts), both against the
+// WebClient against as one JSON POST over undici (src/slack/direct-call.ts), both against the
 // stand-in Slack in this process (so the CPU includes the stand-in's share, alike for both).
 //
 //   npm run bench:slack [-- --calls 2000]
 import { parseArgs } from "node:util";
 import { WebClient } from "@slack/web-api";
 import { startSlackStandIn } from "../dev/slack-standin/server.js";
-import { callSlackJson } from "../src/slack/json-call.js";
+import { callSlackDirect } from "../src/slack/direct-call.js";
 
 const { values: args } = parseArgs({ options: { calls: { type: "string", default: "2000" } } });
 const N = Number(args.calls);
@@ -42,7 +42,7 @@ const ways: [string, () => Promise<unknown>][] = [
   [
     "JSON over undici",
     () =>
-      callSlackJson({
+      callSlackDirect({
         apiUrl: slack.url,
         method: "chat.postMessage",
         token: TOKEN,

@@ -146,7 +146,7 @@ async function main(): Promise<void> {
             rate: p.rate,
             seconds: SECONDS,
             faults: p.faults,
-            profileDir: p.name === "steady" ? profileDir : undefined,
+            profileDir: profileDir ? join(profileDir, p.name) : undefined,
           }),
         );
       }

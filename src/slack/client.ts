@@ -13,7 +13,7 @@ import * as z from "zod";
 import type { Logger } from "../log.js";
 import type { Metrics } from "../metrics.js";
 import { classifySlackError, SlackCallError } from "./errors.js";
-import { callSlackJson, JSON_METHODS } from "./json-call.js";
+import { callSlackDirect, directCallable } from "./direct-call.js";
 import type { ViewPayload } from "./render/view-payload.js";
 
 export const DEFAULT_SLACK_API_URL = "https://slack.com/api/";
@@ -53,8 +53,13 @@ export function slackSdkLogger(logger: Logger, secrets: string[] = []): SlackLog
     warn: LogLevel.WARN,
   };
   return {
-    debug: (...msg: unknown[]) => child.trace(line(msg)),
-    info: (...msg: unknown[]) => child.debug(line(msg)),
+    // Built only when written: the SDK's debug lines carry whole request and answer bodies.
+    debug: (...msg: unknown[]) => {
+      if (child.isLevelEnabled("trace")) child.trace(line(msg));
+    },
+    info: (...msg: unknown[]) => {
+      if (child.isLevelEnabled("debug")) child.debug(line(msg));
+    },
     warn: (...msg: unknown[]) => child.warn(line(msg)),
     error: (...msg: unknown[]) => child.error(line(msg)),
     // The level comes from LOG_LEVEL through pino; the SDK may not change it.
@@ -112,9 +117,10 @@ export class SlackWebClient extends WebClient {
     return this.observe(method, options, () => {
       const { token: callToken, ...args } = options;
       const token = typeof callToken === "string" ? callToken : this.token;
-      // Every card's post and edit: one JSON POST, about a quarter of the WebClient's CPU.
-      return JSON_METHODS.has(method) && token
-        ? callSlackJson({ apiUrl: this.slackApiUrl, method, token, args, timeoutMs: this.#timeoutMs })
+      // One POST over undici (direct-call.ts): about a quarter of the WebClient's CPU, and no
+      // copy of the answer for a log line; file bytes still go by the WebClient.
+      return token && directCallable(args)
+        ? callSlackDirect({ apiUrl: this.slackApiUrl, method, token, args, timeoutMs: this.#timeoutMs })
         : super.apiCall(method, options);
     });
   }

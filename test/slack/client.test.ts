@@ -55,7 +55,7 @@ describe("SlackApi over the stand-in", () => {
     expect(await slackCallCount(metrics, "chat.postEphemeral", "ok")).toBe(1);
   });
 
-  it("sends posts and edits as one JSON body with the bearer token, other methods through the WebClient", async () => {
+  it("sends posts and edits as one JSON body with the bearer token, other methods form-encoded", async () => {
     const { api } = slackApiFor(slack.current);
     const posted = await api.postMessage({
       channel: "C1",
@@ -72,6 +72,45 @@ describe("SlackApi over the stand-in", () => {
     // Blocks arrive as Slack reads them from JSON, not as a string field to decode.
     expect(slack.current.calls[0]?.args).toMatchObject({ channel: "C1", blocks: [section("Summary")] });
     expect(slack.current.calls[0]?.args).not.toHaveProperty("token");
+  });
+
+  // The WebClient writes every answer whole into a debug line, built whatever the level: a
+  // page of history with 200 cards cost about 10 ms. Calls go around it, with the same arguments.
+  it("reads history as Slack's own client would ask for it, without copying the answer for a log line", async () => {
+    const { logger, lines } = capturedLogger();
+    const { api } = slackApiFor(slack.current, { logger });
+    const posted = await api.postMessage({
+      channel: "C7",
+      text: "Refund delays",
+      blocks: [section("Summary")],
+      metadata: { event_type: "insight_digest", event_payload: { thread_id: "t-1" } },
+    });
+    const calls = slack.current.calls.length;
+    const page = await api.call<{ messages?: { ts?: string; metadata?: unknown }[] }>(
+      "conversations.history",
+      {
+        channel: "C7",
+        oldest: "0.000000",
+        limit: 200,
+        include_all_metadata: true,
+      },
+    );
+    expect(page.messages?.map((m) => m.ts)).toEqual([posted.ts]);
+    expect(page.messages?.[0]?.metadata).toMatchObject({ event_payload: { thread_id: "t-1" } });
+    const history = slack.current.calls.slice(calls);
+    expect(history.map((c) => [c.method, c.encoding, c.token])).toEqual([
+      ["conversations.history", "form", TEST_BOT_TOKEN],
+    ]);
+    expect(history[0]?.args).toMatchObject({ channel: "C7", limit: "200", include_all_metadata: "true" });
+    // An object argument goes as a JSON-encoded field, as the WebClient sends it.
+    await api.postEphemeral({ channel: "C7", user: "U1", text: "Only you", blocks: [section("Only you")] });
+    expect(slack.current.calls.at(-1)).toMatchObject({
+      encoding: "form",
+      args: { blocks: [section("Only you")] },
+    });
+    expect(lines.filter((l) => l.includes("http request result"))).toEqual([]);
+    // The app's own line for each call stays.
+    expect(lines.filter((l) => l.includes('"method":"conversations.history"'))).toHaveLength(1);
   });
 
   it("opens, updates and publishes views and reads auth.test", async () => {

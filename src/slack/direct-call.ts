@@ -8,12 +8,39 @@ import {
 import { request } from "undici";
 
 /**
- * Methods sent as one JSON POST over undici instead of through the WebClient: every card's post
- * and edit. The WebClient form-encodes each argument, queues, wraps retries and copies the
- * response, 0.85 ms of CPU a call against 0.23 ms (`npm run bench:slack`). Both
- * methods accept JSON bodies (Slack's "JSON-encoded bodies" for write methods).
+ * Methods sent with a JSON body: every card's post and edit (Slack accepts JSON bodies for write
+ * methods, "JSON-encoded bodies"); every other method is form-encoded, as Slack's WebClient sends
+ * it. The WebClient form-encodes each argument, queues, wraps retries and copies the response,
+ * 0.85 ms of CPU a post against 0.23 ms (`npm run bench:slack`); and it stringifies every answer
+ * whole for a debug line, whatever the log level: a `conversations.history` page of 200 cards
+ * (a card looked for after an ambiguous failure) cost about 10 ms that way.
  */
 export const JSON_METHODS: ReadonlySet<string> = new Set(["chat.postMessage", "chat.update"]);
+
+/** Whether a call can go direct: no file bytes among its arguments (those go multipart, by the WebClient). */
+export function directCallable(args: Record<string, unknown>): boolean {
+  return Object.values(args).every(
+    (v) => !(Buffer.isBuffer(v) || v instanceof Uint8Array || v instanceof Blob || isStream(v)),
+  );
+}
+
+const isStream = (v: unknown): boolean =>
+  typeof v === "object" && v !== null && typeof (v as { pipe?: unknown }).pipe === "function";
+
+/** The form body the WebClient would send: objects JSON-encoded, null and undefined left out. */
+function formBody(args: Record<string, unknown>): string {
+  const form = new URLSearchParams();
+  for (const [k, v] of Object.entries(args)) {
+    if (v === undefined || v === null) continue;
+    form.append(
+      k,
+      typeof v === "string" || typeof v === "number" || typeof v === "boolean"
+        ? String(v)
+        : JSON.stringify(v),
+    );
+  }
+  return form.toString();
+}
 
 const flatHeaders = (h: Record<string, string | string[] | undefined>): Record<string, string> =>
   Object.fromEntries(
@@ -21,11 +48,12 @@ const flatHeaders = (h: Record<string, string | string[] | undefined>): Record<s
   );
 
 /**
- * One Slack Web API call as JSON. Fails with the WebClient's own error classes (platform error,
- * rate limited, HTTP error, request error), so `classifySlackError` and every caller treat both
- * paths alike; like the app's WebClient, it never retries and rejects a 429 at once.
+ * One Slack Web API call, one POST over undici (JSON or form, by method). Fails with the
+ * WebClient's own error classes (platform error, rate limited, HTTP error, request error), so
+ * `classifySlackError` and every caller treat both paths alike; like the app's WebClient, it
+ * never retries and rejects a 429 at once.
  */
-export async function callSlackJson(o: {
+export async function callSlackDirect(o: {
   apiUrl: string;
   method: string;
   token: string;
@@ -37,13 +65,14 @@ export async function callSlackJson(o: {
   let text: string;
   try {
     const base = o.apiUrl.endsWith("/") ? o.apiUrl : `${o.apiUrl}/`;
+    const json = JSON_METHODS.has(o.method);
     const res = await request(new URL(o.method, base), {
       method: "POST",
       headers: {
         authorization: `Bearer ${o.token}`,
-        "content-type": "application/json; charset=utf-8",
+        "content-type": json ? "application/json; charset=utf-8" : "application/x-www-form-urlencoded",
       },
-      body: JSON.stringify(o.args),
+      body: json ? JSON.stringify(o.args) : formBody(o.args),
       signal: AbortSignal.timeout(o.timeoutMs),
     });
     status = res.statusCode;
