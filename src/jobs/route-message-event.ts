@@ -22,6 +22,8 @@ export interface MessageRouteDeps {
   repliesBatchMs?: number;
   /** The windowed jobs this process already added: not asked for again within their window. */
   asked?: AskedThisWindow;
+  /** Where a thread's windows start within the window length (default: `threadWindowPhase`). */
+  windowPhase?: (threadId: string, windowMs: number) => number;
   now?: () => number;
 }
 
@@ -44,11 +46,27 @@ const isSystemOrBot = (p: MessageEvent["payload"]): boolean =>
 
 /**
  * The job of a window: every message of one card within the same window maps to the same job
- * id, so a burst is one job (BullMQ keeps one job per id), which runs when the window ends.
+ * id, so a burst is one job (BullMQ keeps one job per id), which runs when the window ends. Each
+ * thread's windows are shifted by its own phase: windows aligned on the clock ended together
+ * for every card, and every card with new messages was edited (or replied under) at that one
+ * instant, every 3 minutes (every minute for replies), a burst against Slack's limits.
  */
-function windowed(now: number, windowMs: number): { id: number; delay: number } {
-  const id = Math.floor(now / windowMs);
-  return { id, delay: (id + 1) * windowMs - now };
+function windowed(now: number, windowMs: number, phaseMs: number): { id: number; delay: number } {
+  const id = Math.floor((now - phaseMs) / windowMs);
+  return { id, delay: (id + 1) * windowMs + phaseMs - now };
+}
+
+/**
+ * A thread's phase within windows of `windowMs`: the same in every process (the window's job id
+ * is shared by all of them), spread evenly over the window across threads (FNV-1a of the id).
+ */
+export function threadWindowPhase(threadId: string, windowMs: number): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < threadId.length; i++) {
+    h ^= threadId.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return (h >>> 0) % windowMs;
 }
 
 /**
@@ -72,8 +90,11 @@ export async function routeMessageEvent(
   if (followed.length === 0) return result;
 
   const now = (deps.now ?? Date.now)();
-  const counts = windowed(now, deps.countsDebounceMs ?? DEFAULT_COUNTS_DEBOUNCE_MS);
-  const batch = windowed(now, deps.repliesBatchMs ?? DEFAULT_REPLIES_BATCH_MS);
+  const phase = deps.windowPhase ?? threadWindowPhase;
+  const countsMs = deps.countsDebounceMs ?? DEFAULT_COUNTS_DEBOUNCE_MS;
+  const batchMs = deps.repliesBatchMs ?? DEFAULT_REPLIES_BATCH_MS;
+  const counts = windowed(now, countsMs, phase(threadId, countsMs));
+  const batch = windowed(now, batchMs, phase(threadId, batchMs));
   for (const sub of subs) {
     const channel = sub.channelId;
     if (!(await deps.refs.has(channel, threadId))) continue;

@@ -69,6 +69,8 @@ describe("routeMessageEvent asks for a card's windowed jobs once a window", () =
       }),
       countsDebounceMs: 60_000,
       repliesBatchMs: 60_000,
+      // Windows on the clock here (each thread's phase: test/jobs/window-phase.test.ts).
+      windowPhase: () => 0,
       asked: new AskedThisWindow(),
       now: () => now,
     };
