@@ -42,10 +42,17 @@ export async function drained(redis: Redis, prefix: string, queues?: string): Pr
 const DUE_SOON_MS = 10_000;
 
 /**
+ * A card's counts edit, reply batch or recount waiting for the end of its window: steady work
+ * that runs at its thread's own time within the window (route-message-event.ts), not a backlog.
+ */
+const WINDOWED_JOB = /^(counts|replies|recount)\|/;
+
+/**
  * What an app still has to do: deliveries in its intake and jobs waiting, active or
  * prioritized in any of its BullMQ queues (found by their `meta` key), and delayed jobs due
  * within 10 s that are not a job scheduler's next run (`repeat:<id>:<ms>`, always there; nor a
- * look again at a lagging listing minutes later). The commands it sent.
+ * look again at a lagging listing minutes later) nor a windowed job (`WINDOWED_JOB`). The
+ * commands it sent.
  */
 export async function workLeft(redis: Redis, prefix: string): Promise<{ left: number; commands: number }> {
   const keys = stateKeys(prefix);
@@ -56,7 +63,9 @@ export async function workLeft(redis: Redis, prefix: string): Promise<{ left: nu
     left += (await redis.llen(`${b}:wait`)) + (await redis.llen(`${b}:active`));
     // BullMQ scores a delayed job by its due time × 0x1000 (the low 12 bits order jobs of one ms).
     const soon = await redis.zrangebyscore(`${b}:delayed`, 0, (Date.now() + DUE_SOON_MS) * 0x1000);
-    left += soon.filter((id) => !id.startsWith("repeat:")).length + (await redis.zcard(`${b}:prioritized`));
+    left +=
+      soon.filter((id) => !id.startsWith("repeat:") && !WINDOWED_JOB.test(id)).length +
+      (await redis.zcard(`${b}:prioritized`));
   }
   return { left, commands: 3 + 4 * metas.length };
 }
