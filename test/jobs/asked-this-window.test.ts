@@ -1,7 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { AskedThisWindow } from "../../src/jobs/asked-this-window.js";
 import type { MessageEvent } from "../../src/insight/schemas.js";
-import { routeMessageEvent, type MessageRouteDeps } from "../../src/jobs/route-message-event.js";
+import {
+  routeMessageEvent,
+  threadWindowPhase,
+  type MessageRouteDeps,
+} from "../../src/jobs/route-message-event.js";
+import type { AddOptions } from "../../src/jobs/job-types.js";
 import type { Subscription } from "../../src/domain/subscription.js";
 
 describe("AskedThisWindow", () => {
@@ -29,30 +34,30 @@ describe("AskedThisWindow", () => {
   });
 });
 
-describe("routeMessageEvent asks for a card's windowed jobs once a window", () => {
-  const sub: Subscription = {
-    channelId: "C1",
-    groupId: "g1",
-    groupName: "Group",
+const sub: Subscription = {
+  channelId: "C1",
+  groupId: "g1",
+  groupName: "Group",
+  communityId: "c1",
+  filters: {},
+  createdBy: "U1",
+  createdAt: "2026-11-01T00:00:00.000Z",
+  delivery: { replies: true },
+};
+const message = (n: number, threadId = "t1"): MessageEvent => ({
+  webhookType: "chatmessage-crud",
+  actionType: "created",
+  payload: {
     communityId: "c1",
-    filters: {},
-    createdBy: "U1",
-    createdAt: "2026-11-01T00:00:00.000Z",
-    delivery: { replies: true },
-  };
-  const message = (n: number): MessageEvent => ({
-    webhookType: "chatmessage-crud",
-    actionType: "created",
-    payload: {
-      communityId: "c1",
-      groupId: "g1",
-      threadId: "t1",
-      messageId: `m${n}`,
-      timestamp: "2026-11-27T10:00:00.000Z",
-      text: `message ${n}`,
-    },
-  });
+    groupId: "g1",
+    threadId,
+    messageId: `${threadId}-m${n}`,
+    timestamp: "2026-11-27T10:00:00.000Z",
+    text: `message ${n}`,
+  },
+});
 
+describe("routeMessageEvent asks for a card's windowed jobs once a window", () => {
   it("adds the counts and replies jobs on the first message of a window only, and again in the next window", async () => {
     const adds: string[] = [];
     let now = 1_000;
@@ -69,7 +74,7 @@ describe("routeMessageEvent asks for a card's windowed jobs once a window", () =
       }),
       countsDebounceMs: 60_000,
       repliesBatchMs: 60_000,
-      // Windows on the clock here (each thread's phase: test/jobs/window-phase.test.ts).
+      // Windows on the clock here (each thread's phase: the tests below).
       windowPhase: () => 0,
       asked: new AskedThisWindow(),
       now: () => now,
@@ -101,5 +106,63 @@ describe("routeMessageEvent asks for a card's windowed jobs once a window", () =
     await expect(routeMessageEvent(message(1), deps)).rejects.toThrow("Redis unavailable");
     await routeMessageEvent(message(2), deps);
     expect(calls).toBe(2);
+  });
+});
+
+const W = 180_000;
+/** The counts jobs asked for, with the default phase of each thread, at `now()`. */
+function countsJobs(now: () => number) {
+  const adds: { id: string; delay: number }[] = [];
+  const deps: MessageRouteDeps = {
+    subscriptions: { forGroup: async () => [{ ...sub, delivery: {} }] },
+    refs: { has: async () => true },
+    replies: { push: async () => true },
+    slackQueue: () => ({
+      add: async (_name: string, _data: unknown, opts?: AddOptions) => {
+        adds.push({ id: opts?.jobId ?? "", delay: opts?.delay ?? 0 });
+        return undefined;
+      },
+      addBulk: async () => [],
+    }),
+    countsDebounceMs: W,
+    now,
+  };
+  return { adds, deps };
+}
+
+describe("a card's counts window has the phase of its thread", () => {
+  it("spreads the ends of windows over the window length, not all at one instant", async () => {
+    const now = Date.UTC(2026, 10, 27, 10, 0, 0);
+    const { adds, deps } = countsJobs(() => now);
+    for (let t = 0; t < 1_000; t++) await routeMessageEvent(message(1, `thread-${t}`), deps);
+    expect(adds).toHaveLength(1_000);
+    // Clock-aligned windows gave every one of them the same delay.
+    const tenths = Array.from({ length: 10 }, () => 0);
+    for (const a of adds) {
+      expect(a.delay).toBeGreaterThan(0);
+      expect(a.delay).toBeLessThanOrEqual(W);
+      tenths[Math.min(9, Math.floor((a.delay / W) * 10))]! += 1;
+    }
+    for (const n of tenths) expect(n).toBeGreaterThan(60);
+    for (const n of tenths) expect(n).toBeLessThan(140);
+  });
+
+  it("keeps one job a window per card, the next window exactly one length later, the same in every process", async () => {
+    let now = Date.UTC(2026, 10, 27, 10, 0, 0);
+    const { adds, deps } = countsJobs(() => now);
+    await routeMessageEvent(message(1, "thread-a"), deps);
+    now += 1_000;
+    await routeMessageEvent(message(2, "thread-a"), deps);
+    const [first, second] = adds;
+    expect(second?.id).toBe(first?.id);
+    // The first message after the window ends asks for the next window's job.
+    now += (second?.delay ?? 0) + 1;
+    await routeMessageEvent(message(3, "thread-a"), deps);
+    const third = adds[2];
+    expect(third?.id).not.toBe(first?.id);
+    expect(third?.delay).toBe(W - 1);
+    // A phase is a pure function of the thread: another process asks for the same job ids.
+    expect(threadWindowPhase("thread-a", W)).toBe(threadWindowPhase("thread-a", W));
+    expect(threadWindowPhase("thread-a", W)).not.toBe(threadWindowPhase("thread-b", W));
   });
 });
