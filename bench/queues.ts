@@ -2,6 +2,7 @@
 // process, and waiting until it has processed them all. The bench's own commands are counted,
 // so that a row can leave them out of the app's Redis commands.
 import type { Redis } from "ioredis";
+import { isWindowedJobId } from "../src/jobs/route-message-event.js";
 import { stateKeys } from "../src/store/keys.js";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -42,17 +43,11 @@ export async function drained(redis: Redis, prefix: string, queues?: string): Pr
 const DUE_SOON_MS = 10_000;
 
 /**
- * A card's counts edit, reply batch or recount waiting for the end of its window: steady work
- * that runs at its thread's own time within the window (route-message-event.ts), not a backlog.
- */
-const WINDOWED_JOB = /^(counts|replies|recount)\|/;
-
-/**
  * What an app still has to do: deliveries in its intake and jobs waiting, active or
  * prioritized in any of its BullMQ queues (found by their `meta` key), and delayed jobs due
  * within 10 s that are not a job scheduler's next run (`repeat:<id>:<ms>`, always there; nor a
- * look again at a lagging listing minutes later) nor a windowed job (`WINDOWED_JOB`). The
- * commands it sent.
+ * look again at a lagging listing minutes later) nor a card's counts edit or reply batch waiting
+ * for its window (`isWindowedJobId`). The commands it sent.
  */
 export async function workLeft(redis: Redis, prefix: string): Promise<{ left: number; commands: number }> {
   const keys = stateKeys(prefix);
@@ -64,7 +59,7 @@ export async function workLeft(redis: Redis, prefix: string): Promise<{ left: nu
     // BullMQ scores a delayed job by its due time × 0x1000 (the low 12 bits order jobs of one ms).
     const soon = await redis.zrangebyscore(`${b}:delayed`, 0, (Date.now() + DUE_SOON_MS) * 0x1000);
     left +=
-      soon.filter((id) => !id.startsWith("repeat:") && !WINDOWED_JOB.test(id)).length +
+      soon.filter((id) => !id.startsWith("repeat:") && !isWindowedJobId(id)).length +
       (await redis.zcard(`${b}:prioritized`));
   }
   return { left, commands: 3 + 4 * metas.length };

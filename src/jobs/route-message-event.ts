@@ -28,6 +28,13 @@ export interface MessageRouteDeps {
 }
 
 export const DEFAULT_COUNTS_DEBOUNCE_MS = 180_000;
+
+/** The kinds of job that wait for the end of a card's window (the first part of their job ids). */
+const WINDOWED = { counts: "counts", replies: "replies", recount: "recount" } as const;
+const WINDOWED_ID = new RegExp(`^(${Object.values(WINDOWED).join("|")})\\|`);
+
+/** Whether a job id is of a windowed job: steady work at its thread's own time, not a backlog. */
+export const isWindowedJobId = (id: string): boolean => WINDOWED_ID.test(id);
 export const DEFAULT_REPLIES_BATCH_MS = 60_000;
 
 export interface MessageRouteResult {
@@ -106,7 +113,7 @@ export async function routeMessageEvent(
       { kind: "card", channelId: channel, threadId, reason: "counts" },
       {
         delay: counts.delay,
-        jobId: jobId("counts", channel, threadId, counts.id),
+        jobId: jobId(WINDOWED.counts, channel, threadId, counts.id),
       },
     );
 
@@ -130,7 +137,7 @@ export async function routeMessageEvent(
       { kind: "replies", channelId: channel, threadId },
       {
         delay: batch.delay,
-        jobId: jobId("replies", channel, threadId, batch.id),
+        jobId: jobId(WINDOWED.replies, channel, threadId, batch.id),
       },
     );
   }
@@ -171,7 +178,7 @@ async function recountIfHeld(
   await refreshQueue().add(
     "refresh",
     { event, attempt: 0, recount: true },
-    { delay: window.delay, jobId: jobId("recount", event.payload.groupId, threadId, window.id) },
+    { delay: window.delay, jobId: jobId(WINDOWED.recount, event.payload.groupId, threadId, window.id) },
   );
   return true;
 }

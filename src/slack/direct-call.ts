@@ -15,7 +15,7 @@ import { request } from "undici";
  * whole for a debug line, whatever the log level: a `conversations.history` page of 200 cards
  * (a card looked for after an ambiguous failure) cost about 10 ms that way.
  */
-export const JSON_METHODS: ReadonlySet<string> = new Set(["chat.postMessage", "chat.update"]);
+const JSON_METHODS: ReadonlySet<string> = new Set(["chat.postMessage", "chat.update"]);
 
 /** Whether a call can go direct: no file bytes among its arguments (those go multipart, by the WebClient). */
 export function directCallable(args: Record<string, unknown>): boolean {
