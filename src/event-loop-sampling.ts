@@ -33,10 +33,17 @@ export function capturingEventLoopHistogram(register: () => void): IntervalHisto
 function zeroWhenEmpty(h: IntervalHistogram): IntervalHistogram {
   // Everything else is the histogram's own (its prototype): only these three are read over.
   const unlessEmpty = (read: () => number) => ({ get: () => (h.count === 0 ? 0 : read()) });
+  // Switched on and off on the histogram itself: Node keeps whether it is on in a property of
+  // `this`, so prom-client's enable() through this view would mark the view on and leave the
+  // histogram marked off, and the sampler's disable() would then stop nothing (a wake-up every
+  // second for good, in every process that was idle at its first look).
+  const own = (fn: () => boolean) => ({ value: fn });
   return Object.create(h, {
     min: unlessEmpty(() => h.min),
     mean: unlessEmpty(() => h.mean),
     stddev: unlessEmpty(() => h.stddev),
+    enable: own(() => h.enable()),
+    disable: own(() => h.disable()),
   }) as IntervalHistogram;
 }
 

@@ -42,7 +42,11 @@ describe("event-loop delay sampled while the process works", () => {
     expect(histogram).toBeDefined();
     await new Promise((r) => setTimeout(r, 100));
     expect(histogram?.count ?? 0).toBeGreaterThan(0);
-    histogram?.disable();
+    // prom-client switched it on; switching it off here stops its timer (true: it was on).
+    expect(histogram?.disable()).toBe(true);
+    histogram?.reset();
+    await new Promise((r) => setTimeout(r, 100));
+    expect(histogram?.count).toBe(0);
     const text = await registry.metrics();
     expect(text).toContain("t_nodejs_eventloop_lag_p99_seconds");
     // Sampling off (idle) between two scrapes: no sample, and the gauges say 0, not 2^63 ns.
