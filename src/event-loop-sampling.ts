@@ -31,7 +31,7 @@ export function capturingEventLoopHistogram(register: () => void): IntervalHisto
  * off while idle), Node's min is 2^63 ns and its mean NaN; an idle loop has no delay, so 0.
  */
 function zeroWhenEmpty(h: IntervalHistogram): IntervalHistogram {
-  // Everything else is the histogram's own (its prototype): only these three are read over.
+  // Everything else is the histogram's own (its prototype): three reads over, two switches passed on.
   const unlessEmpty = (read: () => number) => ({ get: () => (h.count === 0 ? 0 : read()) });
   // Switched on and off on the histogram itself: Node keeps whether it is on in a property of
   // `this`, so prom-client's enable() through this view would mark the view on and leave the
