@@ -28,6 +28,7 @@ export interface MessageRouteDeps {
 }
 
 export const DEFAULT_COUNTS_DEBOUNCE_MS = 180_000;
+export const DEFAULT_REPLIES_BATCH_MS = 60_000;
 
 /** The kinds of job that wait for the end of a card's window (the first part of their job ids). */
 const WINDOWED = { counts: "counts", replies: "replies", recount: "recount" } as const;
@@ -35,7 +36,6 @@ const WINDOWED_ID = new RegExp(`^(${Object.values(WINDOWED).join("|")})\\|`);
 
 /** Whether a job id is of a windowed job: steady work at its thread's own time, not a backlog. */
 export const isWindowedJobId = (id: string): boolean => WINDOWED_ID.test(id);
-export const DEFAULT_REPLIES_BATCH_MS = 60_000;
 
 export interface MessageRouteResult {
   /** Cards whose counts will be refreshed at the end of their window. */
