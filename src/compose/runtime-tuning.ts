@@ -24,6 +24,8 @@ export interface RuntimeTuning extends WorkerTuning {
   queueShards?: number;
   /** How long the intake pump's lease outlives a killed process (intake/pump.ts); default 15 s. */
   intakeLeaseMs?: number;
+  /** How long a woken intake pump lets deliveries gather before a step (intake/pump.ts); default 1 s. */
+  intakeLingerMs?: number;
   /** How long a delivery may sit at the intake's head before the health watch alerts; default 60 s. */
   intakeStalledMs?: number;
 }

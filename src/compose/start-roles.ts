@@ -64,6 +64,7 @@ export async function startRoles(s: Services, o: FeatureOptions = {}): Promise<R
         metrics: s.metrics,
         logger,
         ...(s.tuning.intakeLeaseMs ? { leaseMs: s.tuning.intakeLeaseMs } : {}),
+        ...(s.tuning.intakeLingerMs !== undefined ? { lingerMs: s.tuning.intakeLingerMs } : {}),
       }).start()
     : undefined;
 

@@ -22,6 +22,8 @@ export interface IntakePumpOptions {
   metrics?: Pick<Metrics, "deliveries" | "deadLetters" | "unfollowedDeliveries">;
   logger: Logger;
   leaseMs?: number;
+  /** How long a woken pump lets deliveries gather (intake/pump.ts `DEFAULT_LINGER_MS`). */
+  lingerMs?: number;
 }
 
 /**
@@ -43,5 +45,6 @@ export function createIntakePump(o: IntakePumpOptions): IntakePump {
     ...(o.followed ? { followed: o.followed } : {}),
     logger: o.logger,
     ...(o.leaseMs ? { leaseMs: o.leaseMs } : {}),
+    ...(o.lingerMs !== undefined ? { lingerMs: o.lingerMs } : {}),
   });
 }

@@ -63,7 +63,8 @@ export interface IntakePumpDeps {
 // intake, batch in flight, last leader; ARGV: token, lease ms, done, n. The batch list stays in
 // Redis until its jobs are queued: a pump killed between two steps leaves it to its successor,
 // never loses it. A batch queued again (a failed add, a killed pump) is not filled up first: it
-// makes the same jobs, with the same ids, so the adds that had gone through are no-ops.
+// makes the same jobs, with the same ids, so the adds that had gone through are no-ops. With
+// n = 0 a step only drops what the last one queued.
 const TAKE_BATCH = luaScript(`
 local done = tonumber(ARGV[3])
 local holder = redis.call('GET', KEYS[1])
@@ -82,6 +83,7 @@ else
 end
 if done > 0 then redis.call('LTRIM', KEYS[3], done, -1) end
 local n = tonumber(ARGV[4])
+if n == 0 then return {} end
 local have = redis.call('LLEN', KEYS[3])
 if have > 0 then return redis.call('LRANGE', KEYS[3], 0, n - 1) end
 while have < n do
@@ -108,12 +110,15 @@ const DEFAULT_WAIT_SECONDS = 30;
 
 /**
  * How long a woken pump lets deliveries gather before it takes them. A steady trickle (100 a
- * second, each on its own) then travels a few to a job instead of one: a job costs BullMQ
- * about 70 Redis commands whatever it carries (add, the worker's fetches, completion), which
- * one delivery alone paid (bench:steady). A burst fills its batches anyway; a card waits
- * seconds for its content (digest/first-post), so these milliseconds are not seen.
+ * second, each on its own) then travels a step's worth (up to `batch`) at a time: the step's
+ * scripts, BullMQ's add, fetch and completion of its jobs, and the routing's Redis commands,
+ * sent together from deliveries processed at once, are paid once a step rather than once a
+ * delivery; each write to a socket costs more CPU than the commands it carries (bench:steady:
+ * 100 ms moved about 10 deliveries a step, 1 s moves 100). A burst fills its batches anyway
+ * and is drained without lingering between steps; a card already waits seconds for its
+ * content (digest/first-post) and Slack's pace, so this second is not what a reader sees.
  */
-export const DEFAULT_LINGER_MS = 100;
+export const DEFAULT_LINGER_MS = 1_000;
 
 /** How long close() waits for the step in flight, and then for giving up the lease. */
 const CLOSE_WAIT_MS = 2_000;
@@ -168,6 +173,16 @@ export class IntakePump {
    * another pump leads.
    */
   async drain(): Promise<number | undefined> {
+    return this.steps(false);
+  }
+
+  /**
+   * Steps until the intake is empty or, with `untilShort`, until a step moves less than a full
+   * batch: what comes in meanwhile waits for the next gathering (a trickle arriving while a
+   * step ran would otherwise be chased one delivery a step, each paying a whole step), while a
+   * backlog, whose steps are full, is moved without a pause.
+   */
+  private async steps(untilShort: boolean): Promise<number | undefined> {
     let done = 0;
     let moved = 0;
     for (;;) {
@@ -179,6 +194,12 @@ export class IntakePump {
       await this.queue(items);
       done = items.length;
       moved += items.length;
+      if (untilShort && items.length < this.batch) {
+        // Drop the batch just queued (it must not look in flight while the pump waits).
+        const left = await this.take(done, 0);
+        this.noteLead(left !== undefined);
+        return left ? moved : undefined;
+      }
     }
   }
 
@@ -189,7 +210,7 @@ export class IntakePump {
     this.leading = leading;
   }
 
-  private async take(done: number): Promise<string[] | undefined> {
+  private async take(done: number, n = this.batch): Promise<string[] | undefined> {
     const r = await TAKE_BATCH.run(
       this.deps.redis,
       4,
@@ -200,7 +221,7 @@ export class IntakePump {
       this.token,
       this.leaseMs,
       done,
-      this.batch,
+      n,
     );
     return Array.isArray(r) ? r.map(String) : undefined;
   }
@@ -319,7 +340,7 @@ export class IntakePump {
     let failures = 0;
     while (!this.stopped) {
       try {
-        const moved = await this.drain();
+        const moved = await this.steps(true);
         if (this.stopped) break;
         if (moved === undefined) {
           // Another pump leads: look again within the lease, should it have gone.

@@ -13,6 +13,14 @@ redis.call('HINCRBY', KEYS[2], ARGV[3], 1)
 return 1
 `);
 
+// Counts a message in its group's day and keeps the day 120 days: one command, so that the
+// messages of a batch go to Redis in one write (a MULTI is a write of its own on an
+// auto-pipelined connection). KEYS: the day's HyperLogLog; ARGV: the message id, the TTL.
+const RECORD_MESSAGE = luaScript(`
+redis.call('PFADD', KEYS[1], ARGV[1])
+redis.call('EXPIRE', KEYS[1], ARGV[2])
+`);
+
 export const DEAD_LETTER_LIMIT = 1_000;
 const DEAD_LETTER_BODY_LIMIT = 16_384;
 const ACTIVITY_TTL_SECONDS = 120 * 86_400;
@@ -91,7 +99,7 @@ export class DeliveryHealthStore {
   /** A followed group's messages, each counted once in its UTC day (the intake pump drops other groups'). */
   async recordMessage(groupId: string, messageId: string, at: string): Promise<void> {
     const key = this.keys.activity(groupId, dayOf(at));
-    await this.redis.multi().pfadd(key, messageId).expire(key, ACTIVITY_TTL_SECONDS).exec();
+    await RECORD_MESSAGE.run(this.redis, 1, key, messageId, ACTIVITY_TTL_SECONDS);
   }
 
   /** Messages seen per day for one group, for the given UTC days. */

@@ -1,5 +1,6 @@
 import { Cluster, Redis, type ClusterNode, type ClusterOptions, type RedisOptions } from "ioredis";
 import type { Logger } from "../log.js";
+import { coalesceConnectionWrites } from "./coalesce-writes.js";
 
 /** A connection to one Redis or to a Redis Cluster: stores, scripts and BullMQ take either. */
 export type RedisClient = Redis | Cluster;
@@ -50,6 +51,8 @@ export function createRedis(
     t.clusterNodes && t.clusterNodes.length > 0
       ? cluster()
       : new Redis(t.url, { ...base, retryStrategy, ...extra });
+  // Commands issued in one turn of the event loop leave in one write (store/coalesce-writes.ts).
+  coalesceConnectionWrites(redis);
   let wasDown = false;
   redis.on("error", (err: Error) => {
     // ioredis repeats the same connection error on every retry; log once per outage.

@@ -39,6 +39,8 @@ export const FAST_TUNING: RuntimeTuning = {
   digestLockTtlMs: 3_000,
   // A killed leader's intake lease runs out within seconds, as its BullMQ locks do.
   intakeLeaseMs: 5_000,
+  // Tests wait for cards one step at a time: a tenth of production's gathering.
+  intakeLingerMs: 100,
 };
 
 export interface Harness {

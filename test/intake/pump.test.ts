@@ -99,6 +99,9 @@ describe("the intake pump", () => {
         deliveriesFor: (w) => (w ? workspaceDeliveries(deliveries, w, { ownIds: true }) : deliveries),
         receiptsFor: receiptBooks(redis, prefix),
         logger: silentLogger,
+        // The tests' gathering, as the app harness's (FAST_TUNING): production's second would
+        // only slow them.
+        lingerMs: 100,
         ...o,
       });
       opened.push(p);
@@ -268,6 +271,35 @@ describe("the intake pump", () => {
     while (!(await deliveries.getJob("d-3")) && Date.now() - at < 5_000)
       await new Promise((r) => setTimeout(r, 5));
     expect(Date.now() - at).toBeLessThan(1_000);
+    await p.close();
+  });
+
+  it("running, a delivery that lands while a step runs waits for the next gathering, and a step's batch is dropped before the wait", async () => {
+    const { keys, deliveries, pump, push } = setUp();
+    let during: Promise<unknown> | undefined;
+    const p = pump({
+      lingerMs: 300,
+      waitSeconds: 5,
+      // Lands while the first step is queueing its batch.
+      followed: async () => {
+        during ??= push({ job: job(9) });
+        await during;
+        return true;
+      },
+    }).start();
+    await new Promise((r) => setTimeout(r, 200));
+    await push(...[1, 2, 3].map((n) => ({ job: job(n) })));
+    const at = Date.now();
+    while ((await waitingIds(deliveries)).length < 4 && Date.now() - at < 5_000)
+      await new Promise((r) => setTimeout(r, 5));
+    expect(await waitingIds(deliveries)).toEqual(["d-1", "d-2", "d-3", "d-9"]);
+    const [first, later] = await Promise.all([
+      deliveries.getJob("batch|d-1|d-3|3"),
+      deliveries.getJob("d-9"),
+    ]);
+    // A step that moved less than a full batch ended the gathering: d-9 was not chased at once.
+    expect((later?.timestamp ?? 0) - (first?.timestamp ?? 0)).toBeGreaterThanOrEqual(250);
+    expect(await redis.llen(keys.intakeMoving)).toBe(0);
     await p.close();
   });
 
