@@ -52,7 +52,9 @@ export function createRedis(
       ? cluster()
       : new Redis(t.url, { ...base, retryStrategy, ...extra });
   // Commands issued in one turn of the event loop leave in one write (store/coalesce-writes.ts).
-  coalesceConnectionWrites(redis);
+  // Not the receiver's: it already sends a turn's deliveries as one RPUSH from the turn's check
+  // phase, which a cork would hold for another turn.
+  if (kind !== "command") coalesceConnectionWrites(redis);
   let wasDown = false;
   redis.on("error", (err: Error) => {
     // ioredis repeats the same connection error on every retry; log once per outage.
