@@ -39,6 +39,9 @@ export const FAST_TUNING: RuntimeTuning = {
   digestLockTtlMs: 3_000,
   // A killed leader's intake lease runs out within seconds, as its BullMQ locks do.
   intakeLeaseMs: 5_000,
+  // Workers' incident closed after 10 s of fine looks, not a minute: longer than what a Redis
+  // restart leaves behind (seconds), short enough for a test to see it closed.
+  workersFineHoldMs: 10_000,
 };
 
 export interface Harness {
