@@ -28,4 +28,6 @@ export interface RuntimeTuning extends WorkerTuning {
   intakeLingerMs?: number;
   /** How long a delivery may sit at the intake's head before the health watch alerts; default 60 s. */
   intakeStalledMs?: number;
+  /** How long workers must look fine before the health watch closes their incident; default 60 s. */
+  workersFineHoldMs?: number;
 }

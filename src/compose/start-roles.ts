@@ -94,6 +94,7 @@ export async function startRoles(s: Services, o: FeatureOptions = {}): Promise<R
         ops: s.ops,
         logger,
         intakeStalledMs: s.tuning.intakeStalledMs,
+        workersFineHoldMs: s.tuning.workersFineHoldMs,
         intervalMs: s.tuning.healthWatchMs,
       }),
     );

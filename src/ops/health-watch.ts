@@ -33,6 +33,11 @@ export interface WatchState {
   /** Spool sizes of the last samples, oldest first. */
   spoolHistory: number[];
   workersAlerted: boolean;
+  /**
+   * While the workers' incident is open: since when every look has found them fine (ms since
+   * the epoch); unset while a look finds one not ok.
+   */
+  workersFineSinceMs?: number;
   spoolAlerted: boolean;
   /** The delivery at the intake's head at the last look, and how many looks in a row found it there too late. */
   intakeHead?: string;
@@ -63,6 +68,14 @@ const OUT_OF_MEMORY = /OOM command not allowed/;
 
 /** Samples in a row before an alert: one bad look is a blip (a failover takes a few seconds). */
 export const FAILING_SAMPLES = 2;
+/**
+ * How long workers must be found fine, look after look, before their incident is over (and a
+ * new failure alerts again). A Redis that comes back leaves errors behind: a job that held a lock
+ * Redis lost fails to finish ("Missing lock for job"), and its worker reads not ok until its next
+ * job. Closed at the first fine look, one outage was told twice. A minute is four looks at the
+ * default interval; an outage minutes after another is a new one, and told.
+ */
+export const WORKERS_FINE_HOLD_MS = 60_000;
 /** The spool grew at each of this many samples in a row, while Redis answered. */
 export const GROWING_SAMPLES = 4;
 /**
@@ -78,32 +91,11 @@ export const INTAKE_STALLED_MS = 60_000;
 export function judgeHealth(
   prev: WatchState,
   s: HealthSample,
-  o: { intakeStalledMs?: number } = {},
+  o: { intakeStalledMs?: number; workersFineHoldMs?: number } = {},
 ): { state: WatchState; actions: WatchAction[] } {
   const actions: WatchAction[] = [];
-  const bad = (s.workers ?? []).filter((w) => !w.ok);
-  const failingSamples = bad.length > 0 ? prev.failingSamples + 1 : 0;
-  let workersAlerted = prev.workersAlerted;
-  if (failingSamples >= FAILING_SAMPLES && !workersAlerted) {
-    const shown = bad
-      .slice(0, 3)
-      .map((w) => `${w.name}: ${w.reason ?? "not ok"}`)
-      .join("; ");
-    const more = bad.length > 3 ? ` (and ${bad.length - 3} more)` : "";
-    // Redis at maxmemory refuses every write: said first, in words, with what to do.
-    const oom = bad.some((w) => OUT_OF_MEMORY.test(w.reason ?? ""));
-    actions.push({
-      kind: "alert",
-      incident: WORKERS_CANNOT_FETCH,
-      text: oom
-        ? `Redis is out of memory (maxmemory reached) and refuses writes, so workers cannot fetch jobs and digests are not going out. Webhook deliveries are still acknowledged and kept on disk until Redis takes writes again; nothing is lost. Free memory or raise maxmemory (keep maxmemory-policy noeviction). /readyz answers 503: ${shown}${more}.`
-        : `Workers cannot fetch jobs, so digests are not going out: ${shown}${more}. /readyz answers 503 with the same reason.`,
-    });
-    workersAlerted = true;
-  } else if (bad.length === 0 && workersAlerted) {
-    actions.push({ kind: "resolve", incident: WORKERS_CANNOT_FETCH, text: "Workers fetch jobs again." });
-    workersAlerted = false;
-  }
+  const workers = judgeWorkers(prev, s, o.workersFineHoldMs ?? WORKERS_FINE_HOLD_MS);
+  actions.push(...workers.actions);
 
   let spoolHistory = prev.spoolHistory;
   let spoolAlerted = prev.spoolAlerted;
@@ -132,15 +124,60 @@ export function judgeHealth(
   actions.push(...overdue.actions);
   return {
     state: {
-      failingSamples,
+      ...workers.state,
       spoolHistory,
-      workersAlerted,
       spoolAlerted,
       ...intake.state,
       ...(overdue.alerted !== undefined ? { overdueAlerted: overdue.alerted } : {}),
     },
     actions,
   };
+}
+
+type WorkersState = Pick<WatchState, "failingSamples" | "workersAlerted" | "workersFineSinceMs">;
+
+/**
+ * Workers that cannot fetch (same reasons as /readyz): told after FAILING_SAMPLES bad looks in a
+ * row, over once every look has found them fine for `fineHoldMs`. A bad look meanwhile, even
+ * one, starts that hold again: a flapping outage is one incident, told once.
+ */
+function judgeWorkers(
+  prev: WatchState,
+  s: HealthSample,
+  fineHoldMs: number,
+): { state: WorkersState; actions: WatchAction[] } {
+  const bad = (s.workers ?? []).filter((w) => !w.ok);
+  const failingSamples = bad.length > 0 ? prev.failingSamples + 1 : 0;
+  if (!prev.workersAlerted) {
+    if (failingSamples < FAILING_SAMPLES)
+      return { state: { failingSamples, workersAlerted: false }, actions: [] };
+    return {
+      state: { failingSamples, workersAlerted: true },
+      actions: [{ kind: "alert", incident: WORKERS_CANNOT_FETCH, text: cannotFetchText(bad) }],
+    };
+  }
+  if (bad.length > 0) return { state: { failingSamples, workersAlerted: true }, actions: [] };
+  const fineSinceMs = prev.workersFineSinceMs ?? s.atMs;
+  if (s.atMs - fineSinceMs < fineHoldMs) {
+    return { state: { failingSamples, workersAlerted: true, workersFineSinceMs: fineSinceMs }, actions: [] };
+  }
+  return {
+    state: { failingSamples, workersAlerted: false },
+    actions: [{ kind: "resolve", incident: WORKERS_CANNOT_FETCH, text: "Workers fetch jobs again." }],
+  };
+}
+
+/** The alert for workers not ok: the first three, with /readyz's reasons. */
+function cannotFetchText(bad: readonly WorkerProbe[]): string {
+  const shown = bad
+    .slice(0, 3)
+    .map((w) => `${w.name}: ${w.reason ?? "not ok"}`)
+    .join("; ");
+  const more = bad.length > 3 ? ` (and ${bad.length - 3} more)` : "";
+  // Redis at maxmemory refuses every write: said first, in words, with what to do.
+  return bad.some((w) => OUT_OF_MEMORY.test(w.reason ?? ""))
+    ? `Redis is out of memory (maxmemory reached) and refuses writes, so workers cannot fetch jobs and digests are not going out. Webhook deliveries are still acknowledged and kept on disk until Redis takes writes again; nothing is lost. Free memory or raise maxmemory (keep maxmemory-policy noeviction). /readyz answers 503: ${shown}${more}.`
+    : `Workers cannot fetch jobs, so digests are not going out: ${shown}${more}. /readyz answers 503 with the same reason.`;
 }
 
 /**
@@ -247,6 +284,8 @@ export interface HealthWatchDeps {
   sample: () => Promise<HealthSample>;
   /** See INTAKE_STALLED_MS (tests shorten it). */
   intakeStalledMs?: number;
+  /** See WORKERS_FINE_HOLD_MS (tests shorten it). */
+  workersFineHoldMs?: number;
   ops: Pick<OpsNotifier, "alert" | "resolve">;
   logger: Logger;
 }
@@ -256,7 +295,10 @@ export function startHealthWatch(deps: HealthWatchDeps, intervalMs = 15_000): ()
   let state = INITIAL_WATCH;
   let running: Promise<void> = Promise.resolve();
   const tick = async () => {
-    const judged = judgeHealth(state, await deps.sample(), { intakeStalledMs: deps.intakeStalledMs });
+    const judged = judgeHealth(state, await deps.sample(), {
+      intakeStalledMs: deps.intakeStalledMs,
+      workersFineHoldMs: deps.workersFineHoldMs,
+    });
     state = judged.state;
     for (const a of judged.actions) {
       try {
@@ -298,6 +340,7 @@ export interface ProcessWatchParts {
   ops: Pick<OpsNotifier, "alert" | "resolve">;
   logger: Logger;
   intakeStalledMs?: number | undefined;
+  workersFineHoldMs?: number | undefined;
   intervalMs?: number | undefined;
 }
 
@@ -327,6 +370,7 @@ export function startProcessWatch(p: ProcessWatchParts): () => Promise<void> {
       ops: p.ops,
       logger: p.logger,
       ...(p.intakeStalledMs ? { intakeStalledMs: p.intakeStalledMs } : {}),
+      ...(p.workersFineHoldMs !== undefined ? { workersFineHoldMs: p.workersFineHoldMs } : {}),
     },
     p.intervalMs,
   );

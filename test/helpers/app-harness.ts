@@ -41,6 +41,9 @@ export const FAST_TUNING: RuntimeTuning = {
   intakeLeaseMs: 5_000,
   // Tests wait for cards one step at a time: a tenth of production's gathering.
   intakeLingerMs: 100,
+  // Workers' incident closed after 10 s of fine looks, not a minute: longer than what a Redis
+  // restart leaves behind (seconds), short enough for a test to see it closed.
+  workersFineHoldMs: 10_000,
 };
 
 export interface Harness {

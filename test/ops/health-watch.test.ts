@@ -1,9 +1,11 @@
-import { describe, expect, it } from "vitest";
-import { createLogger } from "../../src/log.js";
+import { describe, expect, it, vi } from "vitest";
+import type { WorkerProbe } from "../../src/jobs/worker-health.js";
+import { createLogger, silentLogger } from "../../src/log.js";
 import {
   INITIAL_WATCH,
   judgeHealth,
   startHealthWatch,
+  WORKERS_FINE_HOLD_MS,
   type HealthSample,
   type WatchState,
 } from "../../src/ops/health-watch.js";
@@ -34,21 +36,108 @@ const crossslot = {
 const fine = { name: "{deliveries-0}", ok: true };
 
 describe("the health watch", () => {
-  it("alerts once when workers cannot fetch on two looks in a row, with /readyz's reason, and resolves when they fetch again", () => {
-    const one = run([{ workers: [crossslot], redisAnswers: true, spool: undefined, atMs: 0 }]);
+  /** One look at `atS` seconds, its workers as given. */
+  const workersAt = (atS: number, ...workers: WorkerProbe[]): HealthSample => ({
+    workers,
+    redisAnswers: true,
+    spool: undefined,
+    atMs: atS * 1_000,
+  });
+  const holdS = WORKERS_FINE_HOLD_MS / 1_000;
+
+  it("alerts once when workers cannot fetch on two looks in a row, with /readyz's reason, and resolves once they have fetched for a while", () => {
+    const one = run([workersAt(0, crossslot)]);
     expect(one.actions).toEqual([]); // one bad look is a blip
     const r = run([
-      { workers: [crossslot], redisAnswers: true, spool: undefined, atMs: 0 },
-      { workers: [crossslot], redisAnswers: true, spool: undefined, atMs: 0 },
-      { workers: [crossslot], redisAnswers: true, spool: undefined, atMs: 0 },
-      { workers: [fine], redisAnswers: true, spool: undefined, atMs: 0 },
+      workersAt(0, crossslot),
+      workersAt(15, crossslot),
+      workersAt(30, crossslot),
+      workersAt(45, fine),
+      workersAt(45 + holdS - 1, fine),
     ]);
-    expect(r.actions.map((a) => [a.kind, a.incident])).toEqual([
-      ["alert", WORKERS_CANNOT_FETCH],
-      ["resolve", WORKERS_CANNOT_FETCH],
-    ]);
+    expect(r.actions.map((a) => [a.kind, a.incident])).toEqual([["alert", WORKERS_CANNOT_FETCH]]);
     expect(r.actions[0]?.text).toContain("{deliveries-0}: fetching jobs fails: CROSSSLOT");
     expect(r.actions[0]?.text).toContain("digests are not going out");
+    // Fine on every look for the hold: over, and said.
+    expect(run([workersAt(45 + holdS, fine)], r.state).actions).toEqual([
+      { kind: "resolve", incident: WORKERS_CANNOT_FETCH, text: "Workers fetch jobs again." },
+    ]);
+  });
+
+  it("one outage that flaps is one alert: fine for a look, then failing again, is not a new incident", () => {
+    // Around a Redis restart (test/chaos/aof-restart.test.ts): failing, fine for one look, then
+    // failing again as what the restart left behind surfaces (a job whose lock was lost).
+    const flapping = run([
+      workersAt(0, crossslot),
+      workersAt(0.5, crossslot),
+      workersAt(1, fine),
+      workersAt(1.5, crossslot),
+      workersAt(2, crossslot),
+      workersAt(2.5, crossslot),
+      workersAt(3, fine),
+      // One bad look inside the hold starts it again.
+      workersAt(3 + holdS - 5, crossslot),
+      workersAt(3 + holdS, fine),
+      workersAt(3 + 2 * holdS - 1, fine),
+    ]);
+    expect(flapping.actions.map((a) => [a.kind, a.incident])).toEqual([["alert", WORKERS_CANNOT_FETCH]]);
+    const over = run([workersAt(3 + 2 * holdS, fine)], flapping.state);
+    expect(over.actions.map((a) => [a.kind, a.incident])).toEqual([["resolve", WORKERS_CANNOT_FETCH]]);
+    // Another outage minutes later is a new incident: told again, once.
+    const again = run(
+      [workersAt(600, crossslot), workersAt(615, crossslot), workersAt(630, crossslot)],
+      over.state,
+    );
+    expect(again.actions.map((a) => [a.kind, a.incident])).toEqual([["alert", WORKERS_CANNOT_FETCH]]);
+  });
+
+  it("a process without workers, or with every worker fine, has nothing to hold", () => {
+    expect(run([workersAt(0, fine), workersAt(15, fine)]).actions).toEqual([]);
+    expect(run([{ workers: undefined, redisAnswers: true, spool: undefined, atMs: 0 }]).actions).toEqual([]);
+    // A hold of 0: the first fine look closes the incident (the watch before the hold).
+    const open = run([workersAt(0, crossslot), workersAt(1, crossslot)]).state;
+    expect(
+      judgeHealth(open, workersAt(2, fine), { workersFineHoldMs: 0 }).actions.map((a) => a.kind),
+    ).toEqual(["resolve"]);
+  });
+
+  it("the running watch holds the workers' incident open through a flap, then closes it once", async () => {
+    const told: string[] = [];
+    let looks = 0;
+    // Bad, bad, fine, bad, bad, then fine from the sixth look on.
+    const badAt = new Set([1, 2, 4, 5]);
+    const stop = startHealthWatch(
+      {
+        sample: async () => {
+          looks++;
+          return {
+            workers: [badAt.has(looks) ? crossslot : fine],
+            redisAnswers: true,
+            spool: undefined,
+            atMs: Date.now(),
+          };
+        },
+        workersFineHoldMs: 100,
+        ops: {
+          alert: async (incident) => {
+            told.push(`alert ${incident}`);
+            return true;
+          },
+          resolve: async (incident) => {
+            told.push(`resolve ${incident}`);
+            return true;
+          },
+        },
+        logger: silentLogger,
+      },
+      10,
+    );
+    try {
+      await vi.waitFor(() => expect(told).toContain(`resolve ${WORKERS_CANNOT_FETCH}`), { timeout: 3_000 });
+    } finally {
+      await stop();
+    }
+    expect(told).toEqual([`alert ${WORKERS_CANNOT_FETCH}`, `resolve ${WORKERS_CANNOT_FETCH}`]);
   });
 
   it("a spool that only grows while Redis answers is an alert; while Redis is down it is the spool's job", () => {
