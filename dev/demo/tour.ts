@@ -250,6 +250,9 @@ export async function runTour(o: TourOptions): Promise<TourResult> {
       // A card's counts follow new messages at the end of a window (3 min in production); a
       // short one shows it within the tour instead of whenever the clock crosses a boundary.
       countsDebounceMs: 1_000,
+      // The tour's steps follow one another within seconds: deliveries gather a tenth of
+      // production's second, so each step's effects come in the order the tour tells them.
+      intakeLingerMs: 100,
     });
     cleanups.push(() => closeServices(services));
     const running = await startRoles(services);

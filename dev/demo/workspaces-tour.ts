@@ -453,6 +453,8 @@ export async function runWorkspacesTour(o: TourOptions): Promise<TourResult> {
       channelGapMs: 300,
       refreshDelaysMs: [500, 1_500, 3_000],
       lookupCacheMs: 200,
+      // As the single-workspace tour: a tenth of production's gathering.
+      intakeLingerMs: 100,
     });
     cleanups.push(() => closeServices(services));
     const running = await startRoles(services);
