@@ -114,11 +114,14 @@ const DEFAULT_WAIT_SECONDS = 30;
  * scripts, BullMQ's add, fetch and completion of its jobs, and the routing's Redis commands,
  * sent together from deliveries processed at once, are paid once a step rather than once a
  * delivery; each write to a socket costs more CPU than the commands it carries (bench:steady:
- * 100 ms moved about 10 deliveries a step, 1 s moves 100). A burst fills its batches anyway
- * and is drained without lingering between steps; a card already waits seconds for its
- * content (digest/first-post) and Slack's pace, so this second is not what a reader sees.
+ * 100 ms moved about 10 deliveries a step, 1 s moves 100). A burst that has filled a batch
+ * after `BURST_LOOK_MS` is moved at once, step after step; a card already waits seconds for
+ * its content (digest/first-post) and Slack's pace, so this second is not what a reader sees.
  */
 export const DEFAULT_LINGER_MS = 1_000;
+
+/** When a gathering looks whether a burst has filled a batch already (`IntakePump.gather`). */
+export const BURST_LOOK_MS = 100;
 
 /** How long close() waits for the step in flight, and then for giving up the lease. */
 const CLOSE_WAIT_MS = 2_000;
@@ -322,6 +325,19 @@ export class IntakePump {
     );
   }
 
+  /**
+   * Lets deliveries gather for `lingerMs` after a wait ends, unless a full batch is already
+   * there after the first `BURST_LOOK_MS`: a burst is then moved as soon as it was before the
+   * gathering, and only a trickle waits the whole gathering (one LLEN a gathering).
+   */
+  private async gather(): Promise<void> {
+    const first = Math.min(BURST_LOOK_MS, this.lingerMs);
+    await this.pause(first);
+    if (this.stopped || this.lingerMs <= first) return;
+    if ((await this.deps.redis.llen(this.deps.keys.intake)) >= this.batch) return;
+    await this.pause(this.lingerMs - first);
+  }
+
   /** Resolves after `ms`, or at once when the pump is closed. */
   private pause(ms: number): Promise<void> {
     return new Promise((resolve) => {
@@ -357,7 +373,7 @@ export class IntakePump {
           "LEFT",
           this.waitSeconds,
         );
-        if (woken !== null && this.lingerMs > 0) await this.pause(this.lingerMs);
+        if (woken !== null && this.lingerMs > 0) await this.gather();
         if (failures > 0) logger.info({ failures }, "intake pump moving deliveries again");
         failures = 0;
       } catch (err) {

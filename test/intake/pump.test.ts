@@ -303,6 +303,20 @@ describe("the intake pump", () => {
     await p.close();
   });
 
+  it("running, a burst that has filled a batch by the first look is moved without the rest of the gathering", async () => {
+    const { deliveries, pump, push } = setUp();
+    const p = pump({ lingerMs: 5_000, waitSeconds: 5 }).start();
+    await new Promise((r) => setTimeout(r, 200));
+    const at = Date.now();
+    await push(...Array.from({ length: 150 }, (_, n) => ({ job: job(n) })));
+    while ((await waitingIds(deliveries)).length < 150 && Date.now() - at < 8_000)
+      await new Promise((r) => setTimeout(r, 5));
+    expect(await waitingIds(deliveries)).toEqual(range(0, 150));
+    // Two steps (100, then 50) right after the first look, not after 5 s.
+    expect(Date.now() - at).toBeLessThan(2_000);
+    await p.close();
+  });
+
   it("running, it queues a new entry as soon as it lands, without polling", async () => {
     const ctx = setUp();
     const { deliveries, pump, push } = ctx;
