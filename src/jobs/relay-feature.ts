@@ -19,6 +19,7 @@ import { routeThreadEvent, type RouteDeps } from "./route-thread-event.js";
 import { sendNowOrQueue } from "./send-now.js";
 import { queuedAttempt } from "./slack-jobs/attempt.js";
 import type { SlackJobDeps } from "./slack-jobs/deps.js";
+import { waitInPlace } from "./slack-jobs/wait-in-place.js";
 import { processSlackJob } from "./slack-jobs/process-slack-job.js";
 
 /** One workspace's relay: its routing, its message deliveries, its Slack jobs. */
@@ -114,8 +115,12 @@ export function relayFeature<Command>(o: RelayOptions): Feature<RelayDeps, Comma
       },
       {
         queue: QUEUE_NAMES.slack,
-        processor: (deps) => (job: Job<SlackJob>, token?: string) =>
-          processSlackJob(queuedAttempt(job, token), deps.slackOut),
+        processor: (deps) => {
+          // All but two of its slots may sleep for a channel's turn; those two keep other channels going.
+          const inPlace = waitInPlace({ cap: Math.max(1, (c.slack ?? 8) - 2) });
+          return (job: Job<SlackJob>, token?: string) =>
+            processSlackJob(queuedAttempt(job, token), deps.slackOut, { inPlace });
+        },
         concurrency: c.slack ?? 8,
         settings: { backoffStrategy: (n: number) => cappedBackoff(n) },
       },

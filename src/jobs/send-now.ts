@@ -4,6 +4,13 @@ import type { Producer, SlackJob } from "./job-types.js";
 import type { SlackAttempt } from "./slack-jobs/attempt.js";
 import type { SlackJobDeps } from "./slack-jobs/deps.js";
 import { processSlackJob } from "./slack-jobs/process-slack-job.js";
+import { waitInPlace } from "./slack-jobs/wait-in-place.js";
+
+/**
+ * Cards at once that may sleep for their channel's turn together (wait-in-place.ts): each holds one
+ * of the deliveries in flight (relay-feature.ts, fifty), and the others keep moving.
+ */
+const IN_PLACE_CAP = 40;
 
 export interface SendNowDeps {
   slackOut: SlackJobDeps;
@@ -27,9 +34,11 @@ class Deferred extends Error {
  * crashed attempt leaves, the version check. Whatever would wait (the channel's next slot, a
  * 429, another job posting the thread) or fail goes to the Slack queue as it would have gone,
  * with its reserved slot, delayed to its turn; the other kinds of Slack job are queued as before.
+ * A turn a second or so away (a 429's Retry-After) is slept here, by a few cards at once.
  */
 export function sendNowOrQueue(deps: SendNowDeps): () => Producer<SlackJob> {
   const now = deps.slackOut.now ?? Date.now;
+  const inPlace = waitInPlace({ cap: IN_PLACE_CAP });
   const producer: Producer<SlackJob> = {
     add: async (name, data, opts) => {
       if (data.kind !== "digest") return deps.slackQueue().add(name, data, opts);
@@ -47,7 +56,7 @@ export function sendNowOrQueue(deps: SendNowDeps): () => Producer<SlackJob> {
         },
       };
       try {
-        return await processSlackJob(attempt, deps.slackOut);
+        return await processSlackJob(attempt, deps.slackOut, { inPlace });
       } catch (err) {
         if (err instanceof Deferred) {
           const wait = Math.ceil(err.untilMs - now());

@@ -2,12 +2,16 @@ import type { Job } from "bullmq";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SEED } from "../../dev/emulator/index.js";
 import type { SlackJob } from "../../src/jobs/job-types.js";
+import { IN_PLACE_MAX_MS } from "../../src/jobs/slack-jobs/wait-in-place.js";
 import { digestsOf, startHarness, type Harness } from "../helpers/app-harness.js";
 import { waitUntil } from "../reconcile/support.js";
 
 const GROUP = SEED.groups.support;
-/** Far enough apart that a second card is surely not in the first one's turn. */
-const GAP_MS = 1_500;
+/**
+ * Far enough apart that a second card is surely not in the first one's turn, and further than a
+ * wait slept in place (wait-in-place.ts): its card goes through the Slack queue.
+ */
+const GAP_MS = IN_PLACE_MAX_MS + 500;
 
 describe("relay: a card goes at once when its channel's turn is now, else through the Slack queue", () => {
   let h: Harness;
@@ -114,5 +118,38 @@ describe("relay: a card goes at once when its channel's turn is now, else throug
     const [job] = await digestJobsOf(thread.id);
     expect(job?.opts.delay).toBeGreaterThanOrEqual(1_500);
     expect(digestsOf(h, thread.id)).toHaveLength(1);
+  });
+});
+
+describe("relay: a card whose channel's turn is a moment away sleeps for it in the delivery's job", () => {
+  const NEAR_GAP_MS = 800;
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness({ tuning: { channelGapMs: NEAR_GAP_MS } });
+    await h.subscribe(GROUP);
+  });
+  afterAll(async () => {
+    await h?.stop();
+  });
+
+  it("two cards a gap apart: both posted in their turns, and no Slack job is made", async () => {
+    const first = await h.emulator.createThread(GROUP, { title: "Near one", sentiment: "neutral" });
+    const second = await h.emulator.createThread(GROUP, { title: "Near two", sentiment: "neutral" });
+    await h.slack.waitFor(() => digestsOf(h, first.thread.id)[0], { timeoutMs: 10_000 });
+    await h.slack.waitFor(() => digestsOf(h, second.thread.id)[0], { timeoutMs: 10_000 });
+    const ids = [first.thread.id, second.thread.id];
+    const times = h.slack.calls
+      .filter(
+        (c) =>
+          c.method === "chat.postMessage" && c.ok && ids.some((id) => JSON.stringify(c.args).includes(id)),
+      )
+      .map((c) => c.at)
+      .sort((a, b) => a - b);
+    expect(times).toHaveLength(2);
+    expect((times[1] ?? 0) - (times[0] ?? 0)).toBeGreaterThanOrEqual(NEAR_GAP_MS - 50);
+    const jobs = (
+      await h.services.queues.slack.getJobs(["completed", "waiting", "delayed", "active", "failed"])
+    ).filter((j) => j.data.kind === "digest");
+    expect(jobs).toEqual([]);
   });
 });

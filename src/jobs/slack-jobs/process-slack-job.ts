@@ -14,6 +14,7 @@ import { repliesHandler } from "./replies.js";
 import { watchDmEditHandler } from "./watch-dm-edit.js";
 import { watchDmHandler } from "./watch-dm.js";
 import { watchGatherHandler } from "./watch-gather.js";
+import type { WaitInPlace } from "./wait-in-place.js";
 
 /** One handler per kind of Slack job. */
 const HANDLERS: { readonly [K in SlackJobKind]: SlackJobHandler<K> } = {
@@ -32,9 +33,14 @@ const HANDLERS: { readonly [K in SlackJobKind]: SlackJobHandler<K> } = {
  * One Slack effect, through the one outbound policy: its handler reads what it needs, then it
  * is sent in its channel's turn (slack/outbound/send-in-turn.ts: spaced per channel, Slack's 429
  * delays the job without spending an attempt); a refusal for good goes to the one refusal
- * policy (refused-by-slack.ts), a request Slack would refuse again fails for good.
+ * policy (refused-by-slack.ts), a request Slack would refuse again fails for good. With
+ * `inPlace`, a turn at most a second and a half away is slept where it is (wait-in-place.ts).
  */
-export async function processSlackJob(attempt: SlackAttempt, deps: SlackJobDeps): Promise<SlackOutcome> {
+export async function processSlackJob(
+  attempt: SlackAttempt,
+  deps: SlackJobDeps,
+  o: { inPlace?: WaitInPlace } = {},
+): Promise<SlackOutcome> {
   const now = deps.now ?? Date.now;
   const channel = attempt.data.channelId;
   // The table is keyed by kind, so this handler is the one for this attempt's kind.
@@ -47,6 +53,8 @@ export async function processSlackJob(attempt: SlackAttempt, deps: SlackJobDeps)
 
   // The slot is reserved once and kept in the job's data, so a job delayed to it keeps its turn.
   const wait = async (untilMs: number, reason: WaitReason): Promise<void> => {
+    // Slept here, the turn is this attempt's own: nothing to keep in the job's data.
+    if (await o.inPlace?.wait(untilMs, now)) return;
     const slotAt = reason === "slot" ? untilMs : undefined;
     if (attempt.data.slotAt !== slotAt) await attempt.updateData({ ...attempt.data, slotAt });
     await attempt.deferUntil(untilMs);

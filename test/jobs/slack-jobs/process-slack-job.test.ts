@@ -6,6 +6,7 @@ import type { SlackJob } from "../../../src/jobs/job-types.js";
 import type { SlackAttempt } from "../../../src/jobs/slack-jobs/attempt.js";
 import type { SlackJobDeps } from "../../../src/jobs/slack-jobs/deps.js";
 import { processSlackJob } from "../../../src/jobs/slack-jobs/process-slack-job.js";
+import type { WaitInPlace } from "../../../src/jobs/slack-jobs/wait-in-place.js";
 import { silentLogger } from "../../../src/log.js";
 import { classifyCode, SlackCallError } from "../../../src/slack/errors.js";
 import type { SlackSender } from "../../../src/slack/outbound/slack-sender.js";
@@ -235,5 +236,74 @@ describe("processSlackJob: one handler per kind behind one table", () => {
     expect(updates).toEqual([
       { channel: "D0MAYA", ts: "1.000009", text: "Your watch: Refund failed after the upgrade" },
     ]);
+  });
+
+  describe("a turn close enough is slept in place (wait-in-place.ts), not handed to the queue", () => {
+    // The channel's next slot is a second away, as after a 429 (Retry-After: 1).
+    const slotIn = (w: ReturnType<typeof world>, ms: number): SlackJobDeps => ({
+      ...w.deps,
+      throttle: {
+        reserve: async (channel: string) => {
+          w.reserved.push(channel);
+          return NOW + ms;
+        },
+        pushBack: async () => undefined,
+      },
+    });
+    const sleeper = (answer: boolean) => {
+      const waits: number[] = [];
+      const inPlace: WaitInPlace = {
+        wait: async (untilMs) => {
+          waits.push(untilMs);
+          return answer;
+        },
+      };
+      return { inPlace, waits };
+    };
+    const notice = { kind: "notice", channelId: "C0OPS", text: "Hello ops" } as const;
+
+    it("slept: posted in the same attempt, and the job's data is not rewritten", async () => {
+      const w = world();
+      const written: SlackJob[] = [];
+      const attempt = { ...w.attempt(notice), updateData: async (d: SlackJob) => void written.push(d) };
+      const { inPlace, waits } = sleeper(true);
+      const out = await processSlackJob(attempt, slotIn(w, 1_000), { inPlace });
+      expect(out).toBe("sent");
+      expect(waits).toEqual([NOW + 1_000]);
+      expect(w.posts.map((p) => p.text)).toEqual(["Hello ops"]);
+      expect(written).toEqual([]);
+    });
+
+    it("not slept (too far, or the budget is spent): the job keeps its slot and is deferred, as without", async () => {
+      for (const o of [{ inPlace: sleeper(false).inPlace }, {}]) {
+        const w = world();
+        const written: SlackJob[] = [];
+        const attempt = { ...w.attempt(notice), updateData: async (d: SlackJob) => void written.push(d) };
+        await expect(processSlackJob(attempt, slotIn(w, 1_000), o)).rejects.toThrow("deferred");
+        expect(w.posts).toEqual([]);
+        expect(written).toEqual([{ ...notice, slotAt: NOW + 1_000 }]);
+      }
+    });
+
+    it("a 429 slept in place: sent again in the same attempt once the channel is free", async () => {
+      const w = world();
+      let calls = 0;
+      const deps: SlackJobDeps = {
+        ...w.deps,
+        sender: {
+          ...w.deps.sender,
+          post: async (a) => {
+            if (++calls === 1) throw new SlackCallError("chat.postMessage", classifyCode("ratelimited"));
+            return w.deps.sender.post(a);
+          },
+        },
+      };
+      const { inPlace, waits } = sleeper(true);
+      const out = await processSlackJob(w.attempt(notice), deps, { inPlace });
+      expect(out).toBe("sent");
+      expect(calls).toBe(2);
+      expect(waits).toHaveLength(1);
+      expect(w.reserved).toEqual(["C0OPS", "C0OPS"]);
+    });
   });
 });
