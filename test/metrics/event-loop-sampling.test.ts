@@ -34,6 +34,14 @@ describe("event-loop delay sampled while the process works", () => {
     expect(worthSampling(0.01)).toBe(true);
   });
 
+  it("counts an idle window as idle even when its looks run slow (45 ms of work in 15 s)", () => {
+    // A health look (about 3 ms) and a BullMQ round (about 7 ms) a window, cold: far below this.
+    expect(worthSampling(0.003)).toBe(false);
+    expect(worthSampling(45 / LOOK_EVERY_MS)).toBe(false);
+    // A trickle of deliveries (a job takes a few ms) is work: sampled.
+    expect(worthSampling(0.02)).toBe(true);
+  });
+
   it("gets hold of the histogram prom-client enables, and its metrics still come out", async () => {
     const registry = new Registry();
     const histogram = capturingEventLoopHistogram(() =>
