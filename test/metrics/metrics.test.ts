@@ -25,9 +25,10 @@ describe("/metrics after real traffic", () => {
   beforeAll(async () => {
     h = await startHarness();
     await h.subscribe(GROUP);
-    // One 429 from the service and one from Slack, so failed outcomes show too.
+    // One 429 from the service and one from Slack, so failed outcomes show too. Slack's asks for
+    // longer than a wait slept in place (wait-in-place.ts): the card goes through slack-out.
     h.emulator.faults.set({ rateLimit: { count: 1, retryAfterSeconds: 0 }, path: /displaychatthread/ });
-    h.slack.fail.rateLimit("chat.postMessage", { count: 1, retryAfterSeconds: 1 });
+    h.slack.fail.rateLimit("chat.postMessage", { count: 1, retryAfterSeconds: 2 });
     const { thread } = await h.emulator.createThread(GROUP, {
       title: "Metrics thread",
       summary: "A thread to count.",
