@@ -69,6 +69,7 @@ export function relayFeature<Command>(o: RelayOptions): Feature<RelayDeps, Comma
   // jobs alike (as fifty jobs of one delivery were), whatever workspace they are of: a batch is
   // one job to BullMQ, and fifty batches at once must not make thousands of Slack calls at once.
   const inFlight = limitPerQueue(c.deliveries ?? 50);
+  const slackSlots = c.slack ?? 8;
   return {
     name: "relay",
     workers: [
@@ -117,11 +118,11 @@ export function relayFeature<Command>(o: RelayOptions): Feature<RelayDeps, Comma
         queue: QUEUE_NAMES.slack,
         processor: (deps) => {
           // All but two of its slots may sleep for a channel's turn; those two keep other channels going.
-          const inPlace = waitInPlace({ cap: Math.max(1, (c.slack ?? 8) - 2) });
+          const inPlace = waitInPlace({ cap: Math.max(1, slackSlots - 2) });
           return (job: Job<SlackJob>, token?: string) =>
             processSlackJob(queuedAttempt(job, token), deps.slackOut, { inPlace });
         },
-        concurrency: c.slack ?? 8,
+        concurrency: slackSlots,
         settings: { backoffStrategy: (n: number) => cappedBackoff(n) },
       },
     ],

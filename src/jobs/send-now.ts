@@ -34,7 +34,7 @@ class Deferred extends Error {
  * crashed attempt leaves, the version check. Whatever would wait (the channel's next slot, a
  * 429, another job posting the thread) or fail goes to the Slack queue as it would have gone,
  * with its reserved slot, delayed to its turn; the other kinds of Slack job are queued as before.
- * A turn a second or so away (a 429's Retry-After) is slept here, by a few cards at once.
+ * A turn a second or so away (a 429's Retry-After) is slept here, by up to IN_PLACE_CAP cards at once.
  */
 export function sendNowOrQueue(deps: SendNowDeps): () => Producer<SlackJob> {
   const now = deps.slackOut.now ?? Date.now;

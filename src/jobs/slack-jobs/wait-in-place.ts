@@ -15,8 +15,8 @@ export interface WaitInPlace {
 }
 
 /**
- * One budget per worker: `cap` keeps that many of its slots free for other channels' sends
- * while one channel waits out a 429 (a worker of 8 with a cap of 6 still sends elsewhere).
+ * One budget per worker: at most `cap` of its slots sleep, so the rest keep sending to other
+ * channels while one channel waits out a 429 (a worker of 8 with a cap of 6 keeps 2).
  */
 export function waitInPlace(o: { cap: number; maxMs?: number }): WaitInPlace {
   const maxMs = o.maxMs ?? IN_PLACE_MAX_MS;
