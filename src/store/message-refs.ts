@@ -139,6 +139,12 @@ end
 return 0
 `);
 
+// Deletes the posting mark (KEYS[1]) only while it still holds this attempt's time (ARGV[1]).
+const UNMARK = luaScript(`
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+`);
+
 // Notes channels in a thread's index entry ("channel@time,...", times in base 36 ms), which
 // moves to the current period (KEYS[1]; KEYS: the periods' hashes newest first). ARGV: field,
 // expiry (ms), then (channel, time) pairs: the first is kept only if the channel is not there
@@ -345,6 +351,15 @@ export class MessageRefStore {
       if (had === undefined || c.at < had) first.set(c.channelId, c.at);
     }
     return [...first].sort(([a, ta], [b, tb]) => ta - tb || (a < b ? -1 : a > b ? 1 : 0)).map(([c]) => c);
+  }
+
+  /**
+   * Ends a mark this attempt made, when its post was refused unsent (a 429): nothing can have
+   * been posted since, so the next attempt has nothing to look for. Only that very mark: one an
+   * earlier attempt left (`ifUnmarked` kept it) still guards what that attempt may have posted.
+   */
+  async unmarkPosting(channelId: string, threadId: string, at: Date): Promise<void> {
+    await UNMARK.run(this.redis, 1, this.keys.posting(channelId, threadId), String(at.getTime()));
   }
 
   async postingSince(channelId: string, threadId: string): Promise<number | undefined> {

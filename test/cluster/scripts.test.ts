@@ -209,7 +209,11 @@ describe.runIf(clusterAvailable)("every script and transaction of the app on a R
         refs.setCard("C1", "t1", "1.0001", { digest: digest("t1", "T"), change: [], noLongerMatches: false }),
       ),
     ).toBe(true);
-    await step("refs.markPosting", () => refs.markPosting("C1", "t1", new Date()));
+    const marked = new Date();
+    await step("refs.markPosting", () => refs.markPosting("C1", "t1", marked));
+    await step("refs.unmarkPosting", () => refs.unmarkPosting("C1", "t1", marked));
+    expect(await step("refs.postingSince", () => refs.postingSince("C1", "t1"))).toBeUndefined();
+    await step("refs.markPosting", () => refs.markPosting("C1", "t1", marked));
     expect(await step("refs.postingSince", () => refs.postingSince("C1", "t1"))).toBeTypeOf("number");
     // The compare-and-set clears the mark in the same script (the channel's slot).
     expect(

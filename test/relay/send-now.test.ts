@@ -24,6 +24,10 @@ const postedAtIn = (h: Harness, threadId: string): number | undefined =>
     (c) => c.method === "chat.postMessage" && c.ok && JSON.stringify(c.args).includes(threadId),
   )?.at;
 
+/** The channel history reads (a card looked for before a retry posts it) between two times. */
+const historyReadsBetween = (h: Harness, from = 0, to = Number.POSITIVE_INFINITY) =>
+  h.slack.calls.filter((c) => c.method === "conversations.history" && c.at >= from && c.at <= to);
+
 describe("relay: a card goes at once when its channel's turn is now, else through the Slack queue", () => {
   let h: Harness;
   beforeAll(async () => {
@@ -82,6 +86,23 @@ describe("relay: a card goes at once when its channel's turn is now, else throug
       (c) => c.method === "chat.postMessage" && JSON.stringify(c.args).includes(thread.id),
     );
     expect(tries.map((c) => c.ok)).toEqual([false, true]);
+    // A 503 may have posted: the retry first looks for the card in the channel's history.
+    expect(historyReadsBetween(h, tries[0]?.at, tries[1]?.at)).toHaveLength(1);
+  });
+
+  it("a 503, then a 429: the mark of the attempt that may have posted stays, and each retry looks", async () => {
+    await nextTurn();
+    h.slack.fail.serverError("chat.postMessage", { count: 1, status: 503 });
+    h.slack.fail.rateLimit("chat.postMessage", { count: 1, retryAfterSeconds: 1 });
+    const { thread } = await h.emulator.createThread(GROUP, { title: "503 then 429", sentiment: "neutral" });
+    await h.slack.waitFor(() => digestsOf(h, thread.id)[0], { timeoutMs: 15_000 });
+    const tries = h.slack.calls.filter(
+      (c) => c.method === "chat.postMessage" && JSON.stringify(c.args).includes(thread.id),
+    );
+    expect(tries.map((c) => c.status)).toEqual([503, 429, 200]);
+    expect(historyReadsBetween(h, tries[0]?.at, tries[1]?.at)).toHaveLength(1);
+    expect(historyReadsBetween(h, tries[1]?.at, tries[2]?.at)).toHaveLength(1);
+    expect(digestsOf(h, thread.id)).toHaveLength(1);
   });
 
   it("Slack refuses the post for good at once: Slack is asked once, and the Slack queue records the failure", async () => {
@@ -120,6 +141,8 @@ describe("relay: a card goes at once when its channel's turn is now, else throug
     );
     expect(tries.map((c) => c.status)).toEqual([429, 200]);
     expect((tries[1]?.at ?? 0) - (tries[0]?.at ?? 0)).toBeGreaterThanOrEqual(1_900);
+    // A 429 posted nothing: the retry posts without reading the channel's history first.
+    expect(historyReadsBetween(h, tries[0]?.at, tries[1]?.at)).toEqual([]);
     const [job] = await digestJobsOf(thread.id);
     expect(job?.opts.delay).toBeGreaterThanOrEqual(1_500);
     expect(digestsOf(h, thread.id)).toHaveLength(1);

@@ -157,6 +157,14 @@ describe("MessageRefStore", () => {
     expect(await refs.postingSince("C1", "T1")).toBeUndefined();
   });
 
+  it("unmarkPosting ends only the mark of that time: an earlier attempt's mark stays", async () => {
+    await refs.markPosting("C1", "T1", new Date(T0), { ifUnmarked: true });
+    await refs.unmarkPosting("C1", "T1", new Date(T0 + 1));
+    expect(await refs.postingSince("C1", "T1")).toBe(T0);
+    await refs.unmarkPosting("C1", "T1", new Date(T0));
+    expect(await refs.postingSince("C1", "T1")).toBeUndefined();
+  });
+
   it("markPosting ifUnmarked keeps an earlier attempt's mark (a retry looks back from it), else marks", async () => {
     await refs.markPosting("C1", "T1", new Date(T0 + 5_000), { ifUnmarked: true });
     expect(await refs.postingSince("C1", "T1")).toBe(T0 + 5_000);

@@ -24,7 +24,7 @@ export interface SlackJobDeps {
   keys: Pick<StateKeys, "lock">;
   refs: Pick<
     MessageRefStore,
-    "get" | "postingSince" | "setIfNewer" | "markPosting" | "setCard" | "noteChannel"
+    "get" | "postingSince" | "setIfNewer" | "markPosting" | "unmarkPosting" | "setCard" | "noteChannel"
   >;
   triage: Pick<TriageStore, "get" | "followersOf" | "noteCard" | "followersTold" | "noteFollowersTold">;
   /** Reminders (`digest.remind`): read when one falls due, forgotten once sent. */

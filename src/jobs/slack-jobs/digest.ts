@@ -70,13 +70,14 @@ async function send(attempt: SlackAttempt<DigestJob>, deps: SendDeps, o: DigestS
   // after the mark of an earlier attempt is read; an earlier mark is kept (a retry then looks
   // back further), and a mark left by a job that turned out to edit is harmless: it is read
   // only while no card is recorded, and recording one ends it.
+  const markedAt = new Date(now());
   const [release, firstRef, triage, posting, marked] = await Promise.all([
     tryPostingLock(deps, channel, threadId),
     deps.refs.get(channel, threadId),
     deps.triage.get(threadId),
     deps.refs.postingSince(channel, threadId),
     o.likelyNew
-      ? deps.refs.markPosting(channel, threadId, new Date(now()), { ifUnmarked: true }).then(() => true)
+      ? deps.refs.markPosting(channel, threadId, markedAt, { ifUnmarked: true }).then(() => true)
       : false,
   ]);
   if (!release) await comeBackSoon(attempt, now);
@@ -153,8 +154,13 @@ async function send(attempt: SlackAttempt<DigestJob>, deps: SendDeps, o: DigestS
         outcome = "posted";
       }
     } else {
+      // The mark is this attempt's own only when no earlier one was there (ifUnmarked kept that).
       ts = marked
-        ? await deps.sender.post({ channel, text, blocks, metadata })
+        ? await postUnmarkingIfRefused(
+            deps,
+            { channel, threadId, text, blocks, metadata },
+            posting === undefined ? markedAt : undefined,
+          )
         : await postMarked(deps, { channel, threadId, text, blocks, metadata }, now);
       outcome = "posted";
     }
@@ -191,13 +197,48 @@ export const digestMetadata = (threadId: string, groupId: string): DigestMetadat
   event_payload: { thread_id: threadId, group_id: groupId },
 });
 
+type CardPost = {
+  channel: string;
+  threadId: string;
+  text: string;
+  blocks: unknown[];
+  metadata: DigestMetadata;
+};
+
 async function postMarked(
   deps: Pick<SendDeps, "refs" | "sender">,
-  m: { channel: string; threadId: string; text: string; blocks: unknown[]; metadata: DigestMetadata },
+  m: CardPost,
   now: () => number,
 ): Promise<string> {
-  await deps.refs.markPosting(m.channel, m.threadId, new Date(now()));
-  return deps.sender.post({ channel: m.channel, text: m.text, blocks: m.blocks, metadata: m.metadata });
+  const at = new Date(now());
+  await deps.refs.markPosting(m.channel, m.threadId, at);
+  return postUnmarkingIfRefused(deps, m, at);
+}
+
+/**
+ * Posts the card. Slack's 429 means nothing was posted, so the mark this attempt made (`ownMark`)
+ * is ended: the retry a second later posts without first reading a page of the channel's history
+ * for it. Any other failure may have posted (a 500, a timeout): the mark stays and the retry looks.
+ */
+async function postUnmarkingIfRefused(
+  deps: Pick<SendDeps, "refs" | "sender">,
+  m: CardPost,
+  ownMark: Date | undefined,
+): Promise<string> {
+  try {
+    return await deps.sender.post({
+      channel: m.channel,
+      text: m.text,
+      blocks: m.blocks,
+      metadata: m.metadata,
+    });
+  } catch (err) {
+    if (ownMark && classifySlackError(err).kind === "rate_limited") {
+      // Left in place, the mark costs only that look.
+      await deps.refs.unmarkPosting(m.channel, m.threadId, ownMark).catch(() => undefined);
+    }
+    throw err;
+  }
 }
 
 export const maxOf = (a: number | undefined, b: number | undefined): number | undefined =>

@@ -44,6 +44,7 @@ function world() {
       postingSince: async () => undefined,
       setIfNewer: async () => true,
       markPosting: async () => undefined,
+      unmarkPosting: async () => undefined,
       setCard: async () => undefined,
     },
     triage: {
