@@ -107,6 +107,7 @@ export function messageRouteDeps(s: WorkspaceServices): MessageRouteDeps {
     slackQueue: () => s.queues.slack,
     belowThreshold: s.belowThreshold,
     refreshQueue: () => s.queues.refresh,
+    threadActivity: s.threadActivity,
     asked: s.asked,
     ...(s.tuning.countsDebounceMs ? { countsDebounceMs: s.tuning.countsDebounceMs } : {}),
     ...(s.tuning.repliesBatchMs ? { repliesBatchMs: s.tuning.repliesBatchMs } : {}),
@@ -121,17 +122,9 @@ export function slackOutDeps(s: WorkspaceServices): SlackJobDeps {
     triage: s.triage,
     replies: s.replies,
     slackQueue: () => s.queues.slack,
-    // Fresh: the card should show the counts of now, the same the listing gives `threads`.
-    counts: async (groupId, threadId) => {
-      const t = await s.insight.lookup.find(groupId, threadId, { fresh: true });
-      if (!t) return undefined;
-      const participants = (t as { participantCount?: unknown }).participantCount;
-      return {
-        messageCount: t.messageCount,
-        participantCount: typeof participants === "number" ? participants : undefined,
-        lastMessageDate: t.lastMessageDate,
-      };
-    },
+    // The listing's counts read after the thread's last message (the same the listing gives `threads`).
+    counts: async (groupId, threadId) =>
+      s.insight.lookup.countsOf(groupId, threadId, await s.threadActivity.lastMessageAt(threadId)),
     messageKinds: (groupId, threadId, ids) => s.insight.messages.kinds(groupId, threadId, ids),
     throttle: s.throttle,
     subscriptions: s.subscriptions,

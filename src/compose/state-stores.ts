@@ -1,4 +1,5 @@
 import { AlertSettingsStore } from "../alerts/settings-store.js";
+import { ThreadActivityStore } from "../store/thread-activity.js";
 import { BelowThresholdStore } from "../store/below-threshold.js";
 import { PendingDigestStore } from "../digest/pending-store.js";
 import { DigestSchedules } from "../digest/schedules.js";
@@ -44,6 +45,8 @@ export function stateStores(o: {
     replies: new PendingReplies(redis, keys),
     /** Threads held back by a channel's thresholds alone, counted again as they grow. */
     belowThreshold: new BelowThresholdStore(redis, keys),
+    /** When each thread's last message was routed: what a counts edit's listing read must be newer than. */
+    threadActivity: new ThreadActivityStore(redis, keys),
     health: new DeliveryHealthStore(redis, keys),
     schedules,
     digest: {

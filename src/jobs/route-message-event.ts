@@ -4,6 +4,7 @@ import type { BelowThresholdStore } from "../store/below-threshold.js";
 import type { MessageRefStore } from "../store/message-refs.js";
 import type { PendingReplies } from "../store/pending-replies.js";
 import type { SubscriptionStore } from "../store/subscriptions.js";
+import type { ThreadActivityStore } from "../store/thread-activity.js";
 import type { AskedThisWindow } from "./asked-this-window.js";
 import { jobId, type AddOptions, type Producer, type RefreshJob, type SlackJob } from "./job-types.js";
 
@@ -16,6 +17,8 @@ export interface MessageRouteDeps {
   /** Threads held back only by thresholds: counted again (a refresh job) when they grow. */
   belowThreshold?: Pick<BelowThresholdStore, "get">;
   refreshQueue?: () => Producer<RefreshJob>;
+  /** Notes when the thread's message was routed: its counts edit trusts listing reads after that. */
+  threadActivity?: Pick<ThreadActivityStore, "noteMessage">;
   /** At most one counts edit per card per this long (default 3 minutes). */
   countsDebounceMs?: number;
   /** Messages within this long go as one reply under the card (default 1 minute). */
@@ -102,6 +105,8 @@ export async function routeMessageEvent(
   const batchMs = deps.repliesBatchMs ?? DEFAULT_REPLIES_BATCH_MS;
   const counts = windowed(now, countsMs, phase(threadId, countsMs));
   const batch = windowed(now, batchMs, phase(threadId, batchMs));
+  // Before any counts edit is asked for: the edit must not use counts read before this message.
+  if (subs.length > 0) await deps.threadActivity?.noteMessage(threadId, now);
   for (const sub of subs) {
     const channel = sub.channelId;
     if (!(await deps.refs.has(channel, threadId))) continue;

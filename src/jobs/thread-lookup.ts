@@ -1,3 +1,4 @@
+import type { ThreadDigest } from "../domain/thread-digest.js";
 import type { InsightClient } from "../insight/client.js";
 import { isLastPage } from "../insight/paginate.js";
 import type { Thread } from "../insight/schemas.js";
@@ -21,6 +22,28 @@ const BURST_WINDOW_MS = 30_000;
 const BURST_LOOKUPS = 50;
 /** Pages read at once past `maxPages`, so a deep walk does not take one round trip a page. */
 const PAGES_AT_ONCE = 4;
+/**
+ * Threads whose latest counts are remembered from the pages read (about 100 bytes each): more
+ * than a busy group's threads of one counts window (20 new threads a second for 3 minutes).
+ */
+const MAX_SEEN_COUNTS = 20_000;
+/**
+ * A listing read counts as after a message only when asked for this much later than the
+ * message was routed: the two times may come from two processes' clocks.
+ */
+const CLOCK_MARGIN_MS = 1_000;
+
+/** What a counts edit shows of a thread: its counts and last activity, from the listing. */
+export type ThreadCounts = Pick<ThreadDigest, "messageCount" | "participantCount" | "lastMessageDate">;
+
+const countsOf = (t: Thread): ThreadCounts => {
+  const participants = (t as { participantCount?: unknown }).participantCount;
+  return {
+    messageCount: t.messageCount,
+    participantCount: typeof participants === "number" ? participants : undefined,
+    lastMessageDate: t.lastMessageDate,
+  };
+};
 
 export interface ThreadLookupOptions {
   /** How many of the newest pages to read before giving up (rule 3), outside bursts. */
@@ -62,6 +85,8 @@ export class ThreadLookup {
   private readonly maxPages: number;
   private readonly cacheMs: number;
   private readonly now: () => number;
+  /** Each thread's counts in the newest page read that showed it, and when that page was asked for. */
+  private readonly seen = new Map<string, { counts: ThreadCounts; askedAt: number }>();
   /** Listing requests made, for tests and benchmarks. */
   requests = 0;
 
@@ -97,10 +122,33 @@ export class ThreadLookup {
     return snap.byId.get(threadId);
   }
 
+  /**
+   * A thread's counts for its counts edit, as the listing shows them after its last message was
+   * routed (`lastMessageAt`). A thread with new messages is at the top of the newest-first
+   * listing then, so the pages read for other deliveries have most likely shown it since: those
+   * counts are used. Otherwise, or when the time is not known, the listing is read afresh; by
+   * the end of a 3-minute window a busy group has pushed the thread far down (20 new threads a
+   * second: 3,600 threads, 36 pages a walk).
+   */
+  async countsOf(
+    groupId: string,
+    threadId: string,
+    lastMessageAt?: number,
+  ): Promise<ThreadCounts | undefined> {
+    if (lastMessageAt !== undefined) {
+      const since = lastMessageAt + CLOCK_MARGIN_MS;
+      const seen = this.seen.get(seenKey(groupId, threadId));
+      if (seen && seen.askedAt >= since) return seen.counts;
+    }
+    const t = await this.find(groupId, threadId, { fresh: true });
+    return t ? countsOf(t) : undefined;
+  }
+
   /** Forgets everything cached (tests, and after a long outage). */
   clear(): void {
     this.snapshots.clear();
     this.lookups.clear();
+    this.seen.clear();
   }
 
   /** `maxPages`, or during a burst of lookups of this group, as deep as a burst may push a thread. */
@@ -189,7 +237,10 @@ export class ThreadLookup {
         : { fetchedAt: askedAt, byId: new Map(), pagesRead: 0, exhausted: false };
       for (const [i, res] of answers.entries()) {
         if (snap.exhausted) break;
-        for (const t of res.data) snap.byId.set(t.id, t);
+        for (const t of res.data) {
+          snap.byId.set(t.id, t);
+          this.noteSeen(groupId, t, askedAt);
+        }
         if (limit === PAGE_SIZE) snap.pagesRead = first + i;
         snap.exhausted = isLastPage(res, first + i, limit);
       }
@@ -209,4 +260,20 @@ export class ThreadLookup {
     this.inflight.set(key, p);
     return p;
   }
+
+  /** Remembers a thread's counts from a page asked for at `askedAt`, unless a newer page showed it. */
+  private noteSeen(groupId: string, t: Thread, askedAt: number): void {
+    const key = seenKey(groupId, t.id);
+    const had = this.seen.get(key);
+    if (had && had.askedAt > askedAt) return;
+    // Re-inserted: the least recently seen go first past the cap.
+    this.seen.delete(key);
+    this.seen.set(key, { counts: countsOf(t), askedAt });
+    if (this.seen.size > MAX_SEEN_COUNTS) {
+      const oldest = this.seen.keys().next();
+      if (!oldest.done) this.seen.delete(oldest.value);
+    }
+  }
 }
+
+const seenKey = (groupId: string, threadId: string): string => `${groupId}\u0000${threadId}`;

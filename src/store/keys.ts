@@ -90,6 +90,8 @@ export function stateKeys(prefix: string, o: { cluster?: boolean } = {}) {
     assignedThreads: (userId: string) => `${s}:threads:assigned:${userId}`,
     /** A thread held back only by a channel's thresholds: its latest event, looked at again when counts move. */
     belowThreshold: (threadId: string) => `${s}:below-threshold:${threadId}`,
+    /** When a message of the thread was last routed: a counts edit trusts listing entries read after it. */
+    threadMessageAt: (threadId: string) => `${s}:message-at:${threadId}`,
     /** A button press already acted on (double clicks act once). */
     pressOnce: (userId: string, threadId: string, action: string) =>
       `${s}:press:${userId}:${threadId}:${action}`,

@@ -90,6 +90,36 @@ describe("routeMessageEvent asks for a card's windowed jobs once a window", () =
     expect(isWindowedJobId("card|C1|t1|3")).toBe(false);
   });
 
+  it("notes when each message was routed before asking for the counts edit, even when that edit was asked already", async () => {
+    const steps: string[] = [];
+    let now = 1_000;
+    const deps: MessageRouteDeps = {
+      subscriptions: { forGroup: async () => [{ ...sub, delivery: {} }] },
+      refs: { has: async () => true },
+      replies: { push: async () => true },
+      slackQueue: () => ({
+        add: async (_name, _data, opts) => {
+          steps.push(`add ${opts?.jobId ?? ""}`);
+          return undefined;
+        },
+        addBulk: async () => [],
+      }),
+      threadActivity: {
+        noteMessage: async (threadId, atMs) => {
+          steps.push(`note ${threadId} ${atMs}`);
+        },
+      },
+      windowPhase: () => 0,
+      asked: new AskedThisWindow(),
+      now: () => now,
+    };
+    await routeMessageEvent(message(1), deps);
+    now = 2_000;
+    await routeMessageEvent(message(2), deps);
+    // The edit at the end of the window trusts only listing reads after the second message.
+    expect(steps).toEqual(["note t1 1000", "add counts|C1|t1|0", "note t1 2000"]);
+  });
+
   it("asks again when an add failed (nothing noted)", async () => {
     let calls = 0;
     const deps: MessageRouteDeps = {

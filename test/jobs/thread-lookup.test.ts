@@ -236,4 +236,48 @@ describe("ThreadLookup against the emulator", () => {
     await expect(lookup.find(SUPPORT, id)).rejects.toMatchObject({ code: "server_error" });
     expect((await lookup.find(SUPPORT, id))?.id).toBe(id);
   });
+
+  describe("countsOf: the counts a counts edit shows", () => {
+    let clock = 1_000_000;
+    const at = () => clock;
+    /** The thread on the listing's fifth page (the 421st newest of 450). */
+    const deep = () => bigThreads[420]?.id ?? "";
+    const listed = (id: string) => emulator.store.threads(big).find((t) => t.id === id);
+
+    it("uses a page read after the thread's last message, however deep the thread is now: no request", async () => {
+      const lookup = new ThreadLookup(client, { maxPages: 5, now: at });
+      expect((await lookup.find(big, deep()))?.id).toBe(deep());
+      const reads = lookup.requests;
+      // The message was routed 1.5 s before those pages were asked for.
+      const counts = await lookup.countsOf(big, deep(), clock - 1_500);
+      expect(lookup.requests).toBe(reads);
+      expect(counts).toEqual({
+        messageCount: listed(deep())?.messageCount,
+        participantCount: listed(deep())?.participantCount,
+        lastMessageDate: listed(deep())?.lastMessageDate,
+      });
+    });
+
+    it("a page read before the message, or less than a second after it, is not trusted: the listing is read again", async () => {
+      const lookup = new ThreadLookup(client, { maxPages: 5, now: at });
+      await lookup.find(big, deep());
+      const reads = lookup.requests;
+      clock += 10_000;
+      await lookup.countsOf(big, deep(), clock - 10_500); // routed 0.5 s before the pages were read
+      expect(lookup.requests).toBeGreaterThan(reads);
+      const again = lookup.requests;
+      clock += 10_000;
+      await lookup.countsOf(big, deep(), clock - 5_000); // routed after the last read
+      expect(lookup.requests).toBeGreaterThan(again);
+    });
+
+    it("without the message's time (another process routed it before a restart), the listing is read afresh", async () => {
+      const lookup = new ThreadLookup(client, { maxPages: 5, now: at });
+      const [newest] = emulator.store.threads(big);
+      await lookup.find(big, newest?.id ?? "");
+      const reads = lookup.requests;
+      expect((await lookup.countsOf(big, newest?.id ?? ""))?.messageCount).toBe(newest?.messageCount);
+      expect(lookup.requests).toBe(reads + 1);
+    });
+  });
 });
