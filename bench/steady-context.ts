@@ -26,6 +26,8 @@ export interface SteadyContext {
   freshGroup(): EmulatedGroup;
   mix: Mix;
   warmupSeconds: number;
+  /** The one-connection row's own warm-up (as fast as it goes: shorter). */
+  oneConnWarmupSeconds: number;
   log: (s: string) => void;
 }
 

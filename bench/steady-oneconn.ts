@@ -59,8 +59,8 @@ export async function oneConnRow(
       });
       try {
         const url = `http://127.0.0.1:${port}/webhooks/insight/${ctx.world.secret}`;
-        ctx.log(`${EXPRESS}: one connection, warm-up ${ctx.warmupSeconds} s, then ${o.seconds} s`);
-        await load(url, ctx.warmupSeconds);
+        ctx.log(`${EXPRESS}: one connection, warm-up ${ctx.oneConnWarmupSeconds} s, then ${o.seconds} s`);
+        await load(url, ctx.oneConnWarmupSeconds);
         const r = await load(url, o.seconds);
         out.push({
           target: EXPRESS,
@@ -81,8 +81,8 @@ export async function oneConnRow(
     try {
       const before = traffic.counts.created;
       const posted = () => ctx.slack.messages(channel).length;
-      ctx.log(`${t.name}: one connection, warm-up ${ctx.warmupSeconds} s, then ${o.seconds} s`);
-      await load(app.url, ctx.warmupSeconds);
+      ctx.log(`${t.name}: one connection, warm-up ${ctx.oneConnWarmupSeconds} s, then ${o.seconds} s`);
+      await load(app.url, ctx.oneConnWarmupSeconds);
       const warm = traffic.counts.created - before;
       await settle(app.redis.client, app.prefix, () => posted() >= warm);
       const cpu0 = cpuMs(app.pid);
