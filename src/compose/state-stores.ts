@@ -1,5 +1,4 @@
 import { AlertSettingsStore } from "../alerts/settings-store.js";
-import { ThreadActivityStore } from "../store/thread-activity.js";
 import { BelowThresholdStore } from "../store/below-threshold.js";
 import { PendingDigestStore } from "../digest/pending-store.js";
 import { DigestSchedules } from "../digest/schedules.js";
@@ -12,6 +11,7 @@ import { MessageRefStore, type LegacyRefs } from "../store/message-refs.js";
 import { PendingReplies } from "../store/pending-replies.js";
 import type { RedisClient } from "../store/redis.js";
 import { SubscriptionStore } from "../store/subscriptions.js";
+import { ThreadActivityStore } from "../store/thread-activity.js";
 import { TriageStore } from "../store/triage.js";
 import { ReminderStore } from "../store/reminders.js";
 import { WatchDmRefs } from "../store/watch-dms.js";
