@@ -16,7 +16,7 @@ export interface WaitInPlace {
 
 /**
  * One budget per worker: at most `cap` of its slots sleep, so the rest keep sending to other
- * channels while one channel waits out a 429 (a worker of 8 with a cap of 6 keeps 2).
+ * channels while one channel waits out a 429 (the Slack worker's 48 slots with a cap of 40 keep 8).
  */
 export function waitInPlace(o: { cap: number; maxMs?: number }): WaitInPlace {
   const maxMs = o.maxMs ?? IN_PLACE_MAX_MS;
