@@ -105,11 +105,11 @@ export async function routeMessageEvent(
   const batchMs = deps.repliesBatchMs ?? DEFAULT_REPLIES_BATCH_MS;
   const counts = windowed(now, countsMs, phase(threadId, countsMs));
   const batch = windowed(now, batchMs, phase(threadId, batchMs));
-  // Before any counts edit is asked for: the edit must not use counts read before this message.
-  if (subs.length > 0) await deps.threadActivity?.noteMessage(threadId, now);
   for (const sub of subs) {
     const channel = sub.channelId;
     if (!(await deps.refs.has(channel, threadId))) continue;
+    // Once, before any counts edit is asked for: the edit must not use counts read before this message.
+    if (result.counts === 0) await deps.threadActivity?.noteMessage(threadId, now);
     result.counts++;
     await addOncePerWindow(
       deps,

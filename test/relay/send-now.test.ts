@@ -18,11 +18,12 @@ const digestJobsIn = async (h: Harness, threadId?: string): Promise<Job<SlackJob
   (await h.services.queues.slack.getJobs(["completed", "waiting", "delayed", "active", "failed"])).filter(
     (j) => j.data.kind === "digest" && (threadId === undefined || j.data.digest.threadId === threadId),
   );
+/** The tries to post the thread's card, in order. */
+const postsOf = (h: Harness, threadId: string) =>
+  h.slack.calls.filter((c) => c.method === "chat.postMessage" && JSON.stringify(c.args).includes(threadId));
 /** When the thread's card was posted (the stand-in's clock). */
 const postedAtIn = (h: Harness, threadId: string): number | undefined =>
-  h.slack.calls.find(
-    (c) => c.method === "chat.postMessage" && c.ok && JSON.stringify(c.args).includes(threadId),
-  )?.at;
+  postsOf(h, threadId).find((c) => c.ok)?.at;
 
 /** The channel history reads (a card looked for before a retry posts it) between two times. */
 const historyReadsBetween = (h: Harness, from = 0, to = Number.POSITIVE_INFINITY) =>
@@ -82,9 +83,7 @@ describe("relay: a card goes at once when its channel's turn is now, else throug
     // The card is out before its job records it and completes.
     expect(await waitUntil(async () => (await jobs[0]?.getState()) === "completed", 5_000)).toBe(true);
     expect(digestsOf(h, thread.id)).toHaveLength(1);
-    const tries = h.slack.calls.filter(
-      (c) => c.method === "chat.postMessage" && JSON.stringify(c.args).includes(thread.id),
-    );
+    const tries = postsOf(h, thread.id);
     expect(tries.map((c) => c.ok)).toEqual([false, true]);
     // A 503 may have posted: the retry first looks for the card in the channel's history.
     expect(historyReadsBetween(h, tries[0]?.at, tries[1]?.at)).toHaveLength(1);
@@ -96,9 +95,7 @@ describe("relay: a card goes at once when its channel's turn is now, else throug
     h.slack.fail.rateLimit("chat.postMessage", { count: 1, retryAfterSeconds: 1 });
     const { thread } = await h.emulator.createThread(GROUP, { title: "503 then 429", sentiment: "neutral" });
     await h.slack.waitFor(() => digestsOf(h, thread.id)[0], { timeoutMs: 15_000 });
-    const tries = h.slack.calls.filter(
-      (c) => c.method === "chat.postMessage" && JSON.stringify(c.args).includes(thread.id),
-    );
+    const tries = postsOf(h, thread.id);
     expect(tries.map((c) => c.status)).toEqual([503, 429, 200]);
     expect(historyReadsBetween(h, tries[0]?.at, tries[1]?.at)).toHaveLength(1);
     expect(historyReadsBetween(h, tries[1]?.at, tries[2]?.at)).toHaveLength(1);
@@ -119,9 +116,7 @@ describe("relay: a card goes at once when its channel's turn is now, else throug
     expect(failed?.attemptsMade).toBe(1);
     // Given time for a second call, none is made: the refusal stands, as for a Slack job of its own.
     await new Promise((r) => setTimeout(r, 500));
-    const tries = h.slack.calls.filter(
-      (c) => c.method === "chat.postMessage" && JSON.stringify(c.args).includes(thread.id),
-    );
+    const tries = postsOf(h, thread.id);
     expect(tries.map((c) => c.ok)).toEqual([false]);
     expect(digestsOf(h, thread.id)).toEqual([]);
     // A retry asked for later (the admin page, once the cause is fixed) sends the card for real.
@@ -136,9 +131,7 @@ describe("relay: a card goes at once when its channel's turn is now, else throug
     h.slack.fail.rateLimit("chat.postMessage", { count: 1, retryAfterSeconds: 2 });
     const { thread } = await h.emulator.createThread(GROUP, { title: "After a 429", sentiment: "neutral" });
     await h.slack.waitFor(() => digestsOf(h, thread.id)[0], { timeoutMs: 15_000 });
-    const tries = h.slack.calls.filter(
-      (c) => c.method === "chat.postMessage" && JSON.stringify(c.args).includes(thread.id),
-    );
+    const tries = postsOf(h, thread.id);
     expect(tries.map((c) => c.status)).toEqual([429, 200]);
     expect((tries[1]?.at ?? 0) - (tries[0]?.at ?? 0)).toBeGreaterThanOrEqual(1_900);
     // A 429 posted nothing: the retry posts without reading the channel's history first.
