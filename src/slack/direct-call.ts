@@ -17,6 +17,20 @@ import { request } from "undici";
  */
 const JSON_METHODS: ReadonlySet<string> = new Set(["chat.postMessage", "chat.update"]);
 
+/**
+ * An argument never sent (a symbol key: neither form- nor JSON-encoded) saying what the caller
+ * looks for in the answer: a successful answer whose bytes do not hold it is answered `{ ok: true }`
+ * without being decoded or parsed. A card looked for after an ambiguous failure reads a page of up
+ * to 200 cards; mostly the card is not there (the failure posted nothing), and that page's decode
+ * and parse were most of what a Slack 500 cost (bench:steady, API faults row). Only for a text
+ * JSON cannot write otherwise (letters, digits, `.`, `_`, `-`), so the bytes either hold it or
+ * the answer cannot.
+ */
+export const ONLY_IF_MENTIONED = Symbol("only if the answer mentions");
+const PLAIN = /^[A-Za-z0-9._-]+$/;
+/** A successful answer: Slack writes `ok` first. Anything else is parsed as usual. */
+const OK_FIRST = /^\s*\{\s*"ok"\s*:\s*true\s*[,}]/;
+
 /** Whether a call can go direct: no file bytes among its arguments (those go multipart, by the WebClient). */
 export function directCallable(args: Record<string, unknown>): boolean {
   return Object.values(args).every(
@@ -57,7 +71,7 @@ export async function callSlackDirect(o: {
   apiUrl: string;
   method: string;
   token: string;
-  args: Record<string, unknown>;
+  args: Record<string, unknown> & { [ONLY_IF_MENTIONED]?: unknown };
   timeoutMs: number;
 }): Promise<WebAPICallResult> {
   let status: number;
@@ -77,7 +91,14 @@ export async function callSlackDirect(o: {
     });
     status = res.statusCode;
     raw = res.headers;
-    text = await res.body.text();
+    const wanted = o.args[ONLY_IF_MENTIONED];
+    if (status === 200 && typeof wanted === "string" && PLAIN.test(wanted)) {
+      const bytes = Buffer.from(await res.body.arrayBuffer());
+      if (!bytes.includes(wanted) && OK_FIRST.test(bytes.toString("latin1", 0, 64))) return { ok: true };
+      text = bytes.toString("utf8");
+    } else {
+      text = await res.body.text();
+    }
   } catch (err) {
     throw new WebAPIRequestError(err instanceof Error ? err : new Error(String(err)));
   }

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { createLogger } from "../../src/log.js";
 import { createMetrics } from "../../src/metrics.js";
 import { createSlackApi, createSlackWebClient, UPLOAD_STEP_METHOD } from "../../src/slack/client.js";
+import { ONLY_IF_MENTIONED } from "../../src/slack/direct-call.js";
 import { SlackCallError } from "../../src/slack/errors.js";
 import { slackApiFor, slackCallCount, TEST_BOT_TOKEN, useSlackStandIn } from "../helpers/slack.js";
 
@@ -111,6 +112,43 @@ describe("SlackApi over the stand-in", () => {
     expect(lines.filter((l) => l.includes("http request result"))).toEqual([]);
     // The app's own line for each call stays.
     expect(lines.filter((l) => l.includes('"method":"conversations.history"'))).toHaveLength(1);
+  });
+
+  it("answers a page of history that cannot hold what the caller looks for without parsing it", async () => {
+    const { api, metrics } = slackApiFor(slack.current);
+    const card = (threadId: string) => ({
+      channel: "C8",
+      text: "Refund delays",
+      blocks: [section("Summary")],
+      metadata: { event_type: "insight_digest", event_payload: { thread_id: threadId } },
+    });
+    const posted = await api.postMessage(card("thread-41"));
+    await api.postMessage(card("thread-42"));
+    type Page = { ok?: boolean; messages?: { ts?: string }[] };
+    const history = (lookingFor: string) =>
+      api.call<Page>("conversations.history", {
+        channel: "C8",
+        oldest: "0.000000",
+        limit: 200,
+        include_all_metadata: true,
+        [ONLY_IF_MENTIONED]: lookingFor,
+      });
+    // Mentioned: the page is parsed whole, every message in it.
+    const found = await history("thread-41");
+    expect(found.messages?.map((m) => m.ts)).toHaveLength(2);
+    expect(found.messages?.map((m) => m.ts)).toContain(posted.ts);
+    // Not mentioned anywhere in the answer: no messages, and still a successful call.
+    expect(await history("thread-43")).toEqual({ ok: true });
+    // The symbol is never sent to Slack.
+    const sent = slack.current.calls.filter((c) => c.method === "conversations.history");
+    expect(sent).toHaveLength(2);
+    expect(Object.keys(sent[1]?.args ?? {}).sort()).toEqual(["channel", "include_all_metadata", "limit", "oldest"]);
+    expect(await slackCallCount(metrics, "conversations.history", "ok")).toBe(2);
+    // A refusal is still a refusal: an error answer is read as usual.
+    const refused = await callError(
+      api.call("conversations.history", { channel: "", [ONLY_IF_MENTIONED]: "thread-43" }),
+    );
+    expect(refused.classification.code).toBe("channel_not_found");
   });
 
   it("opens, updates and publishes views and reads auth.test", async () => {

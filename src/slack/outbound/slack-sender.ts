@@ -1,4 +1,5 @@
 import type { SlackApi, UploadFileArgs } from "../client.js";
+import { ONLY_IF_MENTIONED } from "../direct-call.js";
 import { classifySlackError, SlackCallError } from "../errors.js";
 import { PER_CHANNEL_METHODS, type MethodHold } from "./method-hold.js";
 
@@ -70,12 +71,20 @@ export function createSlackSender(
   now: () => number = Date.now,
 ): SlackSender {
   const slack = hold ? heldCalls(api, hold, now) : api;
-  const findPosted: SlackSender["findPosted"] = async (channel, eventType, sinceMs, matches) => {
+  /** `mentioning`: a text the wanted message's metadata holds; a page without it is not parsed. */
+  const findPosted = async (
+    channel: string,
+    eventType: string,
+    sinceMs: number,
+    matches: (payload: Record<string, unknown>) => boolean,
+    mentioning?: string,
+  ): Promise<string | undefined> => {
     const res = await slack.call<{ messages?: HistoryMessage[] }>("conversations.history", {
       channel,
       oldest: (sinceMs / 1000).toFixed(6),
       limit: 200,
       include_all_metadata: true,
+      ...(mentioning !== undefined ? { [ONLY_IF_MENTIONED]: mentioning } : {}),
     });
     const hit = (res.messages ?? []).find(
       (m) => m.metadata?.event_type === eventType && matches(m.metadata.event_payload ?? {}),
@@ -107,7 +116,7 @@ export function createSlackSender(
     },
     findPosted,
     findDigest: (channel, threadId, sinceMs) =>
-      findPosted(channel, DIGEST_EVENT_TYPE, sinceMs, (p) => p.thread_id === threadId),
+      findPosted(channel, DIGEST_EVENT_TYPE, sinceMs, (p) => p.thread_id === threadId, threadId),
     upload: (a) => api.uploadFile(a),
     async openDm(userId) {
       const res = await slack.call<{ channel?: { id?: string } }>("conversations.open", { users: userId });
