@@ -20,10 +20,17 @@ export interface OneConnFigures {
   cpuPerDelivery?: number;
   /** Seconds from the end of the load until every card was posted and the queues empty. */
   drainSeconds?: number;
+  /** Every card posted and the queues empty within `DRAIN_TIMEOUT_MS`. */
+  drained?: boolean;
   kind: "app" | "express";
 }
 
 const EXPRESS = "express (ceiling)";
+/**
+ * An app that acknowledges first (role all: intake/pump.ts `ACKS_FIRST_HOLD_MS`) processes the
+ * row's deliveries after it: tens of thousands of them, a few minutes' work.
+ */
+const DRAIN_TIMEOUT_MS = 600_000;
 
 export async function oneConnRow(
   ctx: SteadyContext,
@@ -84,12 +91,17 @@ export async function oneConnRow(
       ctx.log(`${t.name}: one connection, warm-up ${ctx.oneConnWarmupSeconds} s, then ${o.seconds} s`);
       await load(app.url, ctx.oneConnWarmupSeconds);
       const warm = traffic.counts.created - before;
-      await settle(app.redis.client, app.prefix, () => posted() >= warm);
+      await settle(app.redis.client, app.prefix, () => posted() >= warm, DRAIN_TIMEOUT_MS);
       const cpu0 = cpuMs(app.pid);
       const r = await load(app.url, o.seconds);
       const stopped = performance.now();
       const expected = traffic.counts.created - before;
-      await settle(app.redis.client, app.prefix, () => posted() >= expected);
+      const drained = await settle(
+        app.redis.client,
+        app.prefix,
+        () => posted() >= expected,
+        DRAIN_TIMEOUT_MS,
+      );
       out.push({
         target: t.name,
         kind: "app",
@@ -99,6 +111,7 @@ export async function oneConnRow(
         non2xx: r.non2xx + r.errors,
         cpuPerDelivery: per(cpuMs(app.pid) - cpu0, r["2xx"]),
         drainSeconds: (performance.now() - stopped) / 1000,
+        drained: drained.settled,
       });
     } finally {
       await app.stop();
