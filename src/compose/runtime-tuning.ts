@@ -26,8 +26,6 @@ export interface RuntimeTuning extends WorkerTuning {
   intakeLeaseMs?: number;
   /** How long a woken intake pump lets deliveries gather before a step (intake/pump.ts); default 1 s. */
   intakeLingerMs?: number;
-  /** Acknowledgements in 100 ms at which a process of role all holds its pump back (intake/ack-pace.ts); default 50. */
-  busyAcks?: number;
   /** How long a delivery may sit at the intake's head before the health watch alerts; default 60 s. */
   intakeStalledMs?: number;
   /** How long workers must look fine before the health watch closes their incident; default 60 s. */

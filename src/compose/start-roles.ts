@@ -55,7 +55,7 @@ export async function startRoles(s: Services, o: FeatureOptions = {}): Promise<R
 
   const started = startFeatureWorkers(s, d, runs);
   // One process acknowledging and processing (role all): its acknowledgements come first.
-  const pace = runs("web") && runs("worker") ? new AckPace(Date.now, s.tuning.busyAcks) : undefined;
+  const pace = runs("web") && runs("worker") ? new AckPace() : undefined;
   // The worker role moves acknowledged deliveries from the intake into the deliveries queue.
   const pump = runs("worker")
     ? createIntakePump({

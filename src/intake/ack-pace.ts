@@ -24,10 +24,7 @@ export class AckPace implements ReceiverPace {
   private count = 0;
   private last = 0;
 
-  constructor(
-    private readonly now: () => number = Date.now,
-    private readonly busyAcks = BUSY_ACKS,
-  ) {}
+  constructor(private readonly now: () => number = Date.now) {}
 
   /** One delivery acknowledged. */
   note(): void {
@@ -38,7 +35,7 @@ export class AckPace implements ReceiverPace {
   /** At least `BUSY_ACKS` acknowledged in the last whole window, or already in this one. */
   busy(): boolean {
     this.roll(Math.floor(this.now() / PACE_WINDOW_MS));
-    return this.count >= this.busyAcks || this.last >= this.busyAcks;
+    return this.count >= BUSY_ACKS || this.last >= BUSY_ACKS;
   }
 
   private roll(window: number): void {
