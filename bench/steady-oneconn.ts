@@ -20,17 +20,10 @@ export interface OneConnFigures {
   cpuPerDelivery?: number;
   /** Seconds from the end of the load until every card was posted and the queues empty. */
   drainSeconds?: number;
-  /** Every card posted and the queues empty within `DRAIN_TIMEOUT_MS`. */
-  drained?: boolean;
   kind: "app" | "express";
 }
 
 const EXPRESS = "express (ceiling)";
-/**
- * An app that acknowledges first (role all: intake/pump.ts `ACKS_FIRST_HOLD_MS`) processes the
- * row's deliveries after it: tens of thousands of them, a few minutes' work.
- */
-const DRAIN_TIMEOUT_MS = 600_000;
 
 export async function oneConnRow(
   ctx: SteadyContext,
@@ -91,17 +84,12 @@ export async function oneConnRow(
       ctx.log(`${t.name}: one connection, warm-up ${ctx.oneConnWarmupSeconds} s, then ${o.seconds} s`);
       await load(app.url, ctx.oneConnWarmupSeconds);
       const warm = traffic.counts.created - before;
-      await settle(app.redis.client, app.prefix, () => posted() >= warm, DRAIN_TIMEOUT_MS);
+      await settle(app.redis.client, app.prefix, () => posted() >= warm);
       const cpu0 = cpuMs(app.pid);
       const r = await load(app.url, o.seconds);
       const stopped = performance.now();
       const expected = traffic.counts.created - before;
-      const drained = await settle(
-        app.redis.client,
-        app.prefix,
-        () => posted() >= expected,
-        DRAIN_TIMEOUT_MS,
-      );
+      await settle(app.redis.client, app.prefix, () => posted() >= expected);
       out.push({
         target: t.name,
         kind: "app",
@@ -111,7 +99,6 @@ export async function oneConnRow(
         non2xx: r.non2xx + r.errors,
         cpuPerDelivery: per(cpuMs(app.pid) - cpu0, r["2xx"]),
         drainSeconds: (performance.now() - stopped) / 1000,
-        drained: drained.settled,
       });
     } finally {
       await app.stop();

@@ -146,7 +146,7 @@ export function printOneConnRows(rows: OneConnFigures[], seconds: number): void 
   console.log("| --- | --- | --- | --- | --- | --- | --- | --- |");
   for (const r of rows) {
     console.log(
-      `| ${r.target} | ${fmt(r.perSecond, 0)} | ${fmt(100 * ofExpress(r, rows), 0)}% | ${fmt(r.ackP50, 0)} | ${fmt(r.ackP99, 0)} | ${r.non2xx} | ${fmt(r.cpuPerDelivery, 2)} | ${fmt(r.drainSeconds, 1)}${r.drained === false ? " (not drained)" : ""} |`,
+      `| ${r.target} | ${fmt(r.perSecond, 0)} | ${fmt(100 * ofExpress(r, rows), 0)}% | ${fmt(r.ackP50, 0)} | ${fmt(r.ackP99, 0)} | ${r.non2xx} | ${fmt(r.cpuPerDelivery, 2)} | ${fmt(r.drainSeconds, 1)} |`,
     );
   }
 }

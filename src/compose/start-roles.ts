@@ -1,6 +1,5 @@
 import type { Server } from "node:http";
 import type { Worker } from "bullmq";
-import { AckPace } from "../intake/ack-pace.js";
 import { createIntakePump } from "../intake/create-pump.js";
 import type { WorkerHealth } from "../jobs/worker-health.js";
 import { debugOnFailure } from "../log.js";
@@ -54,8 +53,6 @@ export async function startRoles(s: Services, o: FeatureOptions = {}): Promise<R
   const stops: (() => Promise<void>)[] = [];
 
   const started = startFeatureWorkers(s, d, runs);
-  // One process acknowledging and processing (role all): its acknowledgements come first.
-  const pace = runs("web") && runs("worker") ? new AckPace() : undefined;
   // The worker role moves acknowledged deliveries from the intake into the deliveries queue.
   const pump = runs("worker")
     ? createIntakePump({
@@ -68,7 +65,6 @@ export async function startRoles(s: Services, o: FeatureOptions = {}): Promise<R
         logger,
         ...(s.tuning.intakeLeaseMs ? { leaseMs: s.tuning.intakeLeaseMs } : {}),
         ...(s.tuning.intakeLingerMs !== undefined ? { lingerMs: s.tuning.intakeLingerMs } : {}),
-        ...(pace ? { receiver: pace } : {}),
       }).start()
     : undefined;
 
@@ -86,7 +82,7 @@ export async function startRoles(s: Services, o: FeatureOptions = {}): Promise<R
     workspaces: d.workspaces,
     stop: async () => undefined,
   };
-  if (runs("web")) Object.assign(running, await startWeb(s, d, running.workerHealth, pace));
+  if (runs("web")) Object.assign(running, await startWeb(s, d, running.workerHealth));
   if (running.workerHealth || running.receiver) {
     stops.push(
       startProcessWatch({

@@ -2,7 +2,6 @@ import { createServer, type Server } from "node:http";
 import { secretsOf } from "../config.js";
 import { healthRouter } from "../http/health-routes.js";
 import { requestIdRouter } from "../http/request-id.js";
-import type { AckPace } from "../intake/ack-pace.js";
 import { intakeLength } from "../intake/view.js";
 import type { WorkerHealth } from "../jobs/worker-health.js";
 import { createSlackApp, type SlackAppParts } from "../slack/app.js";
@@ -29,7 +28,6 @@ export async function startWeb(
   s: Services,
   d: Deployment,
   workerHealth: WorkerHealth | undefined,
-  pace?: AckPace,
 ): Promise<RunningWeb> {
   const { config, logger, metrics } = s;
   const receiver = await openReceiver({
@@ -107,7 +105,6 @@ export async function startWeb(
     logger,
     metrics,
     ...(d.ingestFor ? { ingestFor: d.ingestFor(receiver) } : {}),
-    ...(pace ? { pace } : {}),
   });
   const server = createServer((req, res) => {
     if (!webhooks(req, res)) slackApp.http(req, res);

@@ -3,7 +3,6 @@ import type { Metrics } from "../metrics.js";
 import { idleLookSeconds } from "../store/idle-look.js";
 import { stateKeys } from "../store/keys.js";
 import { createRedis, isCluster, type RedisClient, type RedisTarget } from "../store/redis.js";
-import type { ReceiverPace } from "./ack-pace.js";
 import { IntakePump, type IntakeProducer } from "./pump.js";
 import { receiptBooks } from "./receipt-books.js";
 
@@ -25,8 +24,6 @@ export interface IntakePumpOptions {
   leaseMs?: number;
   /** How long a woken pump lets deliveries gather (intake/pump.ts `DEFAULT_LINGER_MS`). */
   lingerMs?: number;
-  /** The receiver of this same process (role `all`), whose bursts go first (intake/pump.ts `ACKS_FIRST_HOLD_MS`). */
-  receiver?: ReceiverPace;
 }
 
 /**
@@ -49,6 +46,5 @@ export function createIntakePump(o: IntakePumpOptions): IntakePump {
     logger: o.logger,
     ...(o.leaseMs ? { leaseMs: o.leaseMs } : {}),
     ...(o.lingerMs !== undefined ? { lingerMs: o.lingerMs } : {}),
-    ...(o.receiver ? { receiver: o.receiver } : {}),
   });
 }

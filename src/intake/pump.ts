@@ -8,7 +8,6 @@ import { classifyDelivery } from "./classify-delivery.js";
 import { parseIntakeEntry, type IntakeEntry, type ReceivedEntry } from "./entry.js";
 import type { AddOptions, DeliveriesJob, DeliveryJob } from "../jobs/job-types.js";
 import { batchJobs } from "./batch-jobs.js";
-import type { ReceiverPace } from "./ack-pace.js";
 import { recordReceipts, type ReceiptBook } from "./receipts.js";
 
 /** What the pump adds jobs through: the deliveries queue, or a workspace's stamped view of it. */
@@ -52,12 +51,6 @@ export interface IntakePumpDeps {
   batch?: number;
   /** How long the pump lets deliveries gather after a wait ends, in ms (`DEFAULT_LINGER_MS`). */
   lingerMs?: number;
-  /**
-   * The receiver of this same process (role `all`): while it acknowledges a burst, the pump holds
-   * back for up to `holdMaxMs` (`ACKS_FIRST_HOLD_MS`), so that acknowledgements come first.
-   */
-  receiver?: ReceiverPace;
-  holdMaxMs?: number;
 }
 
 // One step of the leading pump: renew the lease (or take it: then the batch in flight may be
@@ -130,21 +123,6 @@ export const DEFAULT_LINGER_MS = 1_000;
 /** When a gathering looks whether a burst has filled a batch already (`IntakePump.gather`). */
 export const BURST_LOOK_MS = 100;
 
-/**
- * How long a pump whose own process's receiver is busy (intake/ack-pace.ts) holds deliveries back
- * at most, before it catches up whatever the receiver does. Acknowledging and processing share
- * one event loop in a process of role `all`: a delivery of a followed group costs about ten times
- * its acknowledgement, so a sender replaying a backlog one delivery at a time was answered at the
- * pace of the processing (bench:steady, one connection). Held, the burst is acknowledged at the
- * receiver's own pace and processed after it: the cards come no later in all (the same work, done
- * after rather than between), the first ones later by up to this long; the sender is answered
- * sooner, and a sender that times out is a sender that disables the webhook (rule 1). Under the
- * health watch's stalled-intake look (60 s); a lapsed lease is taken back at the next step.
- */
-export const ACKS_FIRST_HOLD_MS = 30_000;
-/** How often a holding pump looks whether the receiver has gone quiet. */
-const HOLD_LOOK_MS = 100;
-
 /** How long close() waits for the step in flight, and then for giving up the lease. */
 const CLOSE_WAIT_MS = 2_000;
 
@@ -174,9 +152,6 @@ export class IntakePump {
   private readonly waitSeconds: number;
   private readonly batch: number;
   private readonly lingerMs: number;
-  private readonly holdMaxMs: number;
-  /** A hold ran its whole length: no other hold until the pump has caught up. */
-  private catchingUp = false;
   private stopped = false;
   private leading = false;
   private readonly stop = new AbortController();
@@ -188,7 +163,6 @@ export class IntakePump {
     this.waitSeconds = deps.waitSeconds ?? DEFAULT_WAIT_SECONDS;
     this.batch = deps.batch ?? 100;
     this.lingerMs = deps.lingerMs ?? DEFAULT_LINGER_MS;
-    this.holdMaxMs = deps.holdMaxMs ?? ACKS_FIRST_HOLD_MS;
   }
 
   start(): this {
@@ -209,67 +183,27 @@ export class IntakePump {
    * Steps until the intake is empty or, with `untilShort`, until a step moves less than a full
    * batch: what comes in meanwhile waits for the next gathering (a trickle arriving while a
    * step ran would otherwise be chased one delivery a step, each paying a whole step), while a
-   * backlog, whose steps are full, is moved without a pause. While the receiver of this process
-   * acknowledges a burst, it holds first (`holdForReceiver`).
+   * backlog, whose steps are full, is moved without a pause.
    */
-  private async steps(untilShort: boolean, woken = false): Promise<number | undefined> {
+  private async steps(untilShort: boolean): Promise<number | undefined> {
     let done = 0;
     let moved = 0;
     for (;;) {
-      // Only with something to move: woken by a delivery, or between the batches of a backlog.
-      if (untilShort && (woken || done > 0) && this.receiverBusy()) {
-        // The batch just queued is dropped first: it must not look in flight while the pump holds.
-        if (done > 0 && (await this.take(done, 0)) === undefined) return undefined;
-        done = 0;
-        await this.holdForReceiver();
-      }
       const items = await this.take(done);
       this.noteLead(items !== undefined);
       if (!items) return undefined;
       // The last batch's entries are dropped by the step that found nothing more.
-      if (items.length === 0 || this.stopped) {
-        this.catchingUp = false;
-        return moved;
-      }
+      if (items.length === 0 || this.stopped) return moved;
       await this.queue(items);
       done = items.length;
       moved += items.length;
       if (untilShort && items.length < this.batch) {
-        this.catchingUp = false;
         // Drop the batch just queued (it must not look in flight while the pump waits).
         const left = await this.take(done, 0);
         this.noteLead(left !== undefined);
         return left ? moved : undefined;
       }
     }
-  }
-
-  private receiverBusy(): boolean {
-    return !this.catchingUp && this.deps.receiver?.busy() === true;
-  }
-
-  /**
-   * Holds while the receiver is busy, at most `holdMaxMs`; a hold that ran its length is followed
-   * by catching up (steps until one moves less than a batch) before the next, so a sender that
-   * stays busy meets the pace of the processing again, not an intake that grows without bound.
-   */
-  private async holdForReceiver(): Promise<void> {
-    const since = Date.now();
-    this.deps.logger.info(
-      { holdMaxMs: this.holdMaxMs },
-      "the receiver is acknowledging a burst: the intake pump holds deliveries back until it is quiet",
-    );
-    while (!this.stopped && this.deps.receiver?.busy() === true) {
-      if (Date.now() - since >= this.holdMaxMs) {
-        this.catchingUp = true;
-        break;
-      }
-      await this.pause(HOLD_LOOK_MS);
-    }
-    this.deps.logger.info(
-      { heldMs: Date.now() - since, catchingUp: this.catchingUp },
-      "the intake pump moves deliveries again",
-    );
   }
 
   private noteLead(leading: boolean): void {
@@ -420,11 +354,9 @@ export class IntakePump {
   private async loop(): Promise<void> {
     const { logger } = this.deps;
     let failures = 0;
-    let woken = false;
     while (!this.stopped) {
       try {
-        const moved = await this.steps(true, woken);
-        woken = false;
+        const moved = await this.steps(true);
         if (this.stopped) break;
         if (moved === undefined) {
           // Another pump leads: look again within the lease, should it have gone.
@@ -434,15 +366,14 @@ export class IntakePump {
         }
         // Wait for the next delivery without taking it (the list moves onto itself): only a
         // step that holds the lease moves entries, so a pump that lost it never queues out of turn.
-        woken =
-          (await this.deps.blocking.blmove(
-            this.deps.keys.intake,
-            this.deps.keys.intake,
-            "LEFT",
-            "LEFT",
-            this.waitSeconds,
-          )) !== null;
-        if (woken && this.lingerMs > 0) await this.gather();
+        const woken = await this.deps.blocking.blmove(
+          this.deps.keys.intake,
+          this.deps.keys.intake,
+          "LEFT",
+          "LEFT",
+          this.waitSeconds,
+        );
+        if (woken !== null && this.lingerMs > 0) await this.gather();
         if (failures > 0) logger.info({ failures }, "intake pump moving deliveries again");
         failures = 0;
       } catch (err) {

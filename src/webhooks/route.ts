@@ -1,7 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Logger } from "../log.js";
-import type { AckPace } from "../intake/ack-pace.js";
 import type { Metrics } from "../metrics.js";
 import type { WebhookIngest } from "./unrouted.js";
 import { readBodyLimited } from "./read-body.js";
@@ -43,8 +42,6 @@ export function webhookHandler(opts: {
   logger: Logger;
   metrics?: Metrics;
   limiter?: WrongSecretLimiter;
-  /** Counts each delivery answered 2xx, for the intake pump of this same process (intake/ack-pace.ts). */
-  pace?: Pick<AckPace, "note">;
 }): NodeHandler {
   const limiter = opts.limiter ?? new WrongSecretLimiter();
   const matches = secretMatcher(opts.secret);
@@ -111,7 +108,6 @@ export function webhookHandler(opts: {
     try {
       const { outcome } = await ingest.ingest(raw.toString("utf8"));
       send(res, 200, outcome === "recorded" ? RECORDED : SPOOLED);
-      opts.pace?.note();
       // Counted where it is answered: a delivery kept unrouted and routed later counts once.
       opts.metrics?.acks.inc({ outcome });
       // Accepted deliveries are counted in metrics; a line each is for debugging only.
