@@ -46,7 +46,7 @@ export async function startFollowing(
   ctx: SteadyContext,
   t: AppTarget,
   channel: string,
-  o: { profileDir?: string | undefined } = {},
+  o: { profileDir?: string | undefined; env?: NodeJS.ProcessEnv } = {},
 ): Promise<FollowingApp> {
   const group = ctx.freshGroup();
   const app = await startApp(ctx.world, {
@@ -55,6 +55,7 @@ export async function startFollowing(
     nodeFlags: t.nodeFlags,
     tuning: { channelGapMs: 0 },
     profileDir: o.profileDir,
+    ...(o.env ? { env: o.env } : {}),
     seed: (redis, prefix) =>
       follow(redis, prefix, {
         channel,

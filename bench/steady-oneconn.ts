@@ -20,7 +20,8 @@ export interface OneConnFigures {
   cpuPerDelivery?: number;
   /** Seconds from the end of the load until every card was posted and the queues empty. */
   drainSeconds?: number;
-  kind: "app" | "express";
+  /** `web`: this checkout's web role alone (no worker anywhere: acknowledged, not processed). */
+  kind: "app" | "express" | "web";
 }
 
 const EXPRESS = "express (ceiling)";
@@ -49,6 +50,9 @@ export async function oneConnRow(
   const out: OneConnFigures[] = [];
   const all: (AppTarget | typeof EXPRESS)[] = [EXPRESS, ...targets];
   for (const t of inTurn(all, o.turn)) {
+    // Where the acknowledgement's own cost ends: the web role of this checkout with no worker, its
+    // deliveries left in the intake. Not the product's figure (nothing is processed), its floor.
+    if (t === targets[0] && !t.dir) out.push(await webRoleAlone(t));
     if (t === EXPRESS) {
       const port = await freePort();
       // Compiled and with `npm start`'s flags, as the apps run: no loader in one and not the other.
@@ -105,4 +109,28 @@ export async function oneConnRow(
     }
   }
   return out;
+
+  async function webRoleAlone(t: AppTarget): Promise<OneConnFigures> {
+    const app = await startFollowing(ctx, t, nextChannel(), { env: { ROLE: "web" } });
+    traffic = new SteadyTraffic(ctx.emulator.store, app.group, ctx.mix);
+    try {
+      ctx.log(
+        `${t.name}, web role alone: one connection, warm-up ${ctx.oneConnWarmupSeconds} s, then ${o.seconds} s`,
+      );
+      await load(app.url, ctx.oneConnWarmupSeconds);
+      const cpu0 = cpuMs(app.pid);
+      const r = await load(app.url, o.seconds);
+      return {
+        target: `${t.name}, web role alone`,
+        kind: "web",
+        perSecond: r["2xx"] / o.seconds,
+        ackP50: r.latency.p50,
+        ackP99: r.latency.p99,
+        non2xx: r.non2xx + r.errors,
+        cpuPerDelivery: per(cpuMs(app.pid) - cpu0, r["2xx"]),
+      };
+    } finally {
+      await app.stop();
+    }
+  }
 }

@@ -149,6 +149,10 @@ export function printOneConnRows(rows: OneConnFigures[], seconds: number): void 
       `| ${r.target} | ${fmt(r.perSecond, 0)} | ${fmt(100 * ofExpress(r, rows), 0)}% | ${fmt(r.ackP50, 0)} | ${fmt(r.ackP99, 0)} | ${r.non2xx} | ${fmt(r.cpuPerDelivery, 2)} | ${fmt(r.drainSeconds, 1)} |`,
     );
   }
+  if (rows.some((r) => r.kind === "web"))
+    console.log(
+      "web role alone: the same app with ROLE=web and no worker anywhere (its CPU is the acknowledgement's alone; nothing is processed, the intake only grows): the floor of the all-in-one figure, not the product's",
+    );
 }
 
 /** `--profile`: each app's profile of the rate row, from the window's start, by bench/top-frames.ts. */
