@@ -142,7 +142,12 @@ describe("SlackApi over the stand-in", () => {
     // The symbol is never sent to Slack.
     const sent = slack.current.calls.filter((c) => c.method === "conversations.history");
     expect(sent).toHaveLength(2);
-    expect(Object.keys(sent[1]?.args ?? {}).sort()).toEqual(["channel", "include_all_metadata", "limit", "oldest"]);
+    expect(Object.keys(sent[1]?.args ?? {}).sort()).toEqual([
+      "channel",
+      "include_all_metadata",
+      "limit",
+      "oldest",
+    ]);
     expect(await slackCallCount(metrics, "conversations.history", "ok")).toBe(2);
     // A refusal is still a refusal: an error answer is read as usual.
     const refused = await callError(
