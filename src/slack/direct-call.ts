@@ -22,7 +22,7 @@ const JSON_METHODS: ReadonlySet<string> = new Set(["chat.postMessage", "chat.upd
  * looks for in the answer: a successful answer whose bytes do not hold it is answered `{ ok: true }`
  * without being decoded or parsed. A card looked for after an ambiguous failure reads a page of up
  * to 200 cards; mostly the card is not there (the failure posted nothing), and that page's decode
- * and parse were most of what a Slack 500 cost (bench:steady, API faults row). Only for a text
+ * and parse were the largest part of what a Slack 500 cost (bench:steady, API faults row). Only for a text
  * JSON cannot write otherwise (letters, digits, `.`, `_`, `-`), so the bytes either hold it or
  * the answer cannot.
  */
