@@ -3,7 +3,7 @@
 // Express route that reads the body and answers 200 (bench/targets/ceiling.ts `express`), in
 // the same run. The apps are warmed up first the same way and left to drain before the row.
 import { freePort } from "../dev/local-redis.js";
-import { loadAutocannon, type AutocannonRequest } from "./autocannon.js";
+import { loadAutocannon, type AutocannonRequest, type AutocannonResult } from "./autocannon.js";
 import { compiledTarget, cpuMs, spawnReady, startFlags, stopChild } from "./processes.js";
 import { settle } from "./queues.js";
 import { inTurn, nextChannel, startFollowing, type AppTarget, type SteadyContext } from "./steady-context.js";
@@ -47,6 +47,15 @@ export async function oneConnRow(
   ];
   const load = (url: string, seconds: number) =>
     autocannon({ url, connections: 1, duration: seconds, requests: requests(url) });
+  /** What every line reports of its load: acknowledgements a second, their latency, the refusals. */
+  const acked = (target: string, kind: OneConnFigures["kind"], r: AutocannonResult): OneConnFigures => ({
+    target,
+    kind,
+    perSecond: r["2xx"] / o.seconds,
+    ackP50: r.latency.p50,
+    ackP99: r.latency.p99,
+    non2xx: r.non2xx + r.errors,
+  });
   const out: OneConnFigures[] = [];
   const all: (AppTarget | typeof EXPRESS)[] = [EXPRESS, ...targets];
   for (const t of inTurn(all, o.turn)) {
@@ -66,14 +75,7 @@ export async function oneConnRow(
         ctx.log(`${EXPRESS}: one connection, warm-up ${ctx.oneConnWarmupSeconds} s, then ${o.seconds} s`);
         await load(url, ctx.oneConnWarmupSeconds);
         const r = await load(url, o.seconds);
-        out.push({
-          target: EXPRESS,
-          kind: "express",
-          perSecond: r["2xx"] / o.seconds,
-          ackP50: r.latency.p50,
-          ackP99: r.latency.p99,
-          non2xx: r.non2xx + r.errors,
-        });
+        out.push(acked(EXPRESS, "express", r));
       } finally {
         await stopChild(child);
       }
@@ -95,12 +97,7 @@ export async function oneConnRow(
       const expected = traffic.counts.created - before;
       await settle(app.redis.client, app.prefix, () => posted() >= expected);
       out.push({
-        target: t.name,
-        kind: "app",
-        perSecond: r["2xx"] / o.seconds,
-        ackP50: r.latency.p50,
-        ackP99: r.latency.p99,
-        non2xx: r.non2xx + r.errors,
+        ...acked(t.name, "app", r),
         cpuPerDelivery: per(cpuMs(app.pid) - cpu0, r["2xx"]),
         drainSeconds: (performance.now() - stopped) / 1000,
       });
@@ -121,12 +118,7 @@ export async function oneConnRow(
       const cpu0 = cpuMs(app.pid);
       const r = await load(app.url, o.seconds);
       return {
-        target: `${t.name}, web role alone`,
-        kind: "web",
-        perSecond: r["2xx"] / o.seconds,
-        ackP50: r.latency.p50,
-        ackP99: r.latency.p99,
-        non2xx: r.non2xx + r.errors,
+        ...acked(`${t.name}, web role alone`, "web", r),
         cpuPerDelivery: per(cpuMs(app.pid) - cpu0, r["2xx"]),
       };
     } finally {
