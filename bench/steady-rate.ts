@@ -37,8 +37,11 @@ export interface RateFigures {
   settled: boolean;
   window: WindowFigures;
   counts: { created: number; updated: number; message: number };
-  /** `--profile`: the profile file and how much of its start to skip (before the window). */
-  profile?: { file: string; skipMs: number };
+  /**
+   * `--profile`: the profile files, one a thread (the main thread's first; an all-in-one app's
+   * roles thread writes its own), and how much of the main thread's profile comes before the window.
+   */
+  profile?: { files: string[]; skipMs: number };
 }
 
 export async function rateRow(
@@ -118,8 +121,14 @@ export async function rateRow(
   } finally {
     await app.stop();
   }
-  // node --cpu-prof names the file CPU.<date>.<time>.<pid>.<thread>.<seq>.cpuprofile.
-  const file = profileDir ? readdirSync(profileDir).find((f) => f.includes(`.${app.pid}.`)) : undefined;
-  if (profileDir && file) result.profile = { file: join(profileDir, file), skipMs };
+  // node --cpu-prof names the file CPU.<date>.<time>.<pid>.<thread>.<seq>.cpuprofile (thread 0: the main one).
+  const threadOf = (f: string) => Number(f.split(".").at(-3));
+  const files = profileDir
+    ? readdirSync(profileDir)
+        .filter((f) => f.includes(`.${app.pid}.`))
+        .sort((a, b) => threadOf(a) - threadOf(b))
+    : [];
+  if (profileDir && files.length > 0)
+    result.profile = { files: files.map((f) => join(profileDir, f)), skipMs };
   return result;
 }

@@ -1,6 +1,7 @@
 // bench:steady's tables: one row per app and measurement, the app under test beside `--before`,
 // and each target of issue 38 checked against this run's own figures.
 import { execFileSync } from "node:child_process";
+import { readFileSync } from "node:fs";
 import type { IdleFigures } from "./steady-idle.js";
 import type { MemoryFigures } from "./steady-memory.js";
 import type { OneConnFigures } from "./steady-oneconn.js";
@@ -155,27 +156,42 @@ export function printOneConnRows(rows: OneConnFigures[], seconds: number): void 
     );
 }
 
-/** `--profile`: each app's profile of the rate row, from the window's start, by bench/top-frames.ts. */
+/** A V8 CPU profile's start, in µs of the clock every thread of a process shares. */
+const profileStartUs = (file: string): number =>
+  (JSON.parse(readFileSync(file, "utf8")) as { startTime: number }).startTime;
+
+/**
+ * `--profile`: each app's profile of the rate row, from the window's start, by bench/top-frames.ts;
+ * one per thread (an all-in-one app's roles thread starts after its main thread: its window
+ * starts as much earlier in its own profile).
+ */
 export function printProfiles(rows: RateFigures[], top = 15): void {
   for (const r of rows) {
     if (!r.profile) continue;
-    console.log(
-      `\nprofile of ${r.target}, ${r.row} (the window only: the first ${fmt(r.profile.skipMs, 0)} ms left out; the profiler adds to that row's CPU)`,
-    );
-    console.log(
-      execFileSync(
-        process.execPath,
-        [
-          "--import",
-          "tsx",
-          "bench/top-frames.ts",
-          r.profile.file,
-          String(top),
-          "--skip-ms",
-          String(Math.round(r.profile.skipMs)),
-        ],
-        { encoding: "utf8", maxBuffer: 16 * 1024 * 1024 },
-      ),
-    );
+    const [main, ...others] = r.profile.files;
+    if (!main) continue;
+    const windowUs = profileStartUs(main) + r.profile.skipMs * 1000;
+    for (const [i, file] of [main, ...others].entries()) {
+      const skipMs = Math.max(0, (windowUs - profileStartUs(file)) / 1000);
+      const thread = r.profile.files.length > 1 ? (i === 0 ? ", web thread" : ", roles thread") : "";
+      console.log(
+        `\nprofile of ${r.target}, ${r.row}${thread} (the window only: the first ${fmt(skipMs, 0)} ms left out; the profiler adds to that row's CPU)`,
+      );
+      console.log(
+        execFileSync(
+          process.execPath,
+          [
+            "--import",
+            "tsx",
+            "bench/top-frames.ts",
+            file,
+            String(top),
+            "--skip-ms",
+            String(Math.round(skipMs)),
+          ],
+          { encoding: "utf8", maxBuffer: 16 * 1024 * 1024 },
+        ),
+      );
+    }
   }
 }

@@ -52,7 +52,14 @@ type FlushableDestination = DestinationStream & { flush?: (cb?: (err?: Error) =>
 export const LOG_FLUSH_WITHIN_MS = 1_000;
 
 /**
- * The logs' destination: buffered (4 KiB) so a busy receiver makes a few large writes instead of
+ * What one write of the logs carries at most: whole lines up to PIPE_BUF, which a pipe takes
+ * whole, so the lines of a process's two threads (start-process.ts), each with its own buffer
+ * on the same stdout, never interleave within a line. Only a single longer line is written past it.
+ */
+const WHOLE_LINES_BYTES = 4096;
+
+/**
+ * The logs' destination: buffered (about 4 KiB) so a busy receiver makes a few large writes instead of
  * one per line, and written out at most `flushWithinMs` after a line arrives, so a quiet process
  * does not hold its last lines until 4 KiB more come (or its end). The flush is a one-off timer
  * started by a line, not a standing interval: a process with nothing to log is never woken.
@@ -63,7 +70,13 @@ export function bufferedDestination(opts: {
   dest?: string;
   flushWithinMs?: number;
 }): FlushableDestination {
-  const boom = pino.destination({ fd: opts.fd, dest: opts.dest, sync: false, minLength: 4096 });
+  const boom = pino.destination({
+    fd: opts.fd,
+    dest: opts.dest,
+    sync: false,
+    minLength: WHOLE_LINES_BYTES - 512,
+    maxWrite: WHOLE_LINES_BYTES,
+  });
   const within = opts.flushWithinMs ?? LOG_FLUSH_WITHIN_MS;
   let timer: NodeJS.Timeout | undefined;
   return {

@@ -64,8 +64,14 @@ export interface Services {
   };
 }
 
-export function buildServices(config: Config, logger: Logger, tuning: RuntimeTuning = {}): Services {
-  const metrics = createMetrics({ defaultMetrics: true });
+export function buildServices(
+  config: Config,
+  logger: Logger,
+  tuning: RuntimeTuning = {},
+  /** `defaultMetrics: false`: the process's own figures (CPU, memory, event-loop lag) are another thread's. */
+  o: { defaultMetrics?: boolean } = {},
+): Services {
+  const metrics = createMetrics({ defaultMetrics: o.defaultMetrics ?? true });
   // Commands, stores and producers wait through short Redis blips; only the webhook receiver
   // fails fast (its own connection, webhooks/create-receiver.ts) because it has a spool to fall back on.
   // Stores send the commands issued in one event-loop turn in one write (a digest's reads, its

@@ -11,6 +11,7 @@ import { webhookHandler } from "../webhooks/route.js";
 import { refreshWorkspaceDepth } from "../workspaces/queue-depth.js";
 import type { Services } from "./build-services.js";
 import type { Deployment } from "./deployment.js";
+import type { ThreadMetrics } from "./roles-thread-protocol.js";
 import { workspaceOfRequest, workspaceResolver } from "./request-workspace.js";
 
 export interface RunningWeb {
@@ -27,7 +28,9 @@ export interface RunningWeb {
 export async function startWeb(
   s: Services,
   d: Deployment,
-  workerHealth: WorkerHealth | undefined,
+  workerHealth: Pick<WorkerHealth, "probe" | "queueNames"> | undefined,
+  /** The process's other registry (its roles thread's), added to this one's in /metrics. */
+  moreMetrics?: () => Promise<ThreadMetrics>,
 ): Promise<RunningWeb> {
   const { config, logger, metrics } = s;
   const receiver = await openReceiver({
@@ -91,7 +94,14 @@ export async function startWeb(
     commandsOf: (context) => workspaceOfRequest(context).commands,
     routes: [
       requestIdRouter(logger),
-      healthRouter({ redis: s.redis, metrics, workers: workerHealth, overdue: s.overdue, refreshGauges }),
+      healthRouter({
+        redis: s.redis,
+        metrics,
+        workers: workerHealth,
+        overdue: s.overdue,
+        refreshGauges,
+        ...(moreMetrics ? { moreMetrics } : {}),
+      }),
       ...d.features.flatMap((f) => f.routes()),
     ],
     extend: (app) => {

@@ -1,4 +1,5 @@
 import express, { type Router } from "express";
+import { AggregatorRegistry, type MetricObjectWithValues, type MetricValue } from "prom-client";
 import type { RedisClient as Redis } from "../store/redis.js";
 import type { OverdueJobs } from "../jobs/overdue-jobs.js";
 import type { WorkerHealth } from "../jobs/worker-health.js";
@@ -31,6 +32,8 @@ export function healthRouter(opts: {
   /** Jobs that should have moved and did not (jobs/overdue-jobs.ts); it also sets their gauge. */
   overdue?: Pick<OverdueJobs, "look"> | undefined;
   refreshGauges?: () => Promise<void>;
+  /** The metrics of the process's other thread (its roles thread), summed with this registry's. */
+  moreMetrics?: () => Promise<MetricObjectWithValues<MetricValue<string>>[]>;
 }): Router {
   const router = express.Router();
   router.get("/healthz", (_req, res) => {
@@ -79,7 +82,16 @@ export function healthRouter(opts: {
         "queue gauges",
       ).catch(() => undefined); // last values stand
     }
-    res.type(opts.metrics.registry.contentType).send(await opts.metrics.registry.metrics());
+    const { registry } = opts.metrics;
+    if (!opts.moreMetrics) {
+      res.type(registry.contentType).send(await registry.metrics());
+      return;
+    }
+    // Counters and histograms of both threads are summed, as prom-client sums a cluster's
+    // workers; a thread that does not answer leaves its part out of this scrape.
+    const more = await opts.moreMetrics().catch(() => []);
+    const merged = AggregatorRegistry.aggregate([await registry.getMetricsAsJSON(), more]);
+    res.type(registry.contentType).send(await merged.metrics());
   });
   return router;
 }

@@ -1,5 +1,5 @@
 import { execFile, spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative, resolve } from "node:path";
 import { request } from "undici";
@@ -134,7 +134,19 @@ describe("the production build", () => {
       expect(health, out).toBe(200);
       const ready = await request(`${base}/readyz`);
       expect(ready.statusCode).toBe(200);
-      await ready.body.dump();
+      // ROLE=all: the workers run on the process's second thread, and readiness answers for them.
+      const checks = ((await ready.body.json()) as { checks: Record<string, string> }).checks;
+      expect(checks).toMatchObject({ redis: "ok", "worker:deliveries": "ok", "worker:slack-out": "ok" });
+      if (process.platform === "linux") {
+        // That thread yields to the web thread (a nice value 10 higher); every other keeps the process's.
+        const niceOf = (tid: string) =>
+          Number(readFileSync(`/proc/${child.pid}/task/${tid}/stat`, "utf8").split(") ")[1]?.split(" ")[16]);
+        const base = niceOf(String(child.pid));
+        const nice = readdirSync(`/proc/${child.pid}/task`).map(niceOf);
+        const lower = Math.min(19, base + 10);
+        expect(nice.filter((n) => n === lower)).toHaveLength(1);
+        expect(nice.filter((n) => n !== lower).every((n) => n === base)).toBe(true);
+      }
       const admin = await request(`${base}/admin/queues`, {
         headers: { authorization: `Basic ${Buffer.from("admin:build-test-admin").toString("base64")}` },
       });
@@ -142,9 +154,12 @@ describe("the production build", () => {
       await admin.body.dump();
       child.kill("SIGTERM");
       expect(await exited).toBe(0);
-      // Structured JSON logs on stdout.
-      const first = out.split("\n").find(Boolean) ?? "";
-      expect(JSON.parse(first)).toMatchObject({ name: "insight-relay" });
+      // Structured JSON logs on stdout, whole lines from both threads; the second thread's say so.
+      const lines = out.split("\n").filter(Boolean);
+      const logged = lines.map((l) => JSON.parse(l) as { name?: string; thread?: string; msg?: string });
+      expect(logged[0]).toMatchObject({ name: "insight-relay" });
+      expect(logged).toContainEqual(expect.objectContaining({ thread: "roles", msg: "intake pump leads" }));
+      expect(logged).toContainEqual(expect.objectContaining({ msg: "web role listening" }));
       expect(out).not.toContain("build-test-signing-secret");
     } finally {
       child.kill("SIGKILL");

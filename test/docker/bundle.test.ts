@@ -151,5 +151,14 @@ describe("the bundled app at work", () => {
     const ready = await undici.request(`http://127.0.0.1:${port}/readyz`);
     expect(ready.statusCode).toBe(200);
     await ready.body.dump();
+
+    // Its workers ran on its second thread; its /metrics has their jobs beside the web thread's figures.
+    const scrape = await undici.request(`http://127.0.0.1:${port}/metrics`);
+    const text = await scrape.body.text();
+    const completed = /^insight_relay_jobs_total\{queue="deliveries",outcome="completed"\} (\d+)$/m.exec(
+      text,
+    );
+    expect(Number(completed?.[1] ?? 0)).toBeGreaterThanOrEqual(1);
+    expect(text.match(/^insight_relay_process_cpu_user_seconds_total /gm)).toHaveLength(1);
   }, 60_000);
 });
