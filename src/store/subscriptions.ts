@@ -2,6 +2,7 @@ import type { RedisClient as Redis } from "./redis.js";
 import type { Subscription } from "../domain/subscription.js";
 import type { StateKeys } from "./keys.js";
 import { byCodeUnit } from "../domain/without-icu.js";
+import { sharedReads } from "./shared-reads.js";
 
 export type { Subscription };
 
@@ -54,9 +55,10 @@ export class SubscriptionStore {
     return (await this.redis.exists(this.keys.subsByGroup(groupId))) > 0;
   }
 
-  async forGroup(groupId: string): Promise<Subscription[]> {
-    return parseAll(await this.redis.hvals(this.keys.subsByGroup(groupId)));
-  }
+  /** Every subscription to a group; reads asked for together share one (shared-reads.ts). */
+  readonly forGroup = sharedReads(async (groupId: string): Promise<Subscription[]> =>
+    parseAll(await this.redis.hvals(this.keys.subsByGroup(groupId))),
+  );
 
   async forChannel(channelId: string): Promise<Subscription[]> {
     return parseAll(await this.redis.hvals(this.keys.subsByChannel(channelId)));

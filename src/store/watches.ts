@@ -8,6 +8,7 @@ import {
 } from "../domain/watch.js";
 import type { StateKeys } from "./keys.js";
 import { luaScript } from "./lua-script.js";
+import { sharedReads } from "./shared-reads.js";
 import type { RedisClient as Redis } from "./redis.js";
 
 /*
@@ -154,12 +155,15 @@ export class WatchStore {
     return this.removeWhere(userId, "*");
   }
 
-  /** Every watch of the workspace, for matching a thread: everyone's, each person's oldest first. */
-  async all(): Promise<Watch[]> {
+  /**
+   * Every watch of the workspace, for matching a thread: everyone's, each person's oldest first.
+   * The threads of a batch ask together and share one read (shared-reads.ts).
+   */
+  readonly all = sharedReads(async (_all: void): Promise<Watch[]> => {
     const users = (await this.redis.smembers(this.keys.watchers)).sort();
     const lists = await Promise.all(users.map((u) => this.list(u)));
     return lists.flat();
-  }
+  });
 
   /**
    * Whether any watch of the workspace covers a group (names it, or names none): the intake

@@ -311,6 +311,26 @@ describe("cards people act on (end to end over HTTP)", () => {
     expect(open.split("Index rebuild stalls on ARM")).toHaveLength(2);
   });
 
+  it("a re-enrichment of a thread nobody follows edits its cards and reads or marks no followers", async () => {
+    const { thread } = await h.emulator.createThread(GROUP, {
+      title: "Nobody follows this",
+      sentiment: "neutral",
+    });
+    const posted = await h.slack.waitFor(() => cardIn(ALL, thread.id));
+    const before = posted.updates;
+    await h.emulator.enrichThread(GROUP, thread.id, { summary: "A new summary nobody follows." }, "updated");
+    await h.slack.waitFor(
+      () => {
+        const c = cardIn(ALL, thread.id);
+        return c && c.updates > before ? c : undefined;
+      },
+      { timeoutMs: 10_000 },
+    );
+    const marks = await h.services.redis.keys(`${h.config.redis.prefix}:*followers-told:${thread.id}:*`);
+    // Before, every such edit read the followers and wrote the mark of their DMs (three commands).
+    expect(marks).toEqual([]);
+  });
+
   it("counts follow chatmessage-crud: one debounced edit with the listing's numbers", async () => {
     const { thread } = await h.emulator.createThread(GROUP, {
       title: "Replica lag after 4.2",

@@ -37,6 +37,28 @@ describe("SubscriptionStore", () => {
     await dropPrefix(prefix);
   });
 
+  it("forGroup: reads asked together are one HVALS; one asked after a write sees it", async () => {
+    await store.put(sub("C1", "g1"));
+    const monitor = await redis.monitor();
+    const hvals: string[][] = [];
+    monitor.on("monitor", (_time: string, args: string[]) => {
+      if (args[0]?.toLowerCase() === "hvals" && args[1]?.startsWith(`${prefix}:`)) hvals.push(args);
+    });
+    try {
+      const together = await Promise.all([store.forGroup("g1"), store.forGroup("g1"), store.forGroup("g1")]);
+      expect(together.map((subs) => subs.map((s) => s.channelId))).toEqual([["C1"], ["C1"], ["C1"]]);
+      await store.put(sub("C2", "g1"));
+      expect((await store.forGroup("g1")).map((s) => s.channelId).sort()).toEqual(["C1", "C2"]);
+      for (let i = 0; i < 50 && hvals.length < 2; i++) await new Promise((r) => setTimeout(r, 20));
+      expect(hvals).toEqual([
+        ["hvals", keys.subsByGroup("g1")],
+        ["hvals", keys.subsByGroup("g1")],
+      ]);
+    } finally {
+      monitor.disconnect();
+    }
+  });
+
   it("put creates, a second put of the same pair updates in place", async () => {
     expect(await store.put(sub("C1", "G1"))).toEqual({ created: true });
     expect(await store.put(sub("C1", "G1", { filters: { sentiments: ["negative"] } }))).toEqual({

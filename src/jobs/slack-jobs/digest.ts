@@ -180,7 +180,10 @@ async function send(attempt: SlackAttempt<DigestJob>, deps: SendDeps, o: DigestS
       firstRef ? undefined : deps.triage.noteCard(threadId, new Date(now())),
       release?.(),
     ]);
-    if (reEnriched) await notifyFollowers(deps, { channel, ts, digest, change, enrichedAtMs });
+    // No follower when the card's triage was read: nobody to tell (the read, the mark and its check
+    // are left out: most re-enrichments are of threads nobody follows).
+    if (reEnriched && triage.followers > 0)
+      await notifyFollowers(deps, { channel, ts, digest, change, enrichedAtMs });
     deps.logger.info({ jobId: attempt.id, channel, threadId, ts, outcome }, "digest delivered");
     return outcome;
   } finally {
