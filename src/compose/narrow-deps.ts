@@ -108,6 +108,7 @@ export function messageRouteDeps(s: WorkspaceServices): MessageRouteDeps {
     belowThreshold: s.belowThreshold,
     refreshQueue: () => s.queues.refresh,
     threadActivity: s.threadActivity,
+    countsDue: s.countsDue,
     asked: s.asked,
     ...(s.tuning.countsDebounceMs ? { countsDebounceMs: s.tuning.countsDebounceMs } : {}),
     ...(s.tuning.repliesBatchMs ? { repliesBatchMs: s.tuning.repliesBatchMs } : {}),
@@ -122,6 +123,7 @@ export function slackOutDeps(s: WorkspaceServices): SlackJobDeps {
     triage: s.triage,
     replies: s.replies,
     slackQueue: () => s.queues.slack,
+    countsDue: s.countsDue,
     // The listing's counts read after the thread's last message (the same the listing gives `threads`).
     counts: async (groupId, threadId) =>
       s.insight.lookup.countsOf(groupId, threadId, await s.threadActivity.lastMessageAt(threadId)),

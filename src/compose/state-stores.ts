@@ -12,6 +12,7 @@ import { PendingReplies } from "../store/pending-replies.js";
 import type { RedisClient } from "../store/redis.js";
 import { SubscriptionStore } from "../store/subscriptions.js";
 import { ThreadActivityStore } from "../store/thread-activity.js";
+import { CountsDueStore } from "../store/counts-due.js";
 import { TriageStore } from "../store/triage.js";
 import { ReminderStore } from "../store/reminders.js";
 import { WatchDmRefs } from "../store/watch-dms.js";
@@ -47,6 +48,7 @@ export function stateStores(o: {
     belowThreshold: new BelowThresholdStore(redis, keys),
     /** When each thread's last message was routed: what a counts edit's listing read must be newer than. */
     threadActivity: new ThreadActivityStore(redis, keys),
+    countsDue: new CountsDueStore(redis, keys),
     health: new DeliveryHealthStore(redis, keys),
     schedules,
     digest: {

@@ -104,6 +104,13 @@ export type SlackJob = (
       slotAt?: number;
     }
   | {
+      /** The cards of a channel whose counts windows end at `at` (ms; store/counts-due.ts): each edited if its counts moved. */
+      kind: "counts";
+      channelId: string;
+      at: number;
+      slotAt?: number;
+    }
+  | {
       kind: "replies";
       channelId: string;
       threadId: string;

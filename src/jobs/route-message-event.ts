@@ -1,6 +1,7 @@
 import { deliveryOf } from "../domain/subscription.js";
 import type { MessageEvent } from "../insight/schemas.js";
 import type { BelowThresholdStore } from "../store/below-threshold.js";
+import type { CountsDueStore } from "../store/counts-due.js";
 import type { MessageRefStore } from "../store/message-refs.js";
 import type { PendingReplies } from "../store/pending-replies.js";
 import type { SubscriptionStore } from "../store/subscriptions.js";
@@ -19,6 +20,11 @@ export interface MessageRouteDeps {
   refreshQueue?: () => Producer<RefreshJob>;
   /** Notes when the thread's message was routed: its counts edit trusts listing reads after that. */
   threadActivity?: Pick<ThreadActivityStore, "noteMessage">;
+  /**
+   * The cards whose counts windows end at the same time: one job looks at them all then (absent:
+   * a delayed job for each card's window).
+   */
+  countsDue?: Pick<CountsDueStore, "add">;
   /** At most one counts edit per card per this long (default 3 minutes). */
   countsDebounceMs?: number;
   /** Messages within this long go as one reply under the card (default 1 minute). */
@@ -34,11 +40,26 @@ export const DEFAULT_COUNTS_DEBOUNCE_MS = 180_000;
 export const DEFAULT_REPLIES_BATCH_MS = 60_000;
 
 /** The kinds of job that wait for the end of a card's window (the first part of their job ids). */
-const WINDOWED = { counts: "counts", replies: "replies", recount: "recount" } as const;
+const WINDOWED = {
+  counts: "counts",
+  countsDue: "counts-due",
+  replies: "replies",
+  recount: "recount",
+} as const;
 const WINDOWED_ID = new RegExp(`^(${Object.values(WINDOWED).join("|")})\\|`);
 
 /** Whether a job id is of a windowed job: steady work at its thread's own time, not a backlog. */
 export const isWindowedJobId = (id: string): boolean => WINDOWED_ID.test(id);
+
+/** The id of a card's counts edit for one window: one edit per card and window, whoever asks. */
+export const countsEditJobId = (channel: string, threadId: string, window: number): string =>
+  jobId(WINDOWED.counts, channel, threadId, window);
+
+/**
+ * Cards whose counts windows end within this long of each other share one job (counts-due.ts):
+ * a second, or a tenth of a shorter window (tests).
+ */
+const countsDueStep = (windowMs: number): number => Math.max(1, Math.min(1_000, Math.floor(windowMs / 10)));
 
 export interface MessageRouteResult {
   /** Cards whose counts will be refreshed at the end of their window. */
@@ -111,16 +132,7 @@ export async function routeMessageEvent(
     // Once, before any counts edit is asked for: the edit must not use counts read before this message.
     if (result.counts === 0) await deps.threadActivity?.noteMessage(threadId, now);
     result.counts++;
-    await addOncePerWindow(
-      deps,
-      now,
-      "card",
-      { kind: "card", channelId: channel, threadId, reason: "counts" },
-      {
-        delay: counts.delay,
-        jobId: jobId(WINDOWED.counts, channel, threadId, counts.id),
-      },
-    );
+    await askForCounts(deps, now, channel, threadId, counts, countsMs);
 
     // Only new messages go under the card: an edited one was already there or is not news.
     if (!deliveryOf(sub).replies || event.actionType !== "created" || isSystemOrBot(p)) continue;
@@ -148,6 +160,44 @@ export async function routeMessageEvent(
   }
   if (await recountIfHeld(deps, followed, threadId, counts)) result.recount = true;
   return result;
+}
+
+/**
+ * The card's counts looked at when its window ends: with the other cards of the channel due then,
+ * in one job, or (no store, or that job has run already) in a job of the card's own.
+ */
+async function askForCounts(
+  deps: Pick<MessageRouteDeps, "slackQueue" | "asked" | "countsDue">,
+  now: number,
+  channel: string,
+  threadId: string,
+  window: { id: number; delay: number },
+  windowMs: number,
+): Promise<void> {
+  const own = countsEditJobId(channel, threadId, window.id);
+  if (deps.asked?.has(own, now)) return;
+  if (deps.countsDue) {
+    const step = countsDueStep(windowMs);
+    const at = Math.ceil((now + window.delay) / step) * step;
+    if (await deps.countsDue.add(channel, at, { threadId, window: window.id })) {
+      // Noted under the card's own id too: the window's next messages here ask nothing more.
+      deps.asked?.note(own, now + window.delay, now);
+      return addOncePerWindow(
+        deps,
+        now,
+        "counts",
+        { kind: "counts", channelId: channel, at },
+        { delay: Math.max(0, at - now), jobId: jobId(WINDOWED.countsDue, channel, at) },
+      );
+    }
+  }
+  await addOncePerWindow(
+    deps,
+    now,
+    "card",
+    { kind: "card", channelId: channel, threadId, reason: "counts" },
+    { delay: window.delay, jobId: own },
+  );
 }
 
 /** Adds a windowed Slack job (its id names the window), unless this process added it already. */

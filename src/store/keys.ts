@@ -17,6 +17,8 @@
  * - `ci<n>`: one shard of the per-thread index of channels showing a card (one hash per
  *   30-day period; one script moves an entry to the current period);
  * - `<group>`: a group's daily activity counters (read in one pipeline);
+ * - `<channel>:<time>`: the cards whose counts windows end then, and the mark that their one job
+ *   has taken them (one script checks the mark and adds, one marks and takes);
  * - `reconcile`: every baseline, the list of baselines and the reconciler's status;
  * - `alerts`: every channel's alert settings and the set of channels that have some;
  * - `install` (installKeys): every installation, the set of installed workspaces, every Insight
@@ -92,6 +94,9 @@ export function stateKeys(prefix: string, o: { cluster?: boolean } = {}) {
     belowThreshold: (threadId: string) => `${s}:below-threshold:${threadId}`,
     /** When a message of the thread was last routed: a counts edit trusts listing entries read after it. */
     threadMessageAt: (threadId: string) => `${s}:message-at:${threadId}`,
+    /** The cards of a channel whose counts windows end at `at` (ms), and its mark once their job took them. */
+    countsDue: (channelId: string, at: number) => `${s}:counts-due:${tag(`${channelId}:${at}`)}`,
+    countsDueTaken: (channelId: string, at: number) => `${s}:counts-due:${tag(`${channelId}:${at}`)}:taken`,
     /** A button press already acted on (double clicks act once). */
     pressOnce: (userId: string, threadId: string, action: string) =>
       `${s}:press:${userId}:${threadId}:${action}`,

@@ -7,7 +7,7 @@ import {
   threadWindowPhase,
   type MessageRouteDeps,
 } from "../../src/jobs/route-message-event.js";
-import type { AddOptions } from "../../src/jobs/job-types.js";
+import { jobId, type AddOptions } from "../../src/jobs/job-types.js";
 import type { Subscription } from "../../src/domain/subscription.js";
 
 describe("AskedThisWindow", () => {
@@ -198,5 +198,50 @@ describe("a card's counts window has the phase of its thread", () => {
     // A phase is a pure function of the thread: another process asks for the same job ids.
     expect(threadWindowPhase("thread-a", W)).toBe(threadWindowPhase("thread-a", W));
     expect(threadWindowPhase("thread-a", W)).not.toBe(threadWindowPhase("thread-b", W));
+  });
+});
+
+describe("the cards due at one time share one job", () => {
+  /** countsJobs' deps with a store of due cards (in memory: the Redis side is test/store/counts-due.test.ts). */
+  function withDue(now: () => number, taken = new Set<number>()) {
+    const { adds, deps } = countsJobs(now);
+    const due = new Map<number, Set<string>>();
+    const asked = new AskedThisWindow();
+    const store = {
+      add: async (channel: string, at: number, card: { threadId: string; window: number }) => {
+        if (taken.has(at)) return false;
+        const cards = due.get(at) ?? new Set<string>();
+        cards.add(`${channel} ${card.threadId} ${card.window}`);
+        due.set(at, cards);
+        return true;
+      },
+    };
+    return { adds, due, deps: { ...deps, countsDue: store, asked } };
+  }
+
+  it("one job a channel and second for every card due then; a card's next messages in its window ask nothing more", async () => {
+    const now = Date.UTC(2026, 10, 27, 10, 0, 0);
+    // Three threads whose windows end in the same second, one a second later.
+    const phases: Record<string, number> = { a: 10_100, b: 10_400, c: 10_900, d: 11_200 };
+    const { adds, due, deps } = withDue(() => now);
+    const o = { ...deps, windowPhase: (t: string) => phases[t] ?? 0 };
+    for (const t of ["a", "b", "c", "d", "a", "b"]) await routeMessageEvent(message(1, t), o);
+    expect(adds.map((a) => a.id)).toEqual([
+      jobId("counts-due", sub.channelId, now + 11_000),
+      jobId("counts-due", sub.channelId, now + 12_000),
+    ]);
+    // Each job runs at its second, after every card due in it.
+    expect(adds.map((a) => a.delay)).toEqual([11_000, 12_000]);
+    expect([...(due.get(now + 11_000) ?? [])]).toHaveLength(3);
+    expect([...(due.get(now + 12_000) ?? [])]).toHaveLength(1);
+  });
+
+  it("a card added after its second's job took the others gets a counts job of its own", async () => {
+    const now = Date.UTC(2026, 10, 27, 10, 0, 0);
+    const { adds, deps } = withDue(() => now, new Set([now + 11_000]));
+    await routeMessageEvent(message(1, "a"), { ...deps, windowPhase: () => 10_100 });
+    expect(adds).toEqual([
+      { id: jobId("counts", sub.channelId, "a", Math.floor((now - 10_100) / W)), delay: 10_100 },
+    ]);
   });
 });

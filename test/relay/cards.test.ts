@@ -1,10 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SEED } from "../../dev/emulator/index.js";
+import { messageEvent } from "../../dev/emulator/events.js";
+import type { SlackJob } from "../../src/jobs/job-types.js";
 import { dmChannelOf } from "../../dev/slack-standin/server.js";
 import { DIGEST_ACTIONS } from "../../src/slack/action-ids.js";
 import type { Subscription } from "../../src/store/subscriptions.js";
 import { digestsOf, messageText, startHarness, type Harness } from "../helpers/app-harness.js";
 import { blockActionsPayload } from "../helpers/slack.js";
+import { waitUntil } from "../reconcile/support.js";
 import { sendEvent } from "../slack/commands/helpers.js";
 import { allTexts } from "../slack/render/walk.js";
 
@@ -360,6 +363,61 @@ describe("cards people act on (end to end over HTTP)", () => {
     await new Promise((r) => setTimeout(r, 2_000));
     // Four messages, one edit.
     expect(cardIn(ALL, thread.id)?.updates).toBe(before + 1);
+    // Asked for by the one job of the cards due at the window's end, as a card job of its own.
+    const jobs = await countsJobsOf(ALL, thread.id);
+    expect(jobs.due.map((j) => j.returnvalue)).toContain("asked");
+    expect(jobs.edits).toHaveLength(1);
+  });
+
+  /** The Slack queue's jobs of a channel's counts: the jobs of due cards, and the card's edits. */
+  async function countsJobsOf(channel: string, threadId: string) {
+    const all = await h.services.queues.slack.getJobs([
+      "completed",
+      "waiting",
+      "delayed",
+      "active",
+      "failed",
+    ]);
+    const of = (kind: SlackJob["kind"]) =>
+      all.filter((j) => j.data.kind === kind && j.data.channelId === channel);
+    return {
+      due: of("counts"),
+      edits: of("card").filter((j) => j.id?.startsWith("counts|") && j.id.includes(threadId)),
+    };
+  }
+
+  it("a message delivery that moves no count edits nothing: the window's job finds the card as it is", async () => {
+    const { thread } = await h.emulator.createThread(GROUP, { title: "Vacuum stalls on big tables" });
+    await h.slack.waitFor(() => cardIn(ALL, thread.id));
+    const { message } = await h.emulator.postMessage(GROUP, thread.id, { messageText: "first" });
+    const edited = await h.slack.waitFor(
+      () => {
+        const c = cardIn(ALL, thread.id);
+        return c && c.updates > 0 ? c : undefined;
+      },
+      { timeoutMs: 10_000 },
+    );
+    const edits = edited.updates;
+    const dueBefore = (await countsJobsOf(ALL, thread.id)).due.length;
+    // The same message edited: a chatmessage-crud of the thread whose counts stay as the card shows them.
+    const group = h.emulator.store.group(GROUP);
+    if (!group) throw new Error("the seeded group is missing");
+    const res = await h.deliver(
+      messageEvent("updated", group, { ...message, messageText: "first, edited" }, new Date()),
+    );
+    expect(res.status).toBe(200);
+    // Its window (1.5 s) ends, and its job looks.
+    let due: Awaited<ReturnType<typeof countsJobsOf>>["due"] = [];
+    const looked = await waitUntil(async () => {
+      due = (await countsJobsOf(ALL, thread.id)).due.filter((j) => j.finishedOn !== undefined);
+      return due.length > dueBefore;
+    });
+    expect(looked).toBe(true);
+    await new Promise((r) => setTimeout(r, 500));
+    const last = due.reduce((a, b) => ((b.finishedOn ?? 0) > (a.finishedOn ?? 0) ? b : a));
+    expect(last.returnvalue).toBe("stale");
+    expect(cardIn(ALL, thread.id)?.updates).toBe(edits);
+    expect((await countsJobsOf(ALL, thread.id)).edits).toHaveLength(1);
   });
 
   it("--replies on: a burst of ten messages is one reply under the compact card, escaped; bot messages left out", async () => {

@@ -1,7 +1,8 @@
 import { DelayedError, type Job } from "bullmq";
 import type { SlackJob } from "../job-types.js";
 
-export type SlackOutcome = "posted" | "updated" | "stale" | "paused" | "sent" | "held";
+/** `asked`: the Slack jobs it found needed are queued (a counts window's edits, counts-due.ts). */
+export type SlackOutcome = "posted" | "updated" | "stale" | "paused" | "sent" | "held" | "asked";
 
 /**
  * What one attempt at a Slack effect needs of its job: a queued job's (`queuedAttempt`), or a

@@ -10,6 +10,7 @@ import { twoSteps } from "./handler.js";
 import { comeBackSoon, tryPostingLock } from "./posting-lock.js";
 
 type CardJob = Extract<SlackJob, { kind: "card" }>;
+type ListingCounts = NonNullable<Awaited<ReturnType<SlackJobDeps["counts"]>>>;
 
 /** What a card edit needs, read before its turn. */
 interface CardUpdate {
@@ -34,28 +35,9 @@ async function prepare(
   let card = stored;
   if (reason === "counts") {
     const counts = await deps.counts(stored.digest.groupId, threadId);
-    if (!counts) return "stale";
-    const messageCount = counts.messageCount ?? stored.digest.messageCount;
-    const participantCount = counts.participantCount ?? stored.digest.participantCount;
-    // Last activity moves with the counts (issue 35, item 7), and never backwards.
-    const lastMessageDate = laterOf(stored.digest.lastMessageDate, counts.lastMessageDate);
-    if (
-      messageCount === stored.digest.messageCount &&
-      participantCount === stored.digest.participantCount &&
-      lastMessageDate === stored.digest.lastMessageDate
-    ) {
-      return "stale";
-    }
-    card = {
-      ...stored,
-      digest: {
-        ...stored.digest,
-        messageCount,
-        participantCount,
-        ...(lastMessageDate !== undefined ? { lastMessageDate } : {}),
-      },
-      countsAtMs: Date.now(),
-    };
+    const moved = counts && withCounts(stored, counts);
+    if (!moved) return "stale";
+    card = moved;
   }
   const sub = await deps.subscriptions.get(channel, stored.digest.groupId);
   return { ref: { ...ref, card: stored }, card, format: sub ? deliveryOf(sub).format : "full" };
@@ -95,6 +77,31 @@ async function send(
   } finally {
     await release?.();
   }
+}
+
+/** The card with the listing's counts, or undefined when they show what the card shows. */
+export function withCounts(stored: StoredCard, counts: ListingCounts): StoredCard | undefined {
+  const messageCount = counts.messageCount ?? stored.digest.messageCount;
+  const participantCount = counts.participantCount ?? stored.digest.participantCount;
+  // Last activity moves with the counts (issue 35, item 7), and never backwards.
+  const lastMessageDate = laterOf(stored.digest.lastMessageDate, counts.lastMessageDate);
+  if (
+    messageCount === stored.digest.messageCount &&
+    participantCount === stored.digest.participantCount &&
+    lastMessageDate === stored.digest.lastMessageDate
+  ) {
+    return undefined;
+  }
+  return {
+    ...stored,
+    digest: {
+      ...stored.digest,
+      messageCount,
+      participantCount,
+      ...(lastMessageDate !== undefined ? { lastMessageDate } : {}),
+    },
+    countsAtMs: Date.now(),
+  };
 }
 
 /** The card as stored now, with this edit's counts when those are newer than what it shows. */

@@ -4,6 +4,7 @@ import type { OpsNotifier } from "../../ops/ops-notifier.js";
 import type { ChannelThrottle } from "../../slack/outbound/channel-throttle.js";
 import type { SlackSender } from "../../slack/outbound/slack-sender.js";
 import type { StateKeys } from "../../store/keys.js";
+import type { CountsDueStore } from "../../store/counts-due.js";
 import type { MessageRefStore } from "../../store/message-refs.js";
 import type { PendingReplies } from "../../store/pending-replies.js";
 import type { RedisClient } from "../../store/redis.js";
@@ -41,6 +42,8 @@ export interface SlackJobDeps {
   replies: Pick<PendingReplies, "peek" | "drop">;
   /** Where DMs to followers and further reply batches are queued (a getter: see `healingQueue`). */
   slackQueue: () => Producer<SlackJob>;
+  /** The cards whose counts windows end at one time (counts-due.ts). */
+  countsDue: Pick<CountsDueStore, "take" | "done">;
   /** The thread's current counts and last activity from the listing (the one source `threads` shows too). */
   counts: (
     groupId: string,

@@ -4,6 +4,7 @@ import { refusedBySlack } from "../refused-by-slack.js";
 import { sendInTurn, type WaitReason } from "../../slack/outbound/send-in-turn.js";
 import type { SlackAttempt, SlackOutcome } from "./attempt.js";
 import { cardHandler } from "./card.js";
+import { countsDueHandler } from "./counts-due.js";
 import type { SlackJobDeps } from "./deps.js";
 import { digestHandler } from "./digest.js";
 import { dmHandler } from "./dm.js";
@@ -20,6 +21,7 @@ import type { WaitInPlace } from "./wait-in-place.js";
 const HANDLERS: { readonly [K in SlackJobKind]: SlackJobHandler<K> } = {
   digest: digestHandler,
   card: cardHandler,
+  counts: countsDueHandler,
   replies: repliesHandler,
   dm: dmHandler,
   notice: noticeHandler,
