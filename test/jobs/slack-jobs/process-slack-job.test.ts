@@ -131,6 +131,58 @@ describe("processSlackJob: one handler per kind behind one table", () => {
     expect(w.reserved).toEqual([]);
   });
 
+  it("the cards due at one time: an edit asked for each card whose counts moved, under its window's id; no turn taken", async () => {
+    const w = world();
+    const card = (threadId: string, messageCount: number) => ({
+      ts: "1764237600.000100",
+      enrichedAtMs: NOW - 60_000,
+      hasSentiment: true,
+      groupId: "group-support-01",
+      card: { digest: digest({ threadId, messageCount }), change: [], noLongerMatches: false },
+    });
+    w.refs.set("C1 moved", card("moved", 3));
+    w.refs.set("C1 same", card("same", 5));
+    const listed: Record<string, number> = { moved: 4, same: 5, gone: 9 };
+    const adds: { name: string; data: SlackJob; jobId: string | undefined }[] = [];
+    const steps: string[] = [];
+    const deps = {
+      ...w.deps,
+      counts: async (_groupId: string, threadId: string) => ({ messageCount: listed[threadId] }),
+      countsDue: {
+        take: async (channel: string, at: number) => {
+          steps.push(`take ${channel} ${at}`);
+          return [
+            { threadId: "moved", window: 7 },
+            { threadId: "same", window: 7 },
+            { threadId: "gone", window: 7 },
+          ];
+        },
+        done: async (channel: string, at: number) => void steps.push(`done ${channel} ${at}`),
+      },
+      slackQueue: () => ({
+        add: async (name: string, data: SlackJob, opts?: { jobId?: string }) => {
+          steps.push(`add ${opts?.jobId ?? ""}`);
+          adds.push({ name, data, jobId: opts?.jobId });
+          return undefined;
+        },
+        addBulk: async () => [],
+      }),
+    } as unknown as SlackJobDeps;
+    const out = await processSlackJob(w.attempt({ kind: "counts", channelId: "C1", at: NOW }), deps);
+    expect(out).toBe("asked");
+    expect(adds).toEqual([
+      {
+        name: "card",
+        data: { kind: "card", channelId: "C1", threadId: "moved", reason: "counts" },
+        jobId: "counts|C1|moved|7",
+      },
+    ]);
+    // Done only once the edit is asked for: a crash in between takes the same cards again.
+    expect(steps).toEqual([`take C1 ${NOW}`, "add counts|C1|moved|7", `done C1 ${NOW}`]);
+    expect(w.reserved).toEqual([]);
+    expect(w.posts).toEqual([]);
+  });
+
   it("replies with nothing waiting are stale and take no turn", async () => {
     const w = world();
     w.refs.set("C1 t1", { ts: "1.000001", enrichedAtMs: 1, hasSentiment: true, groupId: "g1" });
