@@ -126,8 +126,22 @@ export function relayFeature<Command>(o: RelayOptions): Feature<RelayDeps, Comma
         processor: (deps) => {
           // All but eight of its slots may sleep for a channel's turn; those keep other channels going.
           const inPlace = waitInPlace({ cap: Math.max(1, slackSlots - SLACK_SLOTS_KEPT) });
+          // A counts window's edits go from its job when their turn is now, as a delivery's cards do.
+          const slackOut: SlackJobDeps = o.sendAtOnce
+            ? {
+                ...deps.slackOut,
+                countsEdits: sendNowOrQueue(
+                  {
+                    slackOut: deps.slackOut,
+                    slackQueue: deps.slackOut.slackQueue,
+                    logger: deps.route.logger,
+                  },
+                  ["card"],
+                ),
+              }
+            : deps.slackOut;
           return (job: Job<SlackJob>, token?: string) =>
-            processSlackJob(queuedAttempt(job, token), deps.slackOut, { inPlace });
+            processSlackJob(queuedAttempt(job, token), slackOut, { inPlace });
         },
         concurrency: slackSlots,
         settings: { backoffStrategy: (n: number) => cappedBackoff(n) },

@@ -1,6 +1,6 @@
 import { UnrecoverableError } from "bullmq";
 import type { Logger } from "../log.js";
-import type { Producer, SlackJob } from "./job-types.js";
+import type { Producer, SlackJob, SlackJobKind } from "./job-types.js";
 import type { SlackAttempt } from "./slack-jobs/attempt.js";
 import type { SlackJobDeps } from "./slack-jobs/deps.js";
 import { processSlackJob } from "./slack-jobs/process-slack-job.js";
@@ -27,8 +27,8 @@ class Deferred extends Error {
 }
 
 /**
- * A producer of Slack jobs that sends a digest card at once, in the job that routed it, when
- * its channel's turn is now: one job a digest instead of two (the Slack job's add, fetch and
+ * A producer of Slack jobs that sends a digest card (or another of `kinds`: a counts window's
+ * edits, slack-jobs/counts-due.ts) at once, in the job that asked for it, when its channel's turn is now: one job a digest instead of two (the Slack job's add, fetch and
  * completion, about a third of a digest's Redis commands). It is the Slack job's own code
  * (`processSlackJob`), so the guarantees are the same: the posting lock, the posting mark a
  * crashed attempt leaves, the version check. Whatever would wait (the channel's next slot, a
@@ -36,12 +36,15 @@ class Deferred extends Error {
  * with its reserved slot, delayed to its turn; the other kinds of Slack job are queued as before.
  * A turn a second or so away (a 429's Retry-After) is slept here, by up to IN_PLACE_CAP cards at once.
  */
-export function sendNowOrQueue(deps: SendNowDeps): () => Producer<SlackJob> {
+export function sendNowOrQueue(
+  deps: SendNowDeps,
+  kinds: readonly SlackJobKind[] = ["digest"],
+): () => Producer<SlackJob> {
   const now = deps.slackOut.now ?? Date.now;
   const inPlace = waitInPlace({ cap: IN_PLACE_CAP });
   const producer: Producer<SlackJob> = {
     add: async (name, data, opts) => {
-      if (data.kind !== "digest") return deps.slackQueue().add(name, data, opts);
+      if (!kinds.includes(data.kind)) return deps.slackQueue().add(name, data, opts);
       let current: SlackJob = data;
       const attempt: SlackAttempt = {
         id: opts?.jobId,

@@ -10,33 +10,36 @@ type CountsJob = Extract<SlackJob, { kind: "counts" }>;
 
 /**
  * The cards of a channel whose counts windows end now (store/counts-due.ts): each card whose
- * counts moved gets its counts edit, a card job of its own with the id its window's job always
- * had (one edit per card and window, whichever process asks), sent in the channel's turn like
- * any edit; the others cost a look at their ref and their counts and nothing more. Nothing is
- * sent to Slack here, so this job takes no turn of its own.
+ * counts moved gets its counts edit, in the channel's turn like any edit: sent from this job
+ * when the turn is now (`countsEdits`, send-now.ts), else a card job of its own with the id its
+ * window's job always had (one edit per card and window, whichever process asks). The others
+ * cost a look at their ref and their counts and nothing more. This job takes no turn of its own.
  */
 async function askForMovedCounts(
   job: CountsJob,
-  deps: Pick<SlackJobDeps, "countsDue" | "refs" | "counts" | "slackQueue">,
+  deps: Pick<SlackJobDeps, "countsDue" | "refs" | "counts" | "slackQueue" | "countsEdits">,
 ): Promise<SlackOutcome> {
   const { channelId: channel, at } = job;
   const cards = await deps.countsDue.take(channel, at);
-  const moved = await Promise.all(cards.map((c) => countsMoved(deps, channel, c)));
-  let asked = 0;
-  for (const [i, card] of cards.entries()) {
-    if (!moved[i]) continue;
-    asked++;
-    await deps
-      .slackQueue()
-      .add(
+  const looked = await Promise.all(
+    cards.map(async (c) => ((await countsMoved(deps, channel, c)) ? c : undefined)),
+  );
+  const moved = looked.filter((c): c is DueCard => c !== undefined);
+  const edits = (deps.countsEdits ?? deps.slackQueue)();
+  // At once, as a delivery's cards go: those whose turn is near sleep for it together.
+  await Promise.all(
+    moved.map((card) =>
+      edits.add(
         "card",
         { kind: "card", channelId: channel, threadId: card.threadId, reason: "counts" },
         { jobId: countsEditJobId(channel, card.threadId, card.window) },
-      );
-  }
-  // After the adds: a crash in between takes the same cards again, and their ids make that a no-op.
+      ),
+    ),
+  );
+  // After the edits: a crash in between takes the same cards again (an edit whose counts show
+  // already finds nothing to change; a queued one's id makes a second add a no-op).
   await deps.countsDue.done(channel, at);
-  return asked > 0 ? "asked" : "stale";
+  return moved.length > 0 ? "asked" : "stale";
 }
 
 async function countsMoved(

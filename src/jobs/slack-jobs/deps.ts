@@ -42,6 +42,11 @@ export interface SlackJobDeps {
   replies: Pick<PendingReplies, "peek" | "drop">;
   /** Where DMs to followers and further reply batches are queued (a getter: see `healingQueue`). */
   slackQueue: () => Producer<SlackJob>;
+  /**
+   * Where a counts window's edits go (counts-due.ts): sent at once when the channel's turn is
+   * now, else queued (send-now.ts); absent: `slackQueue`.
+   */
+  countsEdits?: () => Producer<SlackJob>;
   /** The cards whose counts windows end at one time (counts-due.ts). */
   countsDue: Pick<CountsDueStore, "take" | "done">;
   /** The thread's current counts and last activity from the listing (the one source `threads` shows too). */
