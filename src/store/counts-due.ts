@@ -4,6 +4,11 @@ import type { RedisClient as Redis } from "./redis.js";
 
 /** Longer than the wait for the cards' job and the retries of that job. */
 const KEPT_MS = 3_600_000;
+/**
+ * How long adds are refused once the cards are taken: an add for a time comes before it (a
+ * message of the window), so only one held up past it, by a slow process, comes later.
+ */
+const TAKEN_KEPT_MS = 600_000;
 
 // KEYS: the set of the cards due at one time, its taken mark; ARGV: member, expiry ms. 0: taken already (the
 // caller asks for the card's own edit); 1: added.
@@ -14,7 +19,7 @@ redis.call('PEXPIRE', KEYS[1], ARGV[2])
 return 1
 `);
 
-// KEYS: the set, its taken mark; ARGV: expiry ms. Marks the set taken and answers
+// KEYS: the set, its taken mark; ARGV: the mark's expiry ms. Marks the set taken and answers
 // its members. The set is kept (with its expiry) until the job ends: a job run again after a
 // crash takes the same cards.
 const TAKE = luaScript(`
@@ -68,7 +73,7 @@ export class CountsDueStore {
       2,
       this.keys.countsDue(channelId, at),
       this.keys.countsDueTaken(channelId, at),
-      String(KEPT_MS),
+      String(TAKEN_KEPT_MS),
     )) as string[];
     return members.map(cardOf).filter((c): c is DueCard => c !== undefined);
   }

@@ -44,6 +44,10 @@ describe("CountsDueStore (Redis)", () => {
     await due.add("C1", 5_000, { threadId: "t1", window: 7 });
     expect(await due.take("C1", 5_000)).toEqual([{ threadId: "t1", window: 7 }]);
     expect(await due.add("C1", 5_000, { threadId: "t2", window: 7 })).toBe(false);
+    // The mark outlives any add held up past its time, not the hour the cards are kept.
+    const markTtl = await redis.pttl(keys.countsDueTaken("C1", 5_000));
+    expect(markTtl).toBeGreaterThan(500_000);
+    expect(markTtl).toBeLessThanOrEqual(600_000);
     // The job died before it was done: its retry finds the same cards.
     expect(await due.take("C1", 5_000)).toEqual([{ threadId: "t1", window: 7 }]);
     await due.done("C1", 5_000);
