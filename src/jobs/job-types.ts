@@ -104,7 +104,10 @@ export type SlackJob = (
       slotAt?: number;
     }
   | {
-      /** The cards of a channel whose counts windows end at `at` (ms; store/counts-due.ts): each edited if its counts moved. */
+      /**
+       * The cards of a channel whose counts windows end at `at` (ms; store/counts-due.ts): each
+       * edited if its counts moved.
+       */
       kind: "counts";
       channelId: string;
       at: number;

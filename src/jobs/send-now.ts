@@ -28,12 +28,13 @@ class Deferred extends Error {
 
 /**
  * A producer of Slack jobs that sends a digest card (or another of `kinds`: a counts window's
- * edits, slack-jobs/counts-due.ts) at once, in the job that asked for it, when its channel's turn is now: one job a digest instead of two (the Slack job's add, fetch and
- * completion, about a third of a digest's Redis commands). It is the Slack job's own code
+ * edits, slack-jobs/counts-due.ts) at once, in the job that asked for it, when its channel's
+ * turn is now: one job a digest instead of two (the Slack job's add, fetch and completion, about
+ * a third of a digest's Redis commands). It is the Slack job's own code
  * (`processSlackJob`), so the guarantees are the same: the posting lock, the posting mark a
  * crashed attempt leaves, the version check. Whatever would wait (the channel's next slot, a
  * 429, another job posting the thread) or fail goes to the Slack queue as it would have gone,
- * with its reserved slot, delayed to its turn; the other kinds of Slack job are queued as before.
+ * with its reserved slot, delayed to its turn; the other kinds of Slack job are queued.
  * A turn a second or so away (a 429's Retry-After) is slept here, by up to IN_PLACE_CAP cards at once.
  */
 export function sendNowOrQueue(

@@ -1,7 +1,7 @@
 import { DelayedError, type Job } from "bullmq";
 import type { SlackJob } from "../job-types.js";
 
-/** `asked`: the Slack jobs it found needed are queued (a counts window's edits, counts-due.ts). */
+/** `asked`: the edits it found needed are sent or queued (a counts window's, counts-due.ts). */
 export type SlackOutcome = "posted" | "updated" | "stale" | "paused" | "sent" | "held" | "asked";
 
 /**
