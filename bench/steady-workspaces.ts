@@ -5,6 +5,7 @@
 // every TRICKLE_EVERY_MS in all, to each in turn (the same traffic whatever the count, so that
 // what differs is the idle workspaces); the rest do nothing. Its CPU a second and its Redis's, and Redis
 // commands a second, over the idle window.
+import { join } from "node:path";
 import type { Redis } from "ioredis";
 import { RedisInstallationStore } from "../src/workspaces/installation-store.js";
 import { ConnectionStore } from "../src/workspaces/connection-store.js";
@@ -106,11 +107,11 @@ export interface WorkspacesFigures extends IdleFigures {
   deliveries: number;
 }
 
-/** One app (this checkout's) with `n` workspaces, each `n` of `counts`, in turn. */
+/** One app (this checkout's) with `n` workspaces, each `n` of `counts`, in turn (profiled in `profileDir/<n>`). */
 export async function workspacesRow(
   ctx: SteadyContext,
   t: AppTarget,
-  o: { counts: number[]; seconds: number; settleSeconds: number },
+  o: { counts: number[]; seconds: number; settleSeconds: number; profileDir?: string | undefined },
 ): Promise<WorkspacesFigures[]> {
   const out: WorkspacesFigures[] = [];
   for (const n of o.counts) {
@@ -123,6 +124,7 @@ export async function workspacesRow(
       nodeFlags: t.nodeFlags,
       tuning: { channelGapMs: 0 },
       env: OAUTH_ENV,
+      profileDir: o.profileDir ? join(o.profileDir, String(n)) : undefined,
       seed: async (redis, prefix) => {
         trafficked = await seedWorkspaces(ctx, redis, prefix, n, group);
       },

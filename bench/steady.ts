@@ -174,6 +174,7 @@ async function main(): Promise<void> {
           counts: WORKSPACES,
           seconds: IDLE_SECONDS,
           settleSeconds: IDLE_SETTLE_SECONDS,
+          profileDir: profileDir ? join(profileDir, "workspaces") : undefined,
         })),
       );
     }

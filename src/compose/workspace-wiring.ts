@@ -198,10 +198,7 @@ export async function workspaceRows(
     installed.map(async (w): Promise<WorkspaceRow> => {
       const [conn, subs] = await Promise.all([
         installs.connections.summary(w.id),
-        workspaces
-          .get(w.id)
-          .then((ws) => ws?.subscriptions.all())
-          .catch(() => undefined),
+        workspaces.visit(w.id, (ws) => ws.subscriptions.all()).catch(() => undefined),
       ]);
       return {
         id: w.id,

@@ -77,7 +77,7 @@ export class Workspaces<W> {
   /**
    * Runs `fn` for each installed workspace (or those of `ids`), those `wanted` says, a few at a
    * time: one that fails (or is gone meanwhile) is told to `failed` and does not stop or hold
-   * back the others.
+   * back the others. A pass keeps nothing: what it built for itself it releases.
    */
   async each(
     fn: (w: W, id: string) => Promise<unknown>,
@@ -93,14 +93,13 @@ export class Workspaces<W> {
     const lane = async (): Promise<void> => {
       for (let id = ids[next++]; id !== undefined; id = ids[next++]) {
         try {
-          const w = await this.get(id);
-          if (!w) continue;
-          if (!wanted(w)) {
-            skipped++;
-            continue;
-          }
-          await fn(w, id);
-          ran++;
+          const done = await this.visit(id, async (w) => {
+            if (!wanted(w)) return false;
+            await fn(w, id);
+            return true;
+          });
+          if (done) ran++;
+          else if (done === false) skipped++;
         } catch (err) {
           failures++;
           failed(id, err);
@@ -109,6 +108,28 @@ export class Workspaces<W> {
     };
     await Promise.all(Array.from({ length: Math.min(EACH_AT_ONCE, ids.length) }, lane));
     return { workspaces: ran, failed: failures, skipped };
+  }
+
+  /**
+   * Runs `fn` with the workspace without keeping it: the context a request or job keeps is used
+   * as it is, any other is built for this call and released after it. So a pass over 1,000 quiet
+   * workspaces (a tick, the schedules' check at start, the admin page) leaves no 1,000 contexts
+   * (clients, pools, bound features) for the garbage collector to walk: with them kept, an idle
+   * process measured 33-43 ms of CPU a second, 15-16 without. Undefined: not installed.
+   */
+  async visit<T>(id: string, fn: (w: W) => Promise<T>): Promise<T | undefined> {
+    const kept = this.cache.get(id);
+    if (kept) {
+      const w = await kept;
+      return w ? fn(w) : undefined;
+    }
+    const w = await this.source.load(id);
+    if (!w) return undefined;
+    try {
+      return await fn(w);
+    } finally {
+      this.source.dispose?.(w);
+    }
   }
 
   private drop(id: string, loading: Promise<W | undefined>): void {

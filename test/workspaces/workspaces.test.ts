@@ -91,4 +91,28 @@ describe("Workspaces: each workspace resolved explicitly, built once, kept a whi
     expect(failed.sort()).toEqual(["T0BROKEN", "T0D"]);
     expect(r).toEqual({ workspaces: 1, failed: 2, skipped: 1 });
   });
+
+  it("each: a workspace the pass built is released after it; one already kept is used and kept", async () => {
+    const s = source(["T0KEPT", "T0QUIET", "T0FAILS"]);
+    const ws = new Workspaces(s.src);
+    const kept = await ws.get("T0KEPT");
+    const seen: W[] = [];
+    const failed: string[] = [];
+    await ws.each(
+      async (w) => {
+        seen.push(w);
+        if (w.id === "T0FAILS") throw new Error("pass blew up");
+      },
+      (id) => failed.push(id),
+    );
+    expect(seen.map((w) => w.id).sort()).toEqual(["T0FAILS", "T0KEPT", "T0QUIET"]);
+    expect(seen.find((w) => w.id === "T0KEPT")).toBe(kept);
+    // Released even when its work failed; the kept one stays.
+    expect(s.disposed.sort()).toEqual(["T0FAILS", "T0QUIET"]);
+    expect(failed).toEqual(["T0FAILS"]);
+    expect(await ws.get("T0KEPT")).toBe(kept);
+    await ws.get("T0QUIET");
+    expect(s.loads.filter((id) => id === "T0QUIET")).toHaveLength(2);
+    expect(s.loads.filter((id) => id === "T0KEPT")).toHaveLength(1);
+  });
 });
