@@ -89,6 +89,14 @@ export class ConnectionStore {
     return (await this.redis.exists(this.keys.connection(workspaceId))) === 1;
   }
 
+  /**
+   * How many workspaces are connected: one webhook secret each in the secret index, written in
+   * the same MULTI as the connection (one command, not one a workspace).
+   */
+  async count(): Promise<number> {
+    return this.redis.hlen(this.keys.secretIndex);
+  }
+
   /** Saves a checked key with a fresh webhook secret (the old secret stops working); returns the secret. */
   async connect(workspaceId: string, o: { apiKey: string; baseUrl: string; by: string }): Promise<string> {
     const secret = newSecret();

@@ -87,6 +87,11 @@ export class RedisInstallationStore implements InstallationStore {
     return (await this.redis.exists(this.keys.installation(workspaceId))) === 1;
   }
 
+  /** How many workspaces are installed: the set an installation joins in its own MULTI (one command). */
+  async count(): Promise<number> {
+    return this.redis.scard(this.keys.workspaces);
+  }
+
   /** Every installed workspace, without tokens. */
   async list(): Promise<InstalledWorkspace[]> {
     const ids = await this.redis.smembers(this.keys.workspaces);

@@ -79,4 +79,16 @@ describe("ConnectionStore", () => {
     expect(await store.isConnected("T1")).toBe(false);
     expect(await store.summary("T1")).toEqual({ connected: false, keyRejectedAt: undefined });
   });
+
+  it("counts the connected workspaces: a new key or secret counts once, a disconnected one not at all", async () => {
+    const base = { baseUrl: "https://i.example", by: "U1" };
+    expect(await store.count()).toBe(0);
+    await store.connect("T1", { apiKey: "key-one", ...base });
+    await store.connect("T2", { apiKey: "key-two", ...base });
+    await store.connect("T1", { apiKey: "key-one-again", ...base });
+    await store.rotateSecret("T2");
+    expect(await store.count()).toBe(2);
+    await store.disconnect("T1");
+    expect(await store.count()).toBe(1);
+  });
 });

@@ -88,4 +88,15 @@ describe("RedisInstallationStore", () => {
       store.fetchInstallation({ teamId: "T1", enterpriseId: undefined, isEnterpriseInstall: false }),
     ).rejects.toBeInstanceOf(NoInstallationError);
   });
+
+  it("counts the installed workspaces: a re-install counts once, a deleted one not at all", async () => {
+    const store = new RedisInstallationStore(redis, keys, new Sealer(k1));
+    expect(await store.count()).toBe(0);
+    await store.storeInstallation(teamInstall("T1", "xoxb-a"));
+    await store.storeInstallation(teamInstall("T2", "xoxb-b"));
+    await store.storeInstallation(teamInstall("T1", "xoxb-a2"));
+    expect(await store.count()).toBe(2);
+    await store.deleteInstallation({ teamId: "T1", enterpriseId: undefined, isEnterpriseInstall: false });
+    expect(await store.count()).toBe(1);
+  });
 });
