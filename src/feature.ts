@@ -1,6 +1,7 @@
 import type { App, Context } from "@slack/bolt";
 import type { Job, Processor, WorkerOptions } from "bullmq";
 import type { Router } from "express";
+import type { WorkspaceHas } from "./store/keys.js";
 
 /*
  * The plug-in contract: what a feature hands the composition root. Library types only, so a
@@ -26,11 +27,10 @@ interface WorkerSettings {
 }
 
 /**
- * What a workspace keeps that makes a deployment-wide tick worth running for it: followed groups
- * (subscriptions), alert settings, open operational incidents. A workspace with none of them is
- * not visited at all, so a thousand idle workspaces cost a tick nothing but one look each.
+ * A workspace with none of the `dueWhen` it names is not visited by a tick at all, nor looked at:
+ * a tick reads the deployment's sets of workspaces that have them (store/workspaces-with.ts).
  */
-export type WorkspaceHas = "subscriptions" | "alerts" | "incidents";
+export type { WorkspaceHas };
 
 /**
  * A queue's worker, as data: the root starts it through the one worker factory. A workspace's

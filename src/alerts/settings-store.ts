@@ -1,6 +1,7 @@
 import type { RedisClient as Redis } from "../store/redis.js";
 import type { AlertSettings } from "../domain/alerts.js";
 import type { StateKeys } from "../store/keys.js";
+import { noteHas } from "../store/workspaces-with.js";
 
 /** One channel's alert settings for one group. */
 export interface ChannelAlert {
@@ -33,13 +34,14 @@ function parse(raw: string): AlertSettings | undefined {
 export class AlertSettingsStore {
   constructor(
     private readonly redis: Redis,
-    private readonly keys: Pick<StateKeys, "alerts" | "alertChannels">,
+    private readonly keys: Pick<StateKeys, "alerts" | "alertChannels" | "workspaceMark">,
   ) {}
 
   /** Two commands, not a MULTI: the two keys may sit in different Redis Cluster slots. */
   async put(channelId: string, s: AlertSettings): Promise<void> {
     await this.redis.hset(this.keys.alerts(channelId), s.groupId, JSON.stringify(s));
     await this.redis.sadd(this.keys.alertChannels, channelId);
+    await noteHas(this.redis, this.keys.workspaceMark, "alerts");
   }
 
   async get(channelId: string, groupId: string): Promise<AlertSettings | undefined> {

@@ -1,7 +1,8 @@
 import type { Context } from "@slack/bolt";
 import type { WorkspaceHas } from "../feature.js";
-import { workspaceStateKeys, type StateKeys } from "../store/keys.js";
-import { isCluster, type RedisClient } from "../store/redis.js";
+import { workspaceStateKeys, workspacesWithKeys } from "../store/keys.js";
+import { HAS_KEY, WorkspacesWith } from "../store/workspaces-with.js";
+import { isCluster } from "../store/redis.js";
 import { groupFollowed } from "../intake/followed-groups.js";
 import type { IntakeProducer } from "../intake/pump.js";
 import type { WebhookIngest } from "../webhooks/unrouted.js";
@@ -42,31 +43,10 @@ export interface Deployment {
   followed(workspaceId: string | undefined, groupId: string): Promise<boolean>;
   /** The webhook route: which workspace a secret belongs to (many workspaces); undefined: the deployment's one secret. */
   ingestFor?(receiver: Receiver): (presented: string) => Promise<WebhookIngest | undefined>;
-  /** Which of these workspaces have any of `has` (one EXISTS a key each, sent together). */
-  having(ids: readonly string[], has: readonly WorkspaceHas[]): Promise<string[]>;
+  /** The workspaces that have any of `has` (many: the sets the stores note them in). */
+  having(has: readonly WorkspaceHas[]): Promise<string[]>;
   /** How many workspaces are installed and connected (many workspaces: /metrics). */
   census?(): Promise<{ installed: number; connected: number }>;
-}
-
-/** The key whose existence says a workspace has it (Redis drops an emptied set or hash). */
-const HAS_KEY: Record<WorkspaceHas, (k: StateKeys) => string> = {
-  subscriptions: (k) => k.subscribedGroups,
-  alerts: (k) => k.alertChannels,
-  incidents: (k) => k.opsAlerts,
-};
-
-function workspacesHaving(redis: RedisClient, keysOf: (id: string) => StateKeys): Deployment["having"] {
-  return async (ids, has) => {
-    // One EXISTS a key (a cluster refuses one over several slots); auto-pipelined into few writes.
-    const found = await Promise.all(
-      ids.map(async (id) => {
-        const keys = keysOf(id);
-        const hits = await Promise.all(has.map((h) => redis.exists(HAS_KEY[h](keys))));
-        return hits.some((n) => n > 0);
-      }),
-    );
-    return ids.filter((_, i) => found[i]);
-  };
 }
 
 const stampedId = (data: unknown): string | undefined => {
@@ -91,7 +71,10 @@ function singleDeployment(s: Services, o: FeatureOptions): Deployment {
   return {
     workspaces,
     features,
-    having: workspacesHaving(s.redis, () => s.keys),
+    having: async (has) => {
+      const there = await Promise.all(has.map((h) => s.redis.exists(HAS_KEY[h](s.keys))));
+      return there.some((n) => n > 0) ? [SINGLE_WORKSPACE_ID] : [];
+    },
     idOfRequest: () => SINGLE_WORKSPACE_ID,
     idOfJob: (data) => stampedId(data) ?? SINGLE_WORKSPACE_ID,
     // The receiver names no workspace: its deliveries are the one workspace's.
@@ -137,10 +120,14 @@ function installedDeployment(s: Services, installs: Installs, o: FeatureOptions)
   const followed = groupFollowed(s.redis, s.config.redis.prefix, { multiWorkspace: true });
   const producers = new Map<string, IntakeProducer>();
   const cluster = isCluster(s.redis);
+  const withIndex = new WorkspacesWith(s.redis, workspacesWithKeys(s.config.redis.prefix), {
+    keysOf: (id) => workspaceStateKeys(s.config.redis.prefix, id, { cluster }),
+    all: () => workspaces.list(),
+  });
   return {
     workspaces,
     features,
-    having: workspacesHaving(s.redis, (id) => workspaceStateKeys(s.config.redis.prefix, id, { cluster })),
+    having: (has) => withIndex.having(has),
     idOfRequest: (context) => workspaceIdOf(context),
     // A job without a workspace is refused: it could be anyone's.
     idOfJob: stampedId,

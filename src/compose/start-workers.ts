@@ -45,7 +45,7 @@ function perTick(
   const dueWhen = w.dueWhen;
   return async (job: Job) => {
     // Only the workspaces that have something for this tick are built and visited.
-    const among = dueWhen ? await d.having(await d.workspaces.list(), dueWhen) : undefined;
+    const among = dueWhen ? await d.having(dueWhen) : undefined;
     const r = await d.workspaces.each(
       (ws) => each(ws, job),
       (id, err) => logger.warn({ err, jobId: job.id, workspace: id }, "job failed for one workspace"),

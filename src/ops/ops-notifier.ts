@@ -1,6 +1,7 @@
 import type { RedisClient as Redis } from "../store/redis.js";
 import type { Logger } from "../log.js";
 import type { StateKeys } from "../store/keys.js";
+import { noteHas } from "../store/workspaces-with.js";
 import { jobId, type Producer, type SlackJob } from "../jobs/job-types.js";
 import { EMOJI } from "../slack/render/wording.js";
 import { INSIGHT_UNAUTHORIZED } from "./incidents.js";
@@ -78,7 +79,10 @@ export class OpsNotifier {
   ): Promise<boolean> {
     const at = this.now().toISOString();
     const fresh = await this.redis.hsetnx(this.keys.opsAlerts, incident, JSON.stringify({ at, text }));
-    if (fresh !== 1) {
+    if (fresh === 1) {
+      // Open incidents bring the ticks that close them.
+      await noteHas(this.redis, this.keys.workspaceMark, "incidents");
+    } else {
       // Same incident already open: say nothing new unless the window has passed.
       const raw = await this.redis.hget(this.keys.opsAlerts, incident);
       const openedAt = raw ? Date.parse((JSON.parse(raw) as { at: string }).at) : 0;

@@ -34,10 +34,27 @@
  * day and shard, per shard and period), not keys of their own: about 470 bytes a card in all
  * (370 + 56 + 40, bench/card-bytes.ts) against 1,660 with one key each.
  */
+/**
+ * What a workspace keeps that makes a deployment-wide tick worth running for it: followed groups
+ * (subscriptions), alert settings, open operational incidents.
+ */
+export type WorkspaceHas = "subscriptions" | "alerts" | "incidents";
+
+/**
+ * Many workspaces: where a workspace's stores note that it has one of `WorkspaceHas` (the
+ * deployment's set of workspaces with it, `workspacesWithKeys`), so a tick visits only those.
+ */
+export interface WorkspaceMark {
+  workspaceId: string;
+  setOf(has: WorkspaceHas): string;
+}
+
 export function stateKeys(prefix: string, o: { cluster?: boolean } = {}) {
   const s = `${prefix}:state`;
   const tag = (inner: string) => (o.cluster ? `{${inner}}` : inner);
   return {
+    /** Set for a workspace of many (workspaceStateKeys); the single workspace is always visited. */
+    workspaceMark: undefined as WorkspaceMark | undefined,
     // family `sub`
     subsByGroup: (groupId: string) => `${s}:${tag("sub")}:g:${groupId}`,
     subsByChannel: (channelId: string) => `${s}:${tag("sub")}:c:${channelId}`,
@@ -225,12 +242,30 @@ export function fairTurnsKey(prefix: string, queueName: string): string {
   return `${prefix}:state:fair:${queueName}`;
 }
 
+/**
+ * Many workspaces: per kind, the set of workspaces that have it or had it (a store notes it when
+ * it writes; a tick drops those whose key is gone), and the mark that the sets were built once
+ * from every installed workspace (a deployment from before them). No tag: one command a key.
+ */
+export function workspacesWithKeys(prefix: string) {
+  return {
+    setOf: (has: WorkspaceHas) => `${prefix}:state:with:${has}`,
+    built: `${prefix}:state:with:built`,
+  };
+}
+export type WorkspacesWithKeys = ReturnType<typeof workspacesWithKeys>;
+
 /** The key prefix of one workspace's stores; single-workspace mode keeps `prefix` itself (no migration). */
 export function workspacePrefix(prefix: string, workspaceId: string): string {
   return `${prefix}:w:${workspaceId}`;
 }
 
 /** A workspace's state keys: the same families as a single-workspace deployment's, under its prefix. */
-export function workspaceStateKeys(prefix: string, workspaceId: string, o: { cluster?: boolean } = {}) {
-  return stateKeys(workspacePrefix(prefix, workspaceId), o);
+export function workspaceStateKeys(
+  prefix: string,
+  workspaceId: string,
+  o: { cluster?: boolean } = {},
+): StateKeys {
+  const { setOf } = workspacesWithKeys(prefix);
+  return { ...stateKeys(workspacePrefix(prefix, workspaceId), o), workspaceMark: { workspaceId, setOf } };
 }

@@ -3,6 +3,7 @@ import type { Subscription } from "../domain/subscription.js";
 import type { StateKeys } from "./keys.js";
 import { byCodeUnit } from "../domain/without-icu.js";
 import { sharedReads } from "./shared-reads.js";
+import { noteHas } from "./workspaces-with.js";
 
 export type { Subscription };
 
@@ -25,6 +26,7 @@ export class SubscriptionStore {
       .sadd(this.keys.subscribedGroups, sub.groupId)
       .sadd(this.keys.subscribedChannels, sub.channelId)
       .exec();
+    await noteHas(this.redis, this.keys.workspaceMark, "subscriptions");
     return { created: res?.[0]?.[1] === 1 };
   }
 

@@ -9,7 +9,8 @@ import { digestSchedulerId } from "../../src/digest/schedules.js";
 import { jobId } from "../../src/jobs/job-types.js";
 import { createLogger } from "../../src/log.js";
 import { readReconcileStatus } from "../../src/reconcile/reconcile-status.js";
-import { installKeys, stateKeys, workspacePrefix } from "../../src/store/keys.js";
+import { installKeys, stateKeys, workspacePrefix, workspaceStateKeys } from "../../src/store/keys.js";
+import { noteHas } from "../../src/store/workspaces-with.js";
 import { SUBSCRIPTION_NOTICE } from "../../src/slack/commands/subscribe.js";
 import { schedulerId } from "../../src/weekly/schedules.js";
 import {
@@ -112,12 +113,16 @@ describe("schedulers with many workspaces", () => {
     });
   }
 
-  /** A workspace that follows a group, as far as the deployment-wide passes can tell (its set of followed groups). */
-  const follows = (ws: Ws) =>
-    h.services.redis.sadd(
-      stateKeys(workspacePrefix(h.config.redis.prefix, ws.id)).subscribedGroups,
-      SEED.groups.support,
-    );
+  /**
+   * A workspace that follows a group, as far as the deployment-wide passes can tell: its set of
+   * followed groups, noted in the deployment's set of workspaces with subscriptions (as the
+   * subscription store notes it).
+   */
+  const follows = async (ws: Ws) => {
+    const keys = workspaceStateKeys(h.config.redis.prefix, ws.id);
+    await h.services.redis.sadd(keys.subscribedGroups, SEED.groups.support);
+    await noteHas(h.services.redis, keys.workspaceMark, "subscriptions");
+  };
 
   const WEEKLY_KEY = ownId(A, schedulerId(A.channel));
   const DIGEST_KEY = ownId(B, digestSchedulerId(B_DIGEST, "4h"));
@@ -295,6 +300,15 @@ describe("schedulers with many workspaces", () => {
     // The broken one of the test before still fails; the idle one is counted apart, not run.
     expect(result).toEqual({ workspaces: 2, failed: 1, notConnected: 1 });
     expect((await reconcileStatusOf(idle)).lastRunAt).toBeUndefined();
+  }, 30_000);
+
+  it("a workspace installed and connected that follows nothing is not visited by the pass at all", async () => {
+    const quiet: Ws = { id: "T0DQUIET", token: "", channel: "C0QUIET" };
+    await install(quiet);
+    const result = await reconcileNow(h.services.queues.reconcile);
+    // As the test before: neither run nor counted.
+    expect(result).toEqual({ workspaces: 2, failed: 1, notConnected: 1 });
+    expect((await reconcileStatusOf(quiet)).lastRunAt).toBeUndefined();
   }, 30_000);
 
   it("uninstalling B removes its digest period's scheduler as well as its weekly ones; A's stays", async () => {
