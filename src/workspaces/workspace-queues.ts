@@ -143,6 +143,8 @@ interface Ids {
   scheduler(id: string): string;
   /** Its own scheduler's id as the caller made it; undefined for another workspace's. */
   ownScheduler(key: string): string | undefined;
+  /** What its ids start with (many workspaces); undefined: every id is its own. */
+  own?: string;
 }
 
 function idsOf(workspaceId: string, own: boolean): Ids {
@@ -150,11 +152,25 @@ function idsOf(workspaceId: string, own: boolean): Ids {
   const prefix = jobId("w", workspaceId, "");
   const scoped = (id: string) => (id.startsWith(prefix) ? id : `${prefix}${id}`);
   return {
+    own: prefix,
     // A random id when the caller gave none: per-workspace depth is read from ids alone.
     job: (id) => scoped(id ?? randomUUID()),
     scheduler: scoped,
     ownScheduler: (key) => (key.startsWith(prefix) ? key.slice(prefix.length) : undefined),
   };
+}
+
+/**
+ * The ids of the queue's job schedulers that start with `prefix`, in BullMQ's order (by next
+ * run; `asc` or not): one read of its scheduler set's members, and only its own are then read,
+ * not every workspace's (at start each workspace checks its own: reading every scheduler for
+ * each of them was workspaces × schedulers hash reads).
+ */
+async function ownSchedulerIds(q: Queue, prefix: string, asc: boolean): Promise<string[]> {
+  const client = await q.backend.client;
+  const key = q.toKey("repeat");
+  const ids = asc ? await client.zrange(key, 0, -1) : await client.zrevrange(key, 0, -1);
+  return ids.filter((id) => id.startsWith(prefix));
 }
 
 function schedulers<T>(shared: () => Queue<T>, ids: Ids, stamp: (data: T) => T): JobSchedulers<T> {
@@ -167,11 +183,14 @@ function schedulers<T>(shared: () => Queue<T>, ids: Ids, stamp: (data: T) => T):
       }),
     getJobScheduler: (id) => shared().getJobScheduler(ids.scheduler(id)),
     // Its own only, under the ids the caller made them with.
-    getJobSchedulers: async (start, end, asc) =>
-      (await shared().getJobSchedulers(start, end, asc)).flatMap((j) => {
-        const key = ids.ownScheduler(j.key);
-        return key === undefined ? [] : [{ ...j, key }];
-      }),
+    getJobSchedulers: async (start = 0, end = -1, asc = false) => {
+      const q = shared();
+      if (!ids.own) return q.getJobSchedulers(start, end, asc);
+      const own = await ownSchedulerIds(q, ids.own, asc);
+      const page = own.slice(start, end < 0 ? own.length + end + 1 : end + 1);
+      const found = await Promise.all(page.map((id) => q.getJobScheduler(id)));
+      return found.flatMap((j) => (j ? [{ ...j, key: ids.ownScheduler(j.key) ?? j.key }] : []));
+    },
     removeJobScheduler: (id) => shared().removeJobScheduler(ids.scheduler(id)),
   };
 }
