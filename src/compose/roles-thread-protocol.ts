@@ -17,6 +17,11 @@ export interface RolesThreadData {
   [ROLES_THREAD]: true;
   roles: ("worker" | "scheduler")[];
   tuning: RuntimeTuning;
+  /**
+   * Whether card refs of the old layout may still be in Redis: the web thread ran the start
+   * migration, and this thread's stores read the old keys only when it left some.
+   */
+  legacyRefsRemain: boolean;
 }
 
 /** Whether this thread is an all-in-one process's roles thread (its entry script runs `runRolesThread`). */

@@ -36,6 +36,9 @@ export async function runRolesThread(): Promise<void> {
   });
   // Process-wide figures (CPU, memory, the event loop's lag) are the web thread's to report.
   const services = buildServices(config, logger, data.tuning, { defaultMetrics: false });
+  // The migration ran on the web thread: without this, every lookup of a card not found read
+  // its old-layout key too (about one command a delivery at 100/s).
+  services.legacyRefs.mayRemain = data.legacyRefsRemain;
   let running: Awaited<ReturnType<typeof startRoles>>;
   try {
     running = await startRoles(services, {}, { roles: data.roles, migrate: false, watch: false });

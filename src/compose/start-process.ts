@@ -26,6 +26,7 @@ export async function startProcess(s: Services, o: { threadEntry?: URL } = {}): 
     entry: threadEntry,
     roles: ["worker", "scheduler"],
     tuning: s.tuning,
+    legacyRefsRemain: s.legacyRefs.mayRemain,
     logger: s.logger,
   });
   let running: RunningRoles;

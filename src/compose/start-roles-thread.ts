@@ -43,6 +43,8 @@ export interface RolesThreadOptions {
   entry: URL;
   roles: RolesThreadData["roles"];
   tuning: RuntimeTuning;
+  /** What the start migration left (see `RolesThreadData`). */
+  legacyRefsRemain: boolean;
   logger: Logger;
   /** Makes the thread (tests: a stand-in). */
   spawn?: (entry: URL, data: RolesThreadData) => ThreadHandle;
@@ -63,6 +65,7 @@ export async function startRolesThread(o: RolesThreadOptions): Promise<RolesThre
     [ROLES_THREAD]: true,
     roles: o.roles,
     tuning: o.tuning,
+    legacyRefsRemain: o.legacyRefsRemain,
   });
   let stopping = false;
   let ended = false;

@@ -34,6 +34,7 @@ function start(thread: StandInThread, o: { startWithinMs?: number } = {}) {
     entry: new URL("file:///app/main.js"),
     roles: ["worker", "scheduler"],
     tuning: { channelGapMs: 0 },
+    legacyRefsRemain: false,
     logger: silentLogger,
     spawn: (_entry, data) => {
       thread.data = data;
@@ -44,7 +45,7 @@ function start(thread: StandInThread, o: { startWithinMs?: number } = {}) {
 }
 
 describe("startRolesThread (the web thread's side)", () => {
-  it("hands the thread its roles and tuning, and resolves once it says its workers run", async () => {
+  it("hands the thread its roles, tuning and what the migration left, and resolves once it says its workers run", async () => {
     const thread = new StandInThread();
     const starting = start(thread);
     thread.say({ kind: "started", queueNames: ["deliveries", "slack-out"] });
@@ -53,6 +54,7 @@ describe("startRolesThread (the web thread's side)", () => {
       insightRelayRolesThread: true,
       roles: ["worker", "scheduler"],
       tuning: { channelGapMs: 0 },
+      legacyRefsRemain: false,
     });
     expect(roles.health.queueNames()).toEqual(["deliveries", "slack-out"]);
   });
