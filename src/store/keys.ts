@@ -34,21 +34,6 @@
  * day and shard, per shard and period), not keys of their own: about 470 bytes a card in all
  * (370 + 56 + 40, bench/card-bytes.ts) against 1,660 with one key each.
  */
-/**
- * What a workspace keeps that makes a deployment-wide tick worth running for it: followed groups
- * (subscriptions), alert settings, open operational incidents.
- */
-export type WorkspaceHas = "subscriptions" | "alerts" | "incidents";
-
-/**
- * Many workspaces: where a workspace's stores note that it has one of `WorkspaceHas` (the
- * deployment's set of workspaces with it, `workspacesWithKeys`), so a tick visits only those.
- */
-export interface WorkspaceMark {
-  workspaceId: string;
-  setOf(has: WorkspaceHas): string;
-}
-
 export function stateKeys(prefix: string, o: { cluster?: boolean } = {}) {
   const s = `${prefix}:state`;
   const tag = (inner: string) => (o.cluster ? `{${inner}}` : inner);
@@ -210,6 +195,21 @@ export function stateKeys(prefix: string, o: { cluster?: boolean } = {}) {
   };
 }
 export type StateKeys = ReturnType<typeof stateKeys>;
+
+/**
+ * What a workspace keeps that makes a deployment-wide tick worth running for it: followed groups
+ * (subscriptions), alert settings, open operational incidents.
+ */
+export type WorkspaceHas = "subscriptions" | "alerts" | "incidents";
+
+/**
+ * Many workspaces: where a workspace's stores note that it has one of `WorkspaceHas` (the
+ * deployment's set of workspaces with it, `workspacesWithKeys`), so a tick visits only those.
+ */
+export interface WorkspaceMark {
+  workspaceId: string;
+  setOf(has: WorkspaceHas): string;
+}
 
 /**
  * Multi-workspace mode: the deployment-wide keys that find a workspace (its installation, its
