@@ -1,6 +1,7 @@
-import { createHash, timingSafeEqual } from "node:crypto";
+import { hash, timingSafeEqual } from "node:crypto";
 
-const digest = (s: string) => createHash("sha256").update(s).digest();
+// The one-shot form: no Hash object a call (every delivery checks its secret).
+const digest = (s: string) => hash("sha256", s, "buffer");
 
 /**
  * A constant-time check of presented secrets against the expected one (any lengths): both
