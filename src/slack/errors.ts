@@ -16,6 +16,8 @@ export interface SlackErrorClassification {
   code: string;
   /** Only for rate_limited: how long to wait. */
   retryAfterMs?: number;
+  /** Only for rate_limited: not Slack's answer but our own hold of the method after one (method-hold.ts). */
+  held?: true;
   retryable: boolean;
 }
 

@@ -1,3 +1,4 @@
+import { SlackCallError } from "../errors.js";
 import type { StateKeys } from "../../store/keys.js";
 import type { RedisClient as Redis } from "../../store/redis.js";
 import { luaScript } from "../../store/lua-script.js";
@@ -15,6 +16,15 @@ return 1
  * the channel only (ChannelThrottle.pushBack), not every channel of the workspace.
  */
 export const PER_CHANNEL_METHODS: ReadonlySet<string> = new Set(["chat.postMessage"]);
+
+/**
+ * Whether a 429 (or a hold after one) limits the channel it was for: the channel's later sends
+ * then wait too. A method limited per workspace is held by `MethodHold` instead, and the
+ * channel's posts go on meanwhile. Not a Slack call's error: the channel, to be safe.
+ */
+export function limitsTheChannel(err: unknown): boolean {
+  return !(err instanceof SlackCallError) || PER_CHANNEL_METHODS.has(err.method);
+}
 
 /**
  * Slack's Web API limits are per workspace and method (the tiers of chat.update,

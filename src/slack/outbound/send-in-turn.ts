@@ -1,6 +1,7 @@
 import type { Logger } from "../../log.js";
 import { classifySlackError, type SlackErrorClassification } from "../errors.js";
 import type { ChannelThrottle } from "./channel-throttle.js";
+import { limitsTheChannel } from "./method-hold.js";
 
 /** Why a sender is asked to wait. */
 export type WaitReason = "slot" | "rate_limited";
@@ -38,8 +39,10 @@ export interface SendInTurn<T> {
 
 /**
  * The one policy for sending to Slack: reserve the channel's slot, wait for it, call, and
- * classify a failure. A 429 pushes the channel's next slot back (for every process) and waits
- * `Retry-After`; a permanent error goes to the caller's handler; anything else (transient,
+ * classify a failure. A 429 waits `Retry-After`: one of a method limited per channel
+ * (`chat.postMessage`) pushes the channel's next slot back for every process; one of a method
+ * limited per workspace holds that method instead (method-hold.ts), and the channel's posts go
+ * on. A permanent error goes to the caller's handler; anything else (transient,
  * unknown, or not Slack's) is rethrown for the queue to retry.
  */
 export async function sendInTurn<T>(o: SendInTurn<T>): Promise<T> {
@@ -57,11 +60,11 @@ export async function sendInTurn<T>(o: SendInTurn<T>): Promise<T> {
       const c = classifySlackError(err);
       if (c.kind === "rate_limited" && waits < maxWaits) {
         const until = o.now() + (c.retryAfterMs ?? 1_000);
-        await o.throttle.pushBack(o.channel, until, o.now());
-        o.logger.warn(
-          { ...o.context, channel: o.channel, retryAfterMs: c.retryAfterMs },
-          "Slack rate limit; waiting",
-        );
+        if (limitsTheChannel(err)) await o.throttle.pushBack(o.channel, until, o.now());
+        // Slack's 429 is logged; our own hold after it (every send of the method meanwhile) is not news.
+        const fields = { ...o.context, channel: o.channel, retryAfterMs: c.retryAfterMs };
+        if (c.held) o.logger.debug(fields, "Slack method held after a rate limit; waiting");
+        else o.logger.warn(fields, "Slack rate limit; waiting");
         await o.wait(until, "rate_limited");
         continue;
       }

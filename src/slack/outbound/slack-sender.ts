@@ -147,6 +147,7 @@ function heldCalls(
           code: "ratelimited",
           retryAfterMs: until - now(),
           retryable: true,
+          held: true,
         });
       }
       try {
