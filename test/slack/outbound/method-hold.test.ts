@@ -17,7 +17,7 @@ const outcome = (p: Promise<unknown>) =>
     () => "ok",
     (err: unknown) => {
       const c = classifySlackError(err);
-      return c.kind === "rate_limited" ? `rate_limited ${c.retryAfterMs}` : c.code;
+      return c.kind === "rate_limited" ? `rate_limited ${c.retryAfterMs}${c.held ? " held" : ""}` : c.code;
     },
   );
 
@@ -59,7 +59,7 @@ describe("a 429 of a per-workspace method holds it for the workspace (real Redis
     clock += 5_000;
     // Held: no call reaches Slack, and the wait left is what Retry-After said less the time gone.
     expect(await outcome(alpha.update({ channel: "C2", ts: c2, text: "two, edited" }))).toBe(
-      "rate_limited 15000",
+      "rate_limited 15000 held",
     );
     expect(updates()).toHaveLength(1);
     // Posting is limited per channel (the channel's slot waits for its 429): not held here.

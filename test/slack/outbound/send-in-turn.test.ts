@@ -71,6 +71,44 @@ describe("sendInTurn, the one outbound policy", () => {
     expect(calls).toBe(2);
   });
 
+  it("a 429 of a method limited per workspace waits Retry-After without pushing the channel's posts back", async () => {
+    const t = fakeTurns();
+    const lines: Record<string, unknown>[] = [];
+    const logger = createLogger({
+      level: "debug",
+      destination: { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) },
+    });
+    let calls = 0;
+    const out = await sendInTurn({
+      channel: "C1",
+      ...t,
+      logger,
+      call: async () => {
+        calls++;
+        // Slack's 429 of an edit, then the hold our sender keeps of the method after it.
+        if (calls === 1) throw new SlackCallError("chat.update", classifyCode("ratelimited", 5_000));
+        if (calls === 2) {
+          throw new SlackCallError("chat.update", { ...classifyCode("ratelimited", 2_000), held: true });
+        }
+        return "ok";
+      },
+      onPermanent: async () => "permanent",
+    });
+    expect(out).toBe("ok");
+    expect(calls).toBe(3);
+    // The method hold (method-hold.ts) keeps every process's edits waiting; the channel's posts go on.
+    expect(t.pushedBack).toEqual([]);
+    expect(t.waits).toEqual([
+      { until: 6_000, reason: "rate_limited" },
+      { until: 8_000, reason: "rate_limited" },
+    ]);
+    // Slack's 429 is a warning; our own hold after it is not news.
+    expect(lines.map((l) => [l.level, l.msg])).toEqual([
+      [40, "Slack rate limit; waiting"],
+      [20, "Slack method held after a rate limit; waiting"],
+    ]);
+  });
+
   it("a 429 is logged once, with the caller's context and the channel", async () => {
     const t = fakeTurns();
     const lines: Record<string, unknown>[] = [];
