@@ -3,7 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { InsightError } from "../../src/insight/errors.js";
 import { createMetrics } from "../../src/metrics.js";
 import { freePort } from "../helpers/global-redis.js";
-import { captureLogger } from "./capture-logger.js";
+import { captureLogger } from "../helpers/capture-logger.js";
 import { clientMaker, failure } from "./support.js";
 import { json, startStubServer, type StubServer } from "./stub-server.js";
 

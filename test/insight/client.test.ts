@@ -4,7 +4,7 @@ import { InsightClient } from "../../src/insight/client.js";
 import type { InsightError } from "../../src/insight/errors.js";
 import { RANGES, SORTS } from "../../src/insight/schemas.js";
 import { createMetrics } from "../../src/metrics.js";
-import { captureLogger } from "./capture-logger.js";
+import { captureLogger } from "../helpers/capture-logger.js";
 import { clientMaker, failure } from "./support.js";
 
 /* The client over real HTTP against the emulator: every endpoint, parameter, fault and walk. */

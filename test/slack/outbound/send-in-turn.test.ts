@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { createLogger, silentLogger } from "../../../src/log.js";
+import { silentLogger } from "../../../src/log.js";
+import { captureLogger } from "../../helpers/capture-logger.js";
 import { SlackCallError, classifyCode } from "../../../src/slack/errors.js";
 import { sendInTurn, type WaitReason } from "../../../src/slack/outbound/send-in-turn.js";
 
@@ -73,11 +74,8 @@ describe("sendInTurn, the one outbound policy", () => {
 
   it("a 429 of a method limited per workspace waits Retry-After without pushing the channel's posts back", async () => {
     const t = fakeTurns();
-    const lines: Record<string, unknown>[] = [];
-    const logger = createLogger({
-      level: "debug",
-      destination: { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) },
-    });
+    const { logger, lines: raw } = captureLogger();
+    const lines = () => raw.map((l) => JSON.parse(l) as Record<string, unknown>);
     let calls = 0;
     const out = await sendInTurn({
       channel: "C1",
@@ -103,7 +101,7 @@ describe("sendInTurn, the one outbound policy", () => {
       { until: 8_000, reason: "rate_limited" },
     ]);
     // Slack's 429 is a warning; our own hold after it is not news.
-    expect(lines.map((l) => [l.level, l.msg])).toEqual([
+    expect(lines().map((l) => [l.level, l.msg])).toEqual([
       [40, "Slack rate limit; waiting"],
       [20, "Slack method held after a rate limit; waiting"],
     ]);
@@ -111,11 +109,8 @@ describe("sendInTurn, the one outbound policy", () => {
 
   it("a 429 is logged once, with the caller's context and the channel", async () => {
     const t = fakeTurns();
-    const lines: Record<string, unknown>[] = [];
-    const logger = createLogger({
-      level: "info",
-      destination: { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) },
-    });
+    const { logger, lines: raw } = captureLogger();
+    const lines = () => raw.map((l) => JSON.parse(l) as Record<string, unknown>);
     let calls = 0;
     await sendInTurn({
       channel: "C1",
@@ -128,8 +123,8 @@ describe("sendInTurn, the one outbound policy", () => {
       },
       onPermanent: async () => "permanent",
     });
-    expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatchObject({
+    expect(lines()).toHaveLength(1);
+    expect(lines()[0]).toMatchObject({
       level: 40,
       msg: "Slack rate limit; waiting",
       jobId: "digest:C1:T1",
