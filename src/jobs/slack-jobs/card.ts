@@ -122,4 +122,9 @@ function latestOf(current: StoredCard, u: CardUpdate): StoredCard {
 }
 
 /** Edits a posted card: its triage changed (a button), or its counts moved (new messages). */
-export const cardHandler = twoSteps<"card", CardUpdate>({ refused: "card", prepare, send });
+export const cardHandler = twoSteps<"card", CardUpdate>({
+  refused: "card",
+  prepare,
+  send,
+  method: () => "chat.update",
+});

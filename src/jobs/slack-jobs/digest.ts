@@ -192,7 +192,13 @@ async function send(attempt: SlackAttempt<DigestJob>, deps: SendDeps, o: DigestS
 }
 
 /** Posts a thread's card in a channel: one per (channel, thread), then edited. */
-export const digestHandler = twoSteps<"digest", DigestSend>({ refused: "digest", prepare, send });
+export const digestHandler = twoSteps<"digest", DigestSend>({
+  refused: "digest",
+  prepare,
+  send,
+  // A card found before the turn is edited (a first post is limited per channel, never held).
+  method: (p) => (p.likelyNew ? undefined : "chat.update"),
+});
 
 /** Message metadata that marks a card as ours, so a crashed post can be found again. */
 export const digestMetadata = (threadId: string, groupId: string): DigestMetadata => ({

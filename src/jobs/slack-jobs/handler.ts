@@ -3,8 +3,12 @@ import type { RefusedWhat } from "../refused-by-slack.js";
 import type { SlackAttempt, SlackOutcome } from "./attempt.js";
 import type { SlackJobDeps } from "./deps.js";
 
-/** What a handler's `prepare` answers: the outcome already (nothing to send), or the send to make in the channel's turn. */
-export type Prepared = { done: SlackOutcome } | { send: () => Promise<SlackOutcome> };
+/**
+ * What a handler's `prepare` answers: the outcome already (nothing to send), or the send to make
+ * in the channel's turn, with the Slack method it calls when that is known before it (a card's
+ * edit: `chat.update`), so that a hold of that method is waited out first (send-in-turn.ts).
+ */
+export type Prepared = { done: SlackOutcome } | { send: () => Promise<SlackOutcome>; method?: string };
 
 /**
  * One kind of Slack job. `prepare` runs before the channel's turn and reads what the send needs
@@ -32,12 +36,16 @@ export function twoSteps<K extends SlackJobKind, P extends object>(o: {
     deps: SlackJobDeps,
     prepared: P,
   ): Promise<SlackOutcome>;
+  /** The Slack method the send will call, when the prepared input tells (see `Prepared`). */
+  method?(prepared: P): string | undefined;
 }): SlackJobHandler<K> {
   return {
     refused: o.refused,
     prepare: async (attempt, deps) => {
       const p = await o.prepare(attempt, deps);
-      return typeof p === "string" ? { done: p } : { send: () => o.send(attempt, deps, p) };
+      if (typeof p === "string") return { done: p };
+      const method = o.method?.(p);
+      return { send: () => o.send(attempt, deps, p), ...(method ? { method } : {}) };
     },
   };
 }

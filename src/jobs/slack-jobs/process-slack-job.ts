@@ -52,6 +52,7 @@ export async function processSlackJob(
     deps,
   );
   if ("done" in prepared) return prepared.done;
+  const { method } = prepared;
 
   // The slot is reserved once and kept in the job's data, so a job delayed to it keeps its turn.
   const wait = async (untilMs: number, reason: WaitReason): Promise<void> => {
@@ -71,6 +72,7 @@ export async function processSlackJob(
     logger: deps.logger,
     context: { jobId: attempt.id },
     call: prepared.send,
+    ...(method !== undefined ? { heldUntil: () => deps.sender.heldUntil?.(method) } : {}),
     onPermanent: (refusal) => refusedBySlack(deps, { channel, refusal, what: handler.refused }),
     // invalid_blocks and the like fail the same way every time: no ten retries for them.
     onRequestError: async (c) => {

@@ -34,6 +34,12 @@ export function limitsTheChannel(err: unknown): boolean {
  * one workspace's hold never delays another.
  */
 export class MethodHold {
+  /**
+   * Holds this process set or read, until they end: a hold is never shortened (HOLD), so one
+   * known here needs no read, and a send can wait it out before it takes its card's lock.
+   */
+  private readonly known = new Map<string, number>();
+
   constructor(
     private readonly redis: Redis,
     private readonly keys: Pick<StateKeys, "slackHold">,
@@ -41,12 +47,26 @@ export class MethodHold {
 
   /** Until when the method is held (ms since epoch), if it is. */
   async heldUntil(method: string, nowMs: number): Promise<number | undefined> {
+    const known = this.knownUntil(method, nowMs);
+    if (known !== undefined) return known;
     const v = await this.redis.get(this.keys.slackHold(method));
     const until = v === null ? 0 : Number(v);
-    return until > nowMs ? until : undefined;
+    if (until <= nowMs) return undefined;
+    this.known.set(method, until);
+    return until;
+  }
+
+  /** Until when this process knows the method is held (a hold it set or read), without asking Redis. */
+  knownUntil(method: string, nowMs: number): number | undefined {
+    const until = this.known.get(method);
+    if (until === undefined) return undefined;
+    if (until > nowMs) return until;
+    this.known.delete(method);
+    return undefined;
   }
 
   async hold(method: string, untilMs: number, nowMs: number): Promise<void> {
     await HOLD.run(this.redis, 1, this.keys.slackHold(method), untilMs, nowMs);
+    if (untilMs > (this.known.get(method) ?? 0)) this.known.set(method, untilMs);
   }
 }

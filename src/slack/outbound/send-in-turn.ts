@@ -24,6 +24,11 @@ export interface SendInTurn<T> {
   maxRateLimitWaits?: number;
   /** The Slack call(s) of this turn. */
   call: () => Promise<T>;
+  /**
+   * Until when the call's method is known to be held after a 429 (method-hold.ts), if it is:
+   * waited out before the slot and the call, as a 429 would be, without calling.
+   */
+  heldUntil?: () => number | undefined;
   /** Slack refused for good (channel gone, token revoked): the caller's answer (alert, pause, give up). */
   onPermanent: (c: SlackErrorClassification) => Promise<T>;
   /** Slack refused this request and would refuse it again (invalid_blocks...); default: rethrown. */
@@ -49,6 +54,12 @@ export async function sendInTurn<T>(o: SendInTurn<T>): Promise<T> {
   const early = o.earlyMs ?? 0;
   const maxWaits = o.maxRateLimitWaits ?? Number.POSITIVE_INFINITY;
   for (let waits = 0; ; waits++) {
+    const held = waits < maxWaits ? o.heldUntil?.() : undefined;
+    if (held !== undefined) {
+      o.logger.debug({ ...o.context, channel: o.channel }, "Slack method held after a rate limit; waiting");
+      await o.wait(held, "rate_limited");
+      continue;
+    }
     const slot =
       waits === 0 && o.reservedSlot !== undefined
         ? o.reservedSlot

@@ -52,6 +52,11 @@ export interface SlackSender {
   openDm(userId: string): Promise<string>;
   /** A link to one message (chat.getPermalink). */
   permalink(channel: string, ts: string): Promise<string>;
+  /**
+   * Until when this process knows `method` to be held after a 429 (a hold it met or read), if
+   * it does: a send can wait it out before it reads and locks anything. Absent or undefined: call.
+   */
+  heldUntil?(method: string): number | undefined;
 }
 
 interface HistoryMessage {
@@ -67,7 +72,7 @@ interface HistoryMessage {
  */
 export function createSlackSender(
   api: SlackApi,
-  hold?: Pick<MethodHold, "heldUntil" | "hold">,
+  hold?: Pick<MethodHold, "heldUntil" | "hold" | "knownUntil">,
   now: () => number = Date.now,
 ): SlackSender {
   const slack = hold ? heldCalls(api, hold, now) : api;
@@ -128,6 +133,7 @@ export function createSlackSender(
       if (!res.permalink) throw new Error("chat.getPermalink answered without a permalink");
       return res.permalink;
     },
+    heldUntil: (method) => (PER_CHANNEL_METHODS.has(method) ? undefined : hold?.knownUntil(method, now())),
   };
 }
 

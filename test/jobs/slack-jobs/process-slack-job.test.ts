@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import type { SlackJob } from "../../../src/jobs/job-types.js";
 import type { SlackAttempt } from "../../../src/jobs/slack-jobs/attempt.js";
 import type { SlackJobDeps } from "../../../src/jobs/slack-jobs/deps.js";
+import { digestHandler } from "../../../src/jobs/slack-jobs/digest.js";
 import { processSlackJob } from "../../../src/jobs/slack-jobs/process-slack-job.js";
 import type { WaitInPlace } from "../../../src/jobs/slack-jobs/wait-in-place.js";
 import { silentLogger } from "../../../src/log.js";
@@ -15,6 +16,7 @@ import { FakeOps, FakeSubscriptions } from "../../helpers/fakes.js";
 import { digest } from "../../helpers/personal-builders.js";
 
 const NOW = Date.parse("2026-11-27T10:00:00Z");
+type DigestJob = Extract<SlackJob, { kind: "digest" }>;
 
 function world() {
   const posts: { channel: string; text: string; threadTs?: string | undefined }[] = [];
@@ -289,6 +291,58 @@ describe("processSlackJob: one handler per kind behind one table", () => {
     expect(updates).toEqual([
       { channel: "D0MAYA", ts: "1.000009", text: "Your watch: Refund failed after the upgrade" },
     ]);
+  });
+
+  it("an edit while chat.update is held waits before its turn, its lock and its reads; a first post is not held", async () => {
+    const w = world();
+    const heldUntil = (method: string) => (method === "chat.update" ? NOW + 1_000 : undefined);
+    const deps = { ...w.deps, sender: { ...w.deps.sender, heldUntil } } as SlackJobDeps;
+    w.refs.set("C1 t1", {
+      ts: "1764237600.000100",
+      enrichedAtMs: NOW - 60_000,
+      hasSentiment: true,
+      groupId: "g1",
+      card: { digest: digest({ threadId: "t1" }), change: [], noLongerMatches: false },
+    });
+    const written: SlackJob[] = [];
+    const waits: number[] = [];
+    const edit = {
+      ...w.attempt({ kind: "card", channelId: "C1", threadId: "t1", reason: "triage" }),
+      updateData: async (d: SlackJob) => void written.push(d),
+      deferUntil: async (untilMs: number) => {
+        waits.push(untilMs);
+        throw new Error("deferred");
+      },
+    };
+    // The dummy's Redis has no commands: a posting lock taken would fail otherwise than "deferred".
+    await expect(processSlackJob(edit, deps)).rejects.toThrow("deferred");
+    expect(waits).toEqual([NOW + 1_000]);
+    expect(w.reserved).toEqual([]);
+    expect(written).toEqual([]);
+
+    // A digest names the edit only when it found a card: a first post is limited per channel, never held.
+    await w.subscriptions.put({
+      channelId: "C1",
+      groupId: "g1",
+      groupName: "Support",
+      communityId: undefined,
+      filters: {},
+      createdBy: "U1",
+      createdAt: "2026-11-27T09:00:00Z",
+    });
+    const digestOf = (threadId: string) =>
+      w.attempt({
+        kind: "digest",
+        channelId: "C1",
+        enrichedAtMs: NOW,
+        digest: digest({ threadId, groupId: "g1" }),
+      });
+    const methodOf = async (threadId: string) => {
+      const prepared = await digestHandler.prepare(digestOf(threadId) as SlackAttempt<DigestJob>, deps);
+      return "send" in prepared ? (prepared.method ?? "none") : `done ${prepared.done}`;
+    };
+    expect(await methodOf("t1")).toBe("chat.update");
+    expect(await methodOf("t-new")).toBe("none");
   });
 
   describe("a turn close enough is slept in place (wait-in-place.ts), not handed to the queue", () => {

@@ -69,6 +69,37 @@ describe("a 429 of a per-workspace method holds it for the workspace (real Redis
     expect(updates()).toHaveLength(2);
   });
 
+  it("a hold met or read is known to the sender until it ends, so a send can wait before it locks anything", async () => {
+    const keys = stateKeys(workspacePrefix(prefix, "T0ALPHA"));
+    const alpha = senderOf("T0ALPHA");
+    const ts = await alpha.post({ channel: "C1", text: "one" });
+    expect(alpha.heldUntil?.("chat.update")).toBeUndefined();
+    slack.current.fail.rateLimit("chat.update", { count: 1, retryAfterSeconds: 20 });
+    expect(await outcome(alpha.update({ channel: "C1", ts, text: "edited" }))).toBe("rate_limited 20000");
+    expect(alpha.heldUntil?.("chat.update")).toBe(clock + 20_000);
+    // Posts are limited per channel: never held.
+    expect(alpha.heldUntil?.("chat.postMessage")).toBeUndefined();
+
+    // Another process (a sender of its own over the same keys) learns the hold from Redis once.
+    const other = senderOf("T0ALPHA");
+    expect(other.heldUntil?.("chat.update")).toBeUndefined();
+    expect(await outcome(other.update({ channel: "C1", ts, text: "edited" }))).toBe(
+      "rate_limited 20000 held",
+    );
+    expect(other.heldUntil?.("chat.update")).toBe(clock + 20_000);
+    // Known, it is refused without reading Redis again: gone from Redis, still held here.
+    await redis.del(keys.slackHold("chat.update"));
+    expect(await outcome(other.update({ channel: "C1", ts, text: "edited" }))).toBe(
+      "rate_limited 20000 held",
+    );
+    expect(updates()).toHaveLength(1);
+
+    clock += 20_000;
+    expect(other.heldUntil?.("chat.update")).toBeUndefined();
+    expect(await outcome(other.update({ channel: "C1", ts, text: "edited" }))).toBe("ok");
+    expect(updates()).toHaveLength(2);
+  });
+
   it("another workspace's edits are not held by it", async () => {
     const alpha = senderOf("T0ALPHA");
     const bravo = senderOf("T0BRAVO");

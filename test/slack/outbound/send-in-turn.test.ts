@@ -107,6 +107,40 @@ describe("sendInTurn, the one outbound policy", () => {
     ]);
   });
 
+  it("a hold known before the turn is waited out before the slot and the call, with no call meanwhile", async () => {
+    const t = fakeTurns();
+    const { logger, lines: raw } = captureLogger();
+    const lines = () => raw.map((l) => JSON.parse(l) as Record<string, unknown>);
+    const reserved: number[] = [];
+    const calledAt: number[] = [];
+    // The sender's knowledge of the method's hold: until 3_500, then none.
+    const heldUntil = () => (t.now() < 3_500 ? 3_500 : undefined);
+    const out = await sendInTurn({
+      channel: "C1",
+      ...t,
+      throttle: {
+        reserve: async (channel, nowMs) => {
+          reserved.push(nowMs);
+          return t.throttle.reserve(channel, nowMs);
+        },
+        pushBack: t.throttle.pushBack,
+      },
+      logger,
+      heldUntil,
+      call: async () => calledAt.push(t.now()),
+      onPermanent: async () => 0,
+    });
+    expect(out).toBe(1);
+    expect(calledAt).toEqual([3_500]);
+    // No slot is spent on a turn the hold would refuse.
+    expect(reserved).toEqual([3_500]);
+    expect(t.waits).toEqual([{ until: 3_500, reason: "rate_limited" }]);
+    expect(t.pushedBack).toEqual([]);
+    expect(lines().map((l) => [l.level, l.msg, l.channel])).toEqual([
+      [20, "Slack method held after a rate limit; waiting", "C1"],
+    ]);
+  });
+
   it("a 429 is logged once, with the caller's context and the channel", async () => {
     const t = fakeTurns();
     const { logger, lines: raw } = captureLogger();
