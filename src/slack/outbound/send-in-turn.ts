@@ -3,6 +3,9 @@ import { classifySlackError, type SlackErrorClassification } from "../errors.js"
 import type { ChannelThrottle } from "./channel-throttle.js";
 import { limitsTheChannel } from "./method-hold.js";
 
+/** The debug line of a send that waits for our own hold of its method (known before, or met as a refusal). */
+const HELD = "Slack method held after a rate limit; waiting";
+
 /** Why a sender is asked to wait. */
 export type WaitReason = "slot" | "rate_limited";
 
@@ -56,7 +59,7 @@ export async function sendInTurn<T>(o: SendInTurn<T>): Promise<T> {
   for (let waits = 0; ; waits++) {
     const held = waits < maxWaits ? o.heldUntil?.() : undefined;
     if (held !== undefined) {
-      o.logger.debug({ ...o.context, channel: o.channel }, "Slack method held after a rate limit; waiting");
+      o.logger.debug({ ...o.context, channel: o.channel }, HELD);
       await o.wait(held, "rate_limited");
       continue;
     }
@@ -74,7 +77,7 @@ export async function sendInTurn<T>(o: SendInTurn<T>): Promise<T> {
         if (limitsTheChannel(err)) await o.throttle.pushBack(o.channel, until, o.now());
         // Slack's 429 is logged; our own hold after it (every send of the method meanwhile) is not news.
         const fields = { ...o.context, channel: o.channel, retryAfterMs: c.retryAfterMs };
-        if (c.held) o.logger.debug(fields, "Slack method held after a rate limit; waiting");
+        if (c.held) o.logger.debug(fields, HELD);
         else o.logger.warn(fields, "Slack rate limit; waiting");
         await o.wait(until, "rate_limited");
         continue;
