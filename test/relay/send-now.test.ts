@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SEED } from "../../dev/emulator/index.js";
 import type { SlackJob } from "../../src/jobs/job-types.js";
 import { IN_PLACE_MAX_MS } from "../../src/jobs/slack-jobs/wait-in-place.js";
+import { EDIT_RETRY_MS } from "../../src/slack/outbound/send-in-turn.js";
 import { digestsOf, startHarness, type Harness } from "../helpers/app-harness.js";
 import { waitUntil } from "../reconcile/support.js";
 
@@ -199,5 +200,27 @@ describe("relay: a card whose lock another job holds a moment", () => {
     expect(edit.at).toBeGreaterThanOrEqual(heldUntil - 5);
     expect(await digestJobsIn(h, thread.id)).toEqual([]);
     expect(digestsOf(h, thread.id)).toHaveLength(1);
+  });
+
+  it("Slack fails an edit with a 5xx: it is tried again in the delivery's own job a second later, and no Slack job is made", async () => {
+    const { thread } = await h.emulator.createThread(GROUP, {
+      title: "Edited after a 500",
+      sentiment: "neutral",
+    });
+    const card = await h.slack.waitFor(() => digestsOf(h, thread.id)[0]);
+    h.slack.fail.serverError("chat.update", { count: 1, status: 500 });
+    await h.emulator.enrichThread(GROUP, thread.id, { title: "Edited after a 500, then again" }, "updated");
+    const edits = () =>
+      h.slack.calls.filter(
+        (c) => c.method === "chat.update" && JSON.stringify(c.args).includes("then again"),
+      );
+    await h.slack.waitFor(() => edits().find((c) => c.ok), { timeoutMs: 10_000 });
+    const tries = edits();
+    expect(tries.map((c) => c.status)).toEqual([500, 200]);
+    expect((tries[1]?.at ?? 0) - (tries[0]?.at ?? 0)).toBeGreaterThanOrEqual(EDIT_RETRY_MS - 5);
+    expect(await digestJobsIn(h, thread.id)).toEqual([]);
+    // One card, edited in place: an edit repeated posts nothing.
+    expect(digestsOf(h, thread.id)).toHaveLength(1);
+    expect((await h.workspace.refs.get(card.channel, thread.id))?.ts).toBe(card.ts);
   });
 });

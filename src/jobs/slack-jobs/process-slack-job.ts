@@ -53,11 +53,12 @@ export async function processSlackJob(
   );
   if ("done" in prepared) return prepared.done;
   const { method } = prepared;
+  const { inPlace } = o;
 
   // The slot is reserved once and kept in the job's data, so a job delayed to it keeps its turn.
   const wait = async (untilMs: number, reason: WaitReason): Promise<void> => {
     // Slept here, the turn is this attempt's own: nothing to keep in the job's data.
-    if (await o.inPlace?.wait(untilMs, now)) return;
+    if (await inPlace?.wait(untilMs, now)) return;
     const slotAt = reason === "slot" ? untilMs : undefined;
     if (attempt.data.slotAt !== slotAt) await attempt.updateData({ ...attempt.data, slotAt });
     await attempt.deferUntil(untilMs);
@@ -73,6 +74,8 @@ export async function processSlackJob(
     context: { jobId: attempt.id },
     call: prepared.send,
     ...(method !== undefined ? { heldUntil: () => deps.sender.heldUntil?.(method) } : {}),
+    // An edit's 5xx is tried again after a sleep here rather than through Redis and back.
+    ...(inPlace ? { sleepHere: (untilMs: number) => inPlace.wait(untilMs, now) } : {}),
     onPermanent: (refusal) => refusedBySlack(deps, { channel, refusal, what: handler.refused }),
     // invalid_blocks and the like fail the same way every time: no ten retries for them.
     onRequestError: async (c) => {

@@ -1,10 +1,24 @@
 import type { Logger } from "../../log.js";
-import { classifySlackError, type SlackErrorClassification } from "../errors.js";
+import { classifySlackError, SlackCallError, type SlackErrorClassification } from "../errors.js";
 import type { ChannelThrottle } from "./channel-throttle.js";
 import { limitsTheChannel } from "./method-hold.js";
 
 /** The debug line of a send that waits for our own hold of its method (known before, or met as a refusal). */
 const HELD = "Slack method held after a rate limit; waiting";
+
+/**
+ * Methods whose call may be repeated whatever the first one did: an edit sets the message to
+ * the same text again. A post that failed may have posted (a retry must look for it first).
+ */
+const REPEATABLE_METHODS: ReadonlySet<string> = new Set(["chat.update"]);
+
+/** How long an edit that failed for a moment (a 5xx, a timeout) waits before its one retry here. */
+export const EDIT_RETRY_MS = 1_000;
+
+/** Whether a failed call was an edit that failed for a moment, and may be repeated as it is. */
+function repeatableMoment(err: unknown, c: SlackErrorClassification): boolean {
+  return c.kind === "transient" && err instanceof SlackCallError && REPEATABLE_METHODS.has(err.method);
+}
 
 /** Why a sender is asked to wait. */
 export type WaitReason = "slot" | "rate_limited";
@@ -32,6 +46,12 @@ export interface SendInTurn<T> {
    * waited out before the slot and the call, as a 429 would be, without calling.
    */
   heldUntil?: () => number | undefined;
+  /**
+   * The caller's way to sleep until `untilMs` where it is (true), or not (false): an edit that
+   * failed for a moment is then tried once more in this send, EDIT_RETRY_MS later, instead of
+   * being rethrown for the queue's retry (a job's add, fetch and completion). Default: rethrown.
+   */
+  sleepHere?: (untilMs: number) => Promise<boolean>;
   /** Slack refused for good (channel gone, token revoked): the caller's answer (alert, pause, give up). */
   onPermanent: (c: SlackErrorClassification) => Promise<T>;
   /** Slack refused this request and would refuse it again (invalid_blocks...); default: rethrown. */
@@ -56,6 +76,7 @@ export interface SendInTurn<T> {
 export async function sendInTurn<T>(o: SendInTurn<T>): Promise<T> {
   const early = o.earlyMs ?? 0;
   const maxWaits = o.maxRateLimitWaits ?? Number.POSITIVE_INFINITY;
+  let editRetried = false;
   for (let waits = 0; ; waits++) {
     const held = waits < maxWaits ? o.heldUntil?.() : undefined;
     if (held !== undefined) {
@@ -80,6 +101,19 @@ export async function sendInTurn<T>(o: SendInTurn<T>): Promise<T> {
         if (c.held) o.logger.debug(fields, HELD);
         else o.logger.warn(fields, "Slack rate limit; waiting");
         await o.wait(until, "rate_limited");
+        continue;
+      }
+      if (
+        !editRetried &&
+        o.sleepHere &&
+        repeatableMoment(err, c) &&
+        (await o.sleepHere(o.now() + EDIT_RETRY_MS))
+      ) {
+        editRetried = true;
+        o.logger.debug(
+          { ...o.context, channel: o.channel, code: c.code },
+          "Slack edit failed for a moment; tried again",
+        );
         continue;
       }
       if (c.kind === "permanent") return o.onPermanent(c);

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { silentLogger } from "../../../src/log.js";
 import { captureLogger } from "../../helpers/capture-logger.js";
 import { SlackCallError, classifyCode } from "../../../src/slack/errors.js";
-import { sendInTurn, type WaitReason } from "../../../src/slack/outbound/send-in-turn.js";
+import { EDIT_RETRY_MS, sendInTurn, type WaitReason } from "../../../src/slack/outbound/send-in-turn.js";
 
 /** Slots 1 s apart from a clock the test moves; pushBack as the Redis throttle does it. */
 function fakeTurns(start = 1_000) {
@@ -222,5 +222,85 @@ describe("sendInTurn, the one outbound policy", () => {
     expect(calls).toBe(3);
     expect(t.waits[0]).toEqual({ until: 4_000, reason: "slot" });
     expect(t.waits.filter((w) => w.reason === "rate_limited")).toHaveLength(2);
+  });
+
+  it("an edit's 5xx is tried once more after a sleep here, in a new slot; the second 5xx is rethrown", async () => {
+    const t = fakeTurns();
+    const slept: number[] = [];
+    const sleepHere = async (until: number) => {
+      slept.push(until - t.now());
+      return true;
+    };
+    const failedEdit = new SlackCallError("chat.update", {
+      kind: "transient",
+      code: "http_500",
+      retryable: true,
+    });
+    const calledAt: number[] = [];
+    const { logger, lines: raw } = captureLogger();
+    const out = await sendInTurn({
+      channel: "C1",
+      ...t,
+      sleepHere,
+      logger,
+      context: { jobId: "j1" },
+      call: async () => {
+        calledAt.push(t.now());
+        if (calledAt.length === 1) throw failedEdit;
+        return "edited";
+      },
+      onPermanent: async () => "p",
+    });
+    expect(out).toBe("edited");
+    expect(slept).toEqual([EDIT_RETRY_MS]);
+    // The retry takes the channel's next turn.
+    expect(calledAt).toEqual([1_000, 2_000]);
+    expect(raw.map((l) => JSON.parse(l) as Record<string, unknown>)).toEqual([
+      expect.objectContaining({ level: 20, jobId: "j1", channel: "C1", code: "http_500" }),
+    ]);
+
+    let calls = 0;
+    const twice = sendInTurn({
+      channel: "C1",
+      ...t,
+      sleepHere,
+      logger: silentLogger,
+      call: async () => {
+        calls++;
+        throw failedEdit;
+      },
+      onPermanent: async () => "p",
+    });
+    await expect(twice).rejects.toBe(failedEdit);
+    expect(calls).toBe(2);
+  });
+
+  it("a post's 5xx (it may have posted), an edit with no sleep left here, and a request error are not tried again", async () => {
+    const t = fakeTurns();
+    const failedPost = slackError("internal_error");
+    const failedEdit = new SlackCallError("chat.update", classifyCode("internal_error"));
+    const refusedEdit = new SlackCallError("chat.update", classifyCode("invalid_blocks"));
+    const cases = [
+      { err: failedPost, sleepHere: async () => true },
+      { err: failedEdit, sleepHere: async () => false },
+      { err: refusedEdit, sleepHere: async () => true },
+    ];
+    for (const c of cases) {
+      let calls = 0;
+      await expect(
+        sendInTurn({
+          channel: "C1",
+          ...t,
+          sleepHere: c.sleepHere,
+          logger: silentLogger,
+          call: async () => {
+            calls++;
+            throw c.err;
+          },
+          onPermanent: async () => "p",
+        }),
+      ).rejects.toBe(c.err);
+      expect(calls).toBe(1);
+    }
   });
 });
