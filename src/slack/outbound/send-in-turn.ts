@@ -112,7 +112,7 @@ export async function sendInTurn<T>(o: SendInTurn<T>): Promise<T> {
         editRetried = true;
         o.logger.debug(
           { ...o.context, channel: o.channel, code: c.code },
-          "Slack edit failed for a moment; tried again",
+          "Slack edit failed for a moment; trying it again",
         );
         continue;
       }
